@@ -1,0 +1,72 @@
+package fsys
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error kinds. Backends wrap one of these in a *PathError so callers can
+// branch with errors.Is without parsing messages.
+var (
+	// ErrOutside: the path, or a symlink on the way to it, leaves the root.
+	ErrOutside = errors.New("outside the workspace")
+	// ErrNotFound: nothing exists at the path.
+	ErrNotFound = errors.New("not found")
+	// ErrNotRegular: the path is a FIFO, device, socket or other special file.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrIsDir: a file operation met a directory.
+	ErrIsDir = errors.New("is a directory")
+	// ErrNotDir: a directory operation (or a path component) met a non-directory.
+	ErrNotDir = errors.New("not a directory")
+	// ErrExists: a create or a move found something already at the target.
+	ErrExists = errors.New("already exists")
+	// ErrConflict: a compare-and-swap found bytes other than the expected ones.
+	ErrConflict = errors.New("changed by someone else")
+	// ErrInvalid: the path is malformed (NUL byte, empty, not local).
+	ErrInvalid = errors.New("invalid path")
+	// ErrNotEmpty: a directory removal met a non-empty directory.
+	ErrNotEmpty = errors.New("directory not empty")
+)
+
+// PathError records a failed operation on a path with its kind.
+// Kind is one of the sentinels above; Err is the underlying cause, if any.
+type PathError struct {
+	Op   string // "read", "replace", "create", ...
+	Path string // the path as given to the backend (slash-separated, relative to the root)
+	Kind error  // one of the Err* sentinels
+	Err  error  // the cause (may be nil)
+}
+
+func (e *PathError) Error() string {
+	if e.Err != nil && e.Err != e.Kind {
+		return fmt.Sprintf("%s %s: %v: %v", e.Op, e.Path, e.Kind, e.Err)
+	}
+	return fmt.Sprintf("%s %s: %v", e.Op, e.Path, e.Kind)
+}
+
+// Unwrap returns both the kind and the cause so errors.Is matches either.
+func (e *PathError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+// E builds a *PathError.
+func E(op, path string, kind, err error) error {
+	return &PathError{Op: op, Path: path, Kind: kind, Err: err}
+}
+
+// ConflictError is returned (wrapped in a *PathError with Kind ErrConflict)
+// when a compare-and-swap found other bytes than expected.
+type ConflictError struct {
+	Expected Version // what the caller said the file held
+	Found    Version // what the backend found (empty if the file was gone)
+}
+
+func (e *ConflictError) Error() string {
+	if e.Found == "" {
+		return fmt.Sprintf("expected %s, found no file", e.Expected.Short())
+	}
+	return fmt.Sprintf("expected %s, found %s", e.Expected.Short(), e.Found.Short())
+}

@@ -1,0 +1,128 @@
+package fsys
+
+import (
+	"context"
+	"io/fs"
+	"time"
+)
+
+// Type is the kind of a directory entry.
+type Type string
+
+// Entry types, as reported in list results.
+const (
+	TypeFile    Type = "file"
+	TypeDir     Type = "dir"
+	TypeSymlink Type = "symlink"
+	TypeOther   Type = "other"
+)
+
+// Info describes a file or directory. Paths are slash-separated and relative
+// to the backend's root.
+type Info struct {
+	Name    string      // base name
+	Type    Type        // file, dir, symlink (only from ReadDir, which does not follow) or other
+	Size    int64       // bytes, for files
+	Mode    fs.FileMode // permission bits
+	Links   int         // hard link count (1 where unknown)
+	ModTime time.Time   // informational only; never used for freshness
+}
+
+// Provider is the seam between stet and a filesystem. Every name is a
+// slash-separated path relative to the provider's root; "." is the root.
+// Implementations confine every operation to the root: a name or a symlink
+// that leaves it fails with ErrOutside. Symlinks inside the root are
+// followed, except by ReadDir entries and Lstat-style information.
+//
+// Implementations must be safe for concurrent use.
+type Provider interface {
+	// ReadFile returns the bytes of a regular file. A special file fails with
+	// ErrNotRegular without blocking.
+	ReadFile(name string) ([]byte, error)
+	// Stat describes name, following symlinks inside the root.
+	Stat(name string) (Info, error)
+	// ReadDir lists a directory, sorted by name; entries are not followed.
+	ReadDir(name string) ([]Info, error)
+	// MkdirAll creates a directory and its missing parents.
+	MkdirAll(name string) error
+	// Create makes a new regular file holding data, atomically and durably:
+	// it never replaces anything, and fails with ErrExists if name exists
+	// (link-or-fail, never check-then-create).
+	Create(name string, data []byte, perm fs.FileMode) (Commit, error)
+	// Replace swaps in data for the regular file at name if and only if the
+	// file holds bytes of Version expect. Otherwise it fails with
+	// ErrConflict (wrapping a *ConflictError) and leaves the file as it was.
+	// The old mode is kept. Writing through a symlink changes its target.
+	Replace(name string, data []byte, expect Expected) (Commit, error)
+	// Remove deletes the regular file at name if it holds the expected bytes;
+	// otherwise ErrConflict. It never removes directories.
+	Remove(name string, expect Expected) (Commit, error)
+	// Rename moves from to to. Unless overwrite, it fails with ErrExists if
+	// to exists.
+	Rename(from, to string, overwrite bool) error
+}
+
+// Expected is what a compare-and-swap expects the file to hold. Version is
+// required. Bytes, when not nil, are those very bytes (the caller's promise
+// that VersionOf(Bytes) == Version); a backend may then compare bytes directly
+// instead of hashing what it finds, which is cheaper for large files.
+type Expected struct {
+	Version Version
+	Bytes   []byte
+}
+
+// Matches reports whether data is what e expects.
+func (e Expected) Matches(data []byte) bool {
+	if e.Bytes != nil {
+		return len(e.Bytes) == len(data) && string(e.Bytes) == string(data)
+	}
+	return VersionOf(data) == e.Version
+}
+
+// Commit reports how a mutation landed.
+type Commit struct {
+	// Resolved is the path that was actually changed, after following
+	// in-root symlinks (equal to the name given when there were none).
+	Resolved string
+	// Notes are facts worth telling the user, such as a hard link split by
+	// the rename ("had 2 hard links; the others keep the old bytes").
+	Notes []string
+	// Fallback is true when the backend could not compare-and-swap
+	// atomically (no RENAME_EXCHANGE) and re-checked before renaming.
+	Fallback bool
+}
+
+// Locker is an optional capability: a lock per file identity, held by the
+// caller from its freshness check to the end of verification, so calls on the
+// same file in this process are serialized and calls on different files run
+// in parallel. The lock is advisory and in-process; compare-and-swap covers
+// other processes.
+type Locker interface {
+	Lock(ctx context.Context, name string) (unlock func(), err error)
+}
+
+// Resolver is an optional capability: it returns the path name designates
+// after following symlinks inside the root, or ErrOutside.
+type Resolver interface {
+	Resolve(name string) (string, error)
+}
+
+// Hooks are fault-injection points for tests. A nil field does nothing.
+type Hooks struct {
+	// BeforeSwap runs after the new bytes are durable in the temp file and
+	// just before they are swapped in.
+	BeforeSwap func(name string)
+	// AfterSwap runs just after the swap, before the directory is synced.
+	AfterSwap func(name string)
+}
+
+// Lock takes p's per-file lock if it has one, or returns a no-op unlock.
+func Lock(ctx context.Context, p Provider, name string) (func(), error) {
+	if l, ok := p.(Locker); ok {
+		return l.Lock(ctx, name)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return func() {}, nil
+}

@@ -1,0 +1,153 @@
+package tools
+
+import "github.com/stet-dev/stet/receipt"
+
+// ReadArgs are the arguments of read.
+type ReadArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset,omitempty"` // first line, 1-based; 0 means 1
+	Limit  int    `json:"limit,omitempty"`  // lines; 0 means the default window
+}
+
+// EditOp is one replacement of an edit call.
+type EditOp struct {
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all,omitempty"`
+}
+
+// EditArgs are the arguments of edit: either OldString/NewString/ReplaceAll
+// or Edits, never both.
+type EditArgs struct {
+	Path            string   `json:"path"`
+	OldString       *string  `json:"old_string,omitempty"`
+	NewString       *string  `json:"new_string,omitempty"`
+	ReplaceAll      bool     `json:"replace_all,omitempty"`
+	Edits           []EditOp `json:"edits,omitempty"`
+	DryRun          bool     `json:"dry_run,omitempty"`
+	ExpectedVersion string   `json:"expected_version,omitempty"`
+}
+
+// WriteArgs are the arguments of write.
+type WriteArgs struct {
+	Path            string `json:"path"`
+	Content         string `json:"content"`
+	Overwrite       bool   `json:"overwrite,omitempty"`
+	DryRun          bool   `json:"dry_run,omitempty"`
+	ExpectedVersion string `json:"expected_version,omitempty"`
+}
+
+// PatchArgs are the arguments of patch.
+type PatchArgs struct {
+	Patch  string `json:"patch"`
+	DryRun bool   `json:"dry_run,omitempty"`
+}
+
+// ListArgs are the arguments of list.
+type ListArgs struct {
+	Path  string `json:"path,omitempty"`
+	Depth int    `json:"depth,omitempty"` // 0 means 1
+	Limit int    `json:"limit,omitempty"`
+}
+
+// FindArgs are the arguments of find.
+type FindArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+// GrepArgs are the arguments of grep.
+type GrepArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path,omitempty"`
+	Glob    string `json:"glob,omitempty"`
+	Context int    `json:"context,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+// MkdirArgs are the arguments of mkdir.
+type MkdirArgs struct {
+	Path string `json:"path"`
+}
+
+// MoveArgs are the arguments of move.
+type MoveArgs struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Overwrite bool   `json:"overwrite,omitempty"`
+}
+
+// DeleteArgs are the arguments of delete.
+type DeleteArgs struct {
+	Path string `json:"path"`
+}
+
+// UndoArgs are the arguments of undo.
+type UndoArgs struct {
+	Path string `json:"path"`
+}
+
+// ReadResult is the structured result of read.
+type ReadResult struct {
+	Path    string   `json:"path"`
+	Version string   `json:"version"`
+	Lines   int      `json:"lines"` // numbered lines in the whole file
+	From    int      `json:"from"`  // first line of the window
+	To      int      `json:"to"`    // last line of the window
+	Frame   string   `json:"frame"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// MutationResult is the structured result of edit, write, delete, move and undo.
+type MutationResult struct {
+	Message string          `json:"message"`
+	Receipt receipt.Receipt `json:"receipt"`
+	Diff    string          `json:"diff"`
+}
+
+// PatchResult is the structured result of patch.
+type PatchResult struct {
+	Message  string            `json:"message"`
+	Receipts []receipt.Receipt `json:"receipts"`
+	Diff     string            `json:"diff"`
+}
+
+// Entry is one row of a list result.
+type Entry struct {
+	Name string `json:"name"` // slash-separated, relative to the listed directory
+	Type string `json:"type"` // file, dir, symlink or other
+	Size int64  `json:"size"`
+}
+
+// ListResult is the structured result of list.
+type ListResult struct {
+	Path      string  `json:"path"`
+	Entries   []Entry `json:"entries"`
+	Truncated bool    `json:"truncated"`
+}
+
+// FindResult is the structured result of find.
+type FindResult struct {
+	Paths     []string `json:"paths"`
+	Truncated bool     `json:"truncated"`
+}
+
+// GrepMatch is one row of a grep result (a match or a context line).
+type GrepMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// GrepResult is the structured result of grep.
+type GrepResult struct {
+	Matches   []GrepMatch `json:"matches"`
+	Truncated bool        `json:"truncated"`
+}
+
+// MkdirResult is the structured result of mkdir.
+type MkdirResult struct {
+	Message string `json:"message"`
+	Path    string `json:"path"`
+}
