@@ -1,0 +1,106 @@
+package policy
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/stet-dev/stet/receipt"
+)
+
+// Observation is what a session saw of one version of a file.
+type Observation struct {
+	Version string // sha256:<64 hex> of the bytes observed
+	Seen    Ranges // byte ranges returned to the model at this version
+	Whole   bool   // a whole-file read of this version happened
+	Size    int    // the file's size in bytes at this version
+}
+
+// Carry returns the observation after the session's own mutation of the
+// file: seen ranges carried through the matches (Ranges.Carry), the new
+// version and size. Whole stays true only when the carried ranges cover the
+// whole new file, which they do when the old file was wholly seen.
+func (o Observation) Carry(matches []receipt.Match, newVersion string, newSize int) Observation {
+	seen := o.Seen
+	if o.Whole {
+		seen = seen.Add(Range{0, o.Size})
+	}
+	seen = seen.Carry(matches, newSize)
+	return Observation{
+		Version: newVersion,
+		Seen:    seen,
+		Whole:   o.Whole && seen.Covers(Range{0, newSize}),
+		Size:    newSize,
+	}
+}
+
+// NotSeen is the binding refusal (kind not_seen): Gap is the first byte
+// range the call needed that the session has not seen at this version.
+// For a zero-length region (an insertion) Gap is empty and marks the
+// insertion point.
+type NotSeen struct {
+	Gap Range
+}
+
+// Error describes the gap in bytes; the facade words the refusal with
+// Window.
+func (n *NotSeen) Error() string {
+	return fmt.Sprintf("bytes %d-%d not seen at this version", n.Gap.Start, n.Gap.End)
+}
+
+// Window returns the read window (1-based first line, line count) that
+// covers Gap in content, the file's bytes at the observed version: the
+// offset and limit the refusal tells the model to read.
+func (n *NotSeen) Window(content []byte) (offset, limit int) {
+	start := min(max(n.Gap.Start, 0), len(content))
+	last := min(max(n.Gap.End-1, start), len(content))
+	offset = bytes.Count(content[:start], []byte{'\n'}) + 1
+	end := offset + bytes.Count(content[start:last], []byte{'\n'})
+	return offset, end - offset + 1
+}
+
+// CheckBinding decides rule 7 for one call on one file. obs must be the
+// session's observation of the file's current version (rule 6 has passed);
+// regions are the preimage byte ranges the call replaces; wholeReplace is
+// set for a whole-file replace. It returns nil when the call may go ahead.
+//
+//   - BindRead: any observation is enough.
+//   - BindFull: obs.Whole is needed; the gap is the whole file.
+//   - BindSeen: each region must lie inside obs.Seen; a zero-length
+//     region at offset p needs p inside or at the edge of a seen range; a
+//     whole-file replace needs all of [0, Size) seen. A whole-file read
+//     (obs.Whole) sees everything.
+//
+// An unknown mode is treated as BindSeen, the strictest per-region rule.
+func CheckBinding(mode Binding, obs Observation, regions []Range, wholeReplace bool) *NotSeen {
+	all := Range{0, obs.Size}
+	switch mode {
+	case BindRead:
+		return nil
+	case BindFull:
+		if obs.Whole {
+			return nil
+		}
+		return &NotSeen{Gap: all}
+	}
+	if obs.Whole {
+		return nil
+	}
+	seen := obs.Seen
+	if gap, ok := seen.FirstGap(all); !ok {
+		return nil
+	} else if wholeReplace {
+		return &NotSeen{Gap: gap}
+	}
+	for _, r := range regions {
+		if r.Empty() {
+			if !seen.touches(r.Start) {
+				return &NotSeen{Gap: Range{r.Start, r.Start}}
+			}
+			continue
+		}
+		if gap, ok := seen.FirstGap(r); ok {
+			return &NotSeen{Gap: gap}
+		}
+	}
+	return nil
+}
