@@ -138,6 +138,8 @@ type GrepMatch struct {
 	Path string `json:"path"`
 	Line int    `json:"line"`
 	Text string `json:"text"`
+	// Context marks a line shown around a match (grep's context argument).
+	Context bool `json:"context,omitempty"`
 }
 
 // GrepResult is the structured result of grep.

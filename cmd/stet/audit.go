@@ -1,0 +1,230 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/receipt"
+)
+
+func cmdTurn(e *env, args []string) error {
+	var requestFile, request string
+	var inputs stringList
+	fs := e.newFlags("turn", "turn (--request-file F | --request TEXT) [--inputs a,b]")
+	fs.StringVar(&requestFile, "request-file", "", "file holding the user's request for this turn (- for standard input)")
+	fs.StringVar(&request, "request", "", "the user's request for this turn")
+	fs.Var(&inputs, "inputs", "declared input paths, comma-separated (repeatable)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if len(pos) > 0 {
+		return usagef("turn takes no arguments")
+	}
+	switch {
+	case requestFile != "" && request != "":
+		return usagef("give --request-file or --request, not both")
+	case requestFile == "-":
+		b, err := readAllStdin(e)
+		if err != nil {
+			return err
+		}
+		request = b
+	case requestFile != "":
+		// The request file is the operator's own argument, not a workspace path.
+		b, err := os.ReadFile(requestFile)
+		if err != nil {
+			return fmt.Errorf("reading the request: %w", err)
+		}
+		request = string(b)
+	case request == "":
+		return usagef("missing --request-file (or --request)")
+	}
+	var in []string
+	for _, v := range inputs {
+		for _, p := range strings.Split(v, ",") {
+			in = append(in, p)
+		}
+	}
+	ws, s, err := e.open(false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	if err := s.Turn(request, in...); err != nil {
+		return err
+	}
+	_, got := s.Request()
+	res := map[string]any{"message": fmt.Sprintf("turn pinned for session %s (%d declared inputs)", s.ID(), len(got)), "session": s.ID(), "inputs": got}
+	if e.g.json {
+		e.printJSON(res)
+	} else {
+		fmt.Fprintln(e.stdout, res["message"])
+	}
+	return nil
+}
+
+func readAllStdin(e *env) (string, error) {
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := e.stdin.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return b.String(), nil
+}
+
+func cmdLog(e *env, args []string) error {
+	var path string
+	fs := e.newFlags("log", "log [--session S] [--path P]")
+	fs.StringVar(&path, "path", "", "only receipts of this file")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if path, err = onePath(path, pos, false); err != nil {
+		return err
+	}
+	ws, _, err := e.open(false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	sess := ""
+	if e.g.sessionSet {
+		sess = e.g.session
+	}
+	entries, err := ws.Log(sess, path)
+	if err != nil {
+		return err
+	}
+	if e.g.json {
+		out := make([]any, len(entries))
+		for i, en := range entries {
+			out[i] = en
+		}
+		e.printJSON(map[string]any{"receipts": out})
+		return nil
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(e.stdout, "(no receipts)")
+		return nil
+	}
+	for _, en := range entries {
+		r := en.Receipt
+		state := "verified"
+		if !r.Verified {
+			state = "NOT VERIFIED"
+		}
+		extra := ""
+		if en.Undone {
+			extra = " (undone)"
+		}
+		if en.Undoes != "" {
+			extra = " (reverts " + en.Undoes + ")"
+		}
+		name := r.Path
+		if r.From != "" {
+			name = r.From + " -> " + r.Path
+		}
+		fmt.Fprintf(e.stdout, "%s  %s  %-7s %-8s %s  %s → %s  %s%s\n", r.ID, r.Time.Format("2006-01-02T15:04:05Z"), r.Session, r.Tool, name,
+			shortState(r.Before), shortState(r.After), state, extra)
+	}
+	return nil
+}
+
+func shortState(s *receipt.State) string {
+	if s == nil {
+		return "-"
+	}
+	if s.Lines == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", s.Lines)
+}
+
+func cmdShow(e *env, args []string) error {
+	fs := e.newFlags("show", "show ID")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if len(pos) != 1 {
+		return usagef("expected one receipt ID (stet log lists them)")
+	}
+	ws, _, err := e.open(false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	en, diff, err := ws.Show(pos[0])
+	if err != nil {
+		return err
+	}
+	if e.g.json {
+		e.printJSON(map[string]any{"receipt": en.Receipt, "diff": diff, "undone": en.Undone, "undoes": en.Undoes})
+		return nil
+	}
+	e.printJSON(en.Receipt)
+	if diff != "" {
+		fmt.Fprintln(e.stdout)
+		fmt.Fprint(e.stdout, diff)
+	}
+	return nil
+}
+
+func cmdVerify(e *env, args []string) error {
+	var all bool
+	fs := e.newFlags("verify", "verify [ID | --all]")
+	fs.BoolVar(&all, "all", false, "check every receipt and the whole journal")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	id := ""
+	switch {
+	case len(pos) == 1 && !all:
+		id = pos[0]
+	case len(pos) == 0:
+	default:
+		return usagef("expected one receipt ID or --all")
+	}
+	ws, _, err := e.open(false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	rep, err := ws.Verify(id)
+	if err != nil {
+		return err
+	}
+	if e.g.json {
+		e.printJSON(map[string]any{"ok": rep.OK(), "report": rep})
+	} else {
+		for _, p := range rep.Problems {
+			where := ""
+			switch {
+			case p.Receipt != "":
+				where = "receipt " + p.Receipt + ": "
+			case p.Blob != "":
+				where = "blob " + fsys.Version(p.Blob).Short() + ": "
+			case p.Line > 0:
+				where = fmt.Sprintf("journal line %d: ", p.Line)
+			}
+			fmt.Fprintf(e.stdout, "PROBLEM %s%s\n", where, p.Msg)
+		}
+		fmt.Fprintf(e.stdout, "%d receipts (%d re-checked against their files), %d journal lines, %d blobs: %s\n",
+			rep.Receipts, rep.Checked, rep.Lines, rep.Blobs, map[bool]string{true: "ok", false: "PROBLEMS FOUND"}[rep.OK()])
+	}
+	if !rep.OK() {
+		return errVerifyFailed
+	}
+	return nil
+}
+
+var errVerifyFailed = fmt.Errorf("verification found problems")

@@ -1,0 +1,439 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/tools"
+)
+
+type command func(e *env, args []string) error
+
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"read": cmdRead, "edit": cmdEdit, "write": cmdWrite, "patch": cmdPatch,
+		"list": cmdList, "find": cmdFind, "grep": cmdGrep, "mkdir": cmdMkdir,
+		"move": cmdMove, "delete": cmdDelete, "undo": cmdUndo,
+		"call": cmdCall, "turn": cmdTurn, "log": cmdLog, "show": cmdShow,
+		"verify": cmdVerify, "tools": cmdTools, "mcp": cmdMCP, "version": cmdVersion,
+	}
+}
+
+const shortUsage = "run 'stet help' for usage\n"
+
+const usageText = `stet: file tools an AI agent cannot use to lose the user's data
+
+usage: stet [global flags] <command> [flags] [args]
+
+tools:
+  read    [--offset N] [--limit N] PATH           numbered frame of a file (a window of it)
+  edit    --old-string S --new-string S [--replace-all] [--edits JSON] [--dry-run] [--expected-version V] PATH
+  write   (--content S | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
+  patch   [--patch TEXT | --stdin] [--dry-run]    Codex *** Begin Patch envelope or unified diff (stdin by default)
+  list    [--depth N] [--limit N] [PATH]
+  find    [--path DIR] [--limit N] PATTERN
+  grep    [--path P] [--glob G] [--context N] [--limit N] PATTERN
+  mkdir   PATH
+  move    [--overwrite] FROM TO
+  delete  PATH
+  undo    PATH                                     revert this session's last change of PATH
+
+more:
+  call TOOL --json ARGS      one tool call with JSON arguments; prints the result or refusal as JSON
+  turn --request-file F [--inputs a,b]   pin this turn's request and declared inputs
+  log [--path P]             list receipts (this session with --session, else all)
+  show ID                    one receipt with its diff
+  verify [ID | --all]        re-check receipts and the journal's hash chain
+  tools --format mcp|openai|anthropic    tool definitions with JSON Schemas
+  mcp [--http 127.0.0.1:PORT [--token T]] [--stall-steps N]   serve MCP (stdio by default)
+  version
+
+global flags (before or after the command):
+  --root DIR (repeatable; default .)  --session ID  --state DIR  --effects read-only|workspace-write
+  --json  --binding seen|read|full  --protect GLOB  --deny-read GLOB  --no-default-protect  --max-read-bytes N
+
+exit codes: 0 done, 1 failed, 2 bad usage, 3 refused by policy
+`
+
+// toolCall opens the workspace, runs one tool and prints its output.
+func (e *env) toolCall(mutating bool, args any) error {
+	ws, s, err := e.open(mutating)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	res, err := s.Do(e.ctx, args)
+	if err != nil {
+		return err
+	}
+	e.print(res)
+	return nil
+}
+
+func (e *env) print(res any) {
+	if e.g.json {
+		e.printJSON(res)
+		return
+	}
+	text := stet.Text(res)
+	fmt.Fprint(e.stdout, text)
+	if !strings.HasSuffix(text, "\n") {
+		fmt.Fprintln(e.stdout)
+	}
+}
+
+// onePath takes the PATH positional or the --path flag.
+func onePath(flagVal string, pos []string, required bool) (string, error) {
+	switch {
+	case len(pos) > 1:
+		return "", usagef("expected one PATH, got %q", pos)
+	case len(pos) == 1 && flagVal != "" && pos[0] != flagVal:
+		return "", usagef("give the path once (flag --path %q and argument %q)", flagVal, pos[0])
+	case len(pos) == 1:
+		return pos[0], nil
+	case flagVal == "" && required:
+		return "", usagef("missing PATH")
+	}
+	return flagVal, nil
+}
+
+func cmdRead(e *env, args []string) error {
+	var a stet.ReadArgs
+	fs := e.newFlags("read", "read [--offset N] [--limit N] PATH")
+	fs.StringVar(&a.Path, "path", "", "file to read")
+	fs.IntVar(&a.Offset, "offset", 0, "first line, 1-based")
+	fs.IntVar(&a.Limit, "limit", 0, "lines to show (default 2000)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if a.Path, err = onePath(a.Path, pos, true); err != nil {
+		return err
+	}
+	return e.toolCall(false, &a)
+}
+
+// optString is a string flag that remembers whether it was set.
+type optString struct {
+	v   string
+	set bool
+}
+
+func (o *optString) String() string { return o.v }
+func (o *optString) Set(v string) error {
+	o.v, o.set = v, true
+	return nil
+}
+
+func cmdEdit(e *env, args []string) error {
+	var a stet.EditArgs
+	var oldS, newS optString
+	var edits string
+	fs := e.newFlags("edit", "edit --old-string S --new-string S [--replace-all] [--dry-run] [--expected-version V] PATH")
+	fs.StringVar(&a.Path, "path", "", "file to edit")
+	fs.Var(&oldS, "old-string", "exact text to replace")
+	fs.Var(&newS, "new-string", "replacement text")
+	fs.BoolVar(&a.ReplaceAll, "replace-all", false, "replace every occurrence")
+	fs.StringVar(&edits, "edits", "", "JSON array of {old_string,new_string,replace_all?}, applied in order")
+	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipt and diff, write nothing")
+	fs.StringVar(&a.ExpectedVersion, "expected-version", "", "the version the file must hold (sha256:...)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if a.Path, err = onePath(a.Path, pos, true); err != nil {
+		return err
+	}
+	if oldS.set {
+		a.OldString = &oldS.v
+	}
+	if newS.set {
+		a.NewString = &newS.v
+	}
+	if edits != "" {
+		if err := json.Unmarshal([]byte(edits), &a.Edits); err != nil {
+			return usagef("--edits must be a JSON array of {old_string, new_string, replace_all?}: %v", err)
+		}
+	}
+	return e.toolCall(true, &a)
+}
+
+func cmdWrite(e *env, args []string) error {
+	var a stet.WriteArgs
+	var content optString
+	var fromStdin bool
+	fs := e.newFlags("write", "write (--content S | --stdin) [--overwrite] [--dry-run] PATH")
+	fs.StringVar(&a.Path, "path", "", "file to write")
+	fs.Var(&content, "content", "the file's full new content")
+	fs.BoolVar(&fromStdin, "stdin", false, "read the content from standard input")
+	fs.BoolVar(&a.Overwrite, "overwrite", false, "replacing a file the request names is really what the user asked for")
+	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipt and diff, write nothing")
+	fs.StringVar(&a.ExpectedVersion, "expected-version", "", "the version the file must hold (sha256:...)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if a.Path, err = onePath(a.Path, pos, true); err != nil {
+		return err
+	}
+	switch {
+	case content.set && fromStdin:
+		return usagef("give --content or --stdin, not both")
+	case fromStdin:
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return err
+		}
+		a.Content = string(b)
+	case content.set:
+		a.Content = content.v
+	default:
+		return usagef("missing --content (or --stdin)")
+	}
+	return e.toolCall(true, &a)
+}
+
+func cmdPatch(e *env, args []string) error {
+	var a stet.PatchArgs
+	var text optString
+	var fromStdin bool
+	fs := e.newFlags("patch", "patch [--patch TEXT | --stdin] [--dry-run]")
+	fs.Var(&text, "patch", "the patch text (default: read standard input)")
+	fs.BoolVar(&fromStdin, "stdin", false, "read the patch from standard input (the default)")
+	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipts and diff, write nothing")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if len(pos) > 0 {
+		return usagef("patch takes no arguments; pass the patch on standard input or with --patch")
+	}
+	if text.set {
+		a.Patch = text.v
+	} else {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return err
+		}
+		a.Patch = string(b)
+	}
+	return e.toolCall(true, &a)
+}
+
+func cmdList(e *env, args []string) error {
+	var a stet.ListArgs
+	fs := e.newFlags("list", "list [--depth N] [--limit N] [PATH]")
+	fs.StringVar(&a.Path, "path", "", "directory to list (default: the root)")
+	fs.IntVar(&a.Depth, "depth", 0, "levels to descend (default 1)")
+	fs.IntVar(&a.Limit, "limit", 0, "entries to show at most")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if a.Path, err = onePath(a.Path, pos, false); err != nil {
+		return err
+	}
+	return e.toolCall(false, &a)
+}
+
+// patternAndPath reads PATTERN [PATH] positionals for find and grep.
+func patternAndPath(pattern, path *string, pos []string) error {
+	if *pattern == "" && len(pos) > 0 {
+		*pattern, pos = pos[0], pos[1:]
+	}
+	if len(pos) > 1 || (len(pos) == 1 && *path != "") {
+		return usagef("expected PATTERN [PATH], got extra arguments %q", pos)
+	}
+	if len(pos) == 1 {
+		*path = pos[0]
+	}
+	if *pattern == "" {
+		return usagef("missing PATTERN")
+	}
+	return nil
+}
+
+func cmdFind(e *env, args []string) error {
+	var a stet.FindArgs
+	fs := e.newFlags("find", "find [--path DIR] [--limit N] PATTERN [PATH]")
+	fs.StringVar(&a.Pattern, "pattern", "", "glob; ** crosses directories")
+	fs.StringVar(&a.Path, "path", "", "directory to search (default: the root)")
+	fs.IntVar(&a.Limit, "limit", 0, "paths to show at most")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if err := patternAndPath(&a.Pattern, &a.Path, pos); err != nil {
+		return err
+	}
+	return e.toolCall(false, &a)
+}
+
+func cmdGrep(e *env, args []string) error {
+	var a stet.GrepArgs
+	fs := e.newFlags("grep", "grep [--path P] [--glob G] [--context N] [--limit N] PATTERN [PATH]")
+	fs.StringVar(&a.Pattern, "pattern", "", "RE2 regular expression")
+	fs.StringVar(&a.Path, "path", "", "file or directory to search (default: the root)")
+	fs.StringVar(&a.Glob, "glob", "", "only files whose path matches this glob")
+	fs.IntVar(&a.Context, "context", 0, "lines of context around each match")
+	fs.IntVar(&a.Limit, "limit", 0, "matches to show at most")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if err := patternAndPath(&a.Pattern, &a.Path, pos); err != nil {
+		return err
+	}
+	return e.toolCall(false, &a)
+}
+
+func cmdMkdir(e *env, args []string) error {
+	var a stet.MkdirArgs
+	fs := e.newFlags("mkdir", "mkdir PATH")
+	fs.StringVar(&a.Path, "path", "", "directory to create")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if a.Path, err = onePath(a.Path, pos, true); err != nil {
+		return err
+	}
+	return e.toolCall(true, &a)
+}
+
+func cmdMove(e *env, args []string) error {
+	var a stet.MoveArgs
+	fs := e.newFlags("move", "move [--overwrite] FROM TO")
+	fs.StringVar(&a.From, "from", "", "path to move")
+	fs.StringVar(&a.To, "to", "", "new path")
+	fs.BoolVar(&a.Overwrite, "overwrite", false, "replace TO if it exists (it must have been read)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	switch {
+	case len(pos) == 2 && a.From == "" && a.To == "":
+		a.From, a.To = pos[0], pos[1]
+	case len(pos) == 1 && a.From == "" && a.To != "":
+		a.From = pos[0]
+	case len(pos) == 1 && a.From != "" && a.To == "":
+		a.To = pos[0]
+	case len(pos) == 0 && a.From != "" && a.To != "":
+	default:
+		return usagef("expected FROM TO")
+	}
+	return e.toolCall(true, &a)
+}
+
+func cmdDelete(e *env, args []string) error {
+	var a stet.DeleteArgs
+	fs := e.newFlags("delete", "delete PATH")
+	fs.StringVar(&a.Path, "path", "", "file to delete")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if a.Path, err = onePath(a.Path, pos, true); err != nil {
+		return err
+	}
+	return e.toolCall(true, &a)
+}
+
+func cmdUndo(e *env, args []string) error {
+	var a stet.UndoArgs
+	fs := e.newFlags("undo", "undo PATH")
+	fs.StringVar(&a.Path, "path", "", "file whose last change to revert")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if a.Path, err = onePath(a.Path, pos, true); err != nil {
+		return err
+	}
+	return e.toolCall(true, &a)
+}
+
+func cmdCall(e *env, args []string) error {
+	var raw string
+	fs := e.newFlags("call", "call TOOL --json ARGS")
+	// In call, --json takes the arguments; the output is always JSON.
+	fs.Func("json", "the tool's arguments as a JSON `object` (- reads standard input)", func(v string) error { raw = v; return nil })
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if len(pos) == 0 {
+		return usagef("missing TOOL (one of %s)", strings.Join(tools.Names(false), ", "))
+	}
+	if len(pos) == 2 && raw == "" {
+		raw = pos[1]
+	} else if len(pos) > 1 {
+		return usagef("expected TOOL --json ARGS, got extra arguments %q", pos[1:])
+	}
+	if raw == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return err
+		}
+		raw = string(b)
+	}
+	if raw == "" {
+		raw = "{}"
+	}
+	e.g.json = true
+	spec, ok := tools.Lookup(pos[0])
+	ws, s, err := e.open(!ok || spec.Mutating)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	out, err := s.Call(e.ctx, pos[0], json.RawMessage(raw))
+	if err != nil {
+		return err
+	}
+	if out.Refused != nil {
+		return out.Refused
+	}
+	e.printJSON(out.Structured)
+	return nil
+}
+
+func cmdVersion(e *env, args []string) error {
+	fs := e.newFlags("version", "version")
+	if _, err := parse(fs, args); err != nil {
+		return parseErr(err)
+	}
+	if e.g.json {
+		e.printJSON(map[string]string{"version": version})
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "stet %s\n", version)
+	return nil
+}
+
+func cmdTools(e *env, args []string) error {
+	var format string
+	fs := e.newFlags("tools", "tools --format mcp|openai|anthropic")
+	fs.StringVar(&format, "format", "mcp", "mcp, openai or anthropic")
+	if _, err := parse(fs, args); err != nil {
+		return parseErr(err)
+	}
+	o, err := e.g.options()
+	if err != nil {
+		return err
+	}
+	b, err := tools.Definitions(format, o.Effects == "read-only")
+	if err != nil {
+		return usagef("%v", err)
+	}
+	e.stdout.Write(b)
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		fmt.Fprintln(e.stdout)
+	}
+	return nil
+}

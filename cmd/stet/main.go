@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/policy"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	exitRefused = 3
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is bad usage: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// env is one invocation's environment.
+type env struct {
+	ctx    context.Context
+	g      *globals
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// run executes one command line and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g := newGlobals()
+	gfs := flag.NewFlagSet("stet", flag.ContinueOnError)
+	gfs.SetOutput(io.Discard)
+	g.register(gfs)
+	if err := gfs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageText)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "stet: %v\n%s", err, shortUsage)
+		return exitUsage
+	}
+	rest := gfs.Args()
+	if len(rest) == 0 {
+		fmt.Fprint(stderr, usageText)
+		return exitUsage
+	}
+	name, rest := rest[0], rest[1:]
+	cmd, ok := commands[name]
+	if !ok {
+		if name == "help" {
+			fmt.Fprint(stdout, usageText)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "stet: unknown command %q\n%s", name, shortUsage)
+		return exitUsage
+	}
+	e := &env{ctx: ctx, g: g, stdin: stdin, stdout: stdout, stderr: stderr}
+	err := cmd(e, rest)
+	return e.finish(name, err)
+}
+
+// finish prints an error and maps it to an exit code.
+func (e *env) finish(name string, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(e.stderr, "stet %s: %s\n", name, ue.msg)
+		return exitUsage
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if r, ok := stet.AsRefusal(err); ok {
+		if e.g.json {
+			e.printJSON(r)
+		} else {
+			fmt.Fprintln(e.stderr, r.Message)
+		}
+		return exitRefused
+	}
+	fmt.Fprintf(e.stderr, "stet %s: %v\n", name, err)
+	return exitFailed
+}
+
+func (e *env) printJSON(v any) {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// globals are the flags every command accepts, before or after its name.
+type globals struct {
+	roots            stringList
+	session          string
+	sessionSet       bool // --session given or STET_SESSION set
+	state            string
+	effects          string
+	binding          string
+	json             bool
+	protect          stringList
+	denyRead         stringList
+	noDefaultProtect bool
+	maxReadBytes     int
+}
+
+func newGlobals() *globals {
+	return &globals{
+		session:    os.Getenv("STET_SESSION"),
+		sessionSet: os.Getenv("STET_SESSION") != "",
+		state:   os.Getenv("STET_STATE"),
+		effects: os.Getenv("STET_EFFECTS"),
+	}
+}
+
+func (g *globals) register(fs *flag.FlagSet) { g.registerSome(fs, false) }
+
+// registerSome registers the global flags; call takes --json for its
+// arguments, so it skips the boolean one.
+func (g *globals) registerSome(fs *flag.FlagSet, noJSON bool) {
+	fs.Var(&g.roots, "root", "workspace root `DIR` (repeatable; default: the current directory)")
+	fs.Func("session", "session `ID` (env STET_SESSION; default \"default\")", func(v string) error {
+		g.session, g.sessionSet = v, true
+		return nil
+	})
+	fs.StringVar(&g.state, "state", g.state, "journal directory `DIR` (env STET_STATE)")
+	fs.StringVar(&g.effects, "effects", g.effects, "read-only or workspace-write (env STET_EFFECTS)")
+	fs.StringVar(&g.binding, "binding", g.binding, "edit binding: seen, read or full")
+	if !noJSON {
+		fs.BoolVar(&g.json, "json", g.json, "print the structured result as JSON")
+	}
+	fs.Var(&g.protect, "protect", "`GLOB` no tool may change (repeatable; .git/** is protected by default)")
+	fs.Var(&g.denyRead, "deny-read", "`GLOB` hidden from every tool (repeatable)")
+	fs.BoolVar(&g.noDefaultProtect, "no-default-protect", g.noDefaultProtect, "do not protect .git/**")
+	fs.IntVar(&g.maxReadBytes, "max-read-bytes", g.maxReadBytes, "read window byte bound (default 262144, at most 8388608)")
+}
+
+// options turns the globals into workspace options.
+func (g *globals) options() (stet.Options, error) {
+	o := stet.Options{
+		State: g.state, Protect: g.protect, DenyRead: g.denyRead,
+		NoDefaultProtect: g.noDefaultProtect, MaxReadBytes: g.maxReadBytes,
+	}
+	if g.effects != "" {
+		eff, err := policy.ParseEffects(g.effects)
+		if err != nil {
+			return o, usagef("%v", err)
+		}
+		o.Effects = eff
+	}
+	if g.binding != "" {
+		b, err := policy.ParseBinding(g.binding)
+		if err != nil {
+			return o, usagef("%v", err)
+		}
+		o.Binding = b
+	}
+	if g.maxReadBytes < 0 || g.maxReadBytes > stet.MaxMaxReadBytes {
+		return o, usagef("--max-read-bytes must be between 1 and %d", stet.MaxMaxReadBytes)
+	}
+	return o, nil
+}
+
+func (g *globals) rootDirs() ([]string, error) {
+	if len(g.roots) > 0 {
+		return g.roots, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return []string{wd}, nil
+}
+
+// open opens the workspace and the session of this invocation.
+func (e *env) open(sweep bool) (*stet.Workspace, *stet.Session, error) {
+	o, err := e.g.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	o.NoSweep = !sweep
+	roots, err := e.g.rootDirs()
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := stet.Open(roots, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := ws.Session(e.g.session)
+	if err != nil {
+		ws.Close()
+		return nil, nil, err
+	}
+	return ws, s, nil
+}
+
+// stringList is a repeatable flag; commas also separate values.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// parse parses a command's flags, allowing flags after positional
+// arguments (stet read README.md --json), and returns the positionals.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// newFlags makes a command's flag set with the global flags on it.
+func (e *env) newFlags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	e.g.registerSome(fs, name == "call")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: stet %s\n\nflags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parseErr(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usagef("%v", err)
+}

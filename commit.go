@@ -1,0 +1,318 @@
+package stet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/stet-dev/stet/frame"
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/journal"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/textedit"
+)
+
+// VerifyError reports a mutation whose result, read back from disk, did not
+// match its receipt. The receipt is kept, and the preimage stays in the
+// journal.
+type VerifyError struct {
+	Receipt receipt.Receipt
+	Err     error
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("%s %s: the file read back does not match the receipt %s: %v; the previous content is in the journal (stet show %s)",
+		e.Receipt.Tool, e.Receipt.Path, e.Receipt.ID, e.Err, e.Receipt.ID)
+}
+
+// Unwrap returns the verification failure.
+func (e *VerifyError) Unwrap() error { return e.Err }
+
+// change is one planned mutation of one file, checked by the gate and ready
+// for the one commit sequence.
+type change struct {
+	tool    string
+	t       target
+	key     string
+	pre     []byte // current bytes; nil when the file does not exist
+	preVer  fsys.Version
+	post    []byte // new bytes; ignored for a delete
+	matches []receipt.Match
+	eol     string
+	create  bool // the file does not exist yet
+	delete  bool
+	save    bool // keep the preimage in the journal as a blob
+	dryRun  bool
+	notes   []string
+	message string
+	undoes  string // the receipt id an undo reverts
+	from    string // a move's source, for the receipt
+	seen    *observation
+}
+
+// receiptData is the journal payload of a receipt record.
+type receiptData struct {
+	Receipt receipt.Receipt `json:"receipt"`
+	Pre     string          `json:"pre,omitempty"` // blob holding the whole preimage
+	Old     []string        `json:"old,omitempty"` // each match's old bytes, when Pre is not kept
+	FromKey string          `json:"from_key,omitempty"`
+	Undoes  string          `json:"undoes,omitempty"`
+}
+
+// gateWrite applies rules 3 (effects) and 4 (protected paths) to a path
+// about to change.
+func (s *Session) gateWrite(tool string, t target) *Refusal {
+	if s.ws.opts.NoGate {
+		return nil
+	}
+	if s.ws.opts.Effects == policy.ReadOnly {
+		return refuse(KindReadOnly, t.spelled, "%s was not changed: this workspace is read-only (--effects read-only); report the change you would make instead", t.spelled)
+	}
+	if ref := s.ws.denied(t); ref != nil {
+		return ref
+	}
+	rels := []string{t.rel}
+	if r, ok := t.root.p.(fsys.Resolver); ok {
+		if res, err := r.Resolve(t.rel); err == nil && res != t.rel {
+			rels = append(rels, res)
+		}
+	}
+	for _, rel := range rels {
+		if pat, ok := s.ws.rules.Protected(rel); ok {
+			return refuse(KindProtected, t.spelled, "%s is protected (it matches %s); no tool may change it; leave it alone, or tell the user what should change there", t.spelled, pat).with("pattern", pat)
+		}
+	}
+	return nil
+}
+
+// checkFresh applies rules 5 (observation) and 6 (freshness) to an existing
+// file whose current bytes are cur.
+func (s *Session) checkFresh(tool string, t target, cur []byte, ver fsys.Version, expected string) (observation, *Refusal) {
+	o, ok := s.observed(t.key())
+	if s.ws.opts.NoGate {
+		return o, nil
+	}
+	if !ok {
+		return o, refuse(KindNotRead, t.spelled, "%s has not been read in this session (it has %s); read it first (read path=%s), then retry the %s",
+			t.spelled, linesWord(frameLines(cur)), t.spelled, tool)
+	}
+	want := o.Version
+	if expected != "" {
+		want = expected
+	}
+	if string(ver) != want {
+		var ref *Refusal
+		if expected != "" && expected != o.Version {
+			ref = refuse(KindChanged, t.spelled, "%s does not hold expected_version %s (now %s, %s bytes, %s); read it again, then retry the %s",
+				t.spelled, fsys.Version(expected).Short(), ver.Short(), policy.Thousands(len(cur)), linesWord(frameLines(cur)), tool)
+		} else {
+			ref = refuse(KindChanged, t.spelled, "%s changed since you read it (then %s bytes, %s; now %s bytes, %s); read it again, then retry the %s",
+				t.spelled, policy.Thousands(o.Size), linesWord(o.Lines), policy.Thousands(len(cur)), linesWord(frameLines(cur)), tool)
+		}
+		return o, ref.with("before", map[string]any{"version": want, "bytes": o.Size, "lines": o.Lines},
+			"now", map[string]any{"version": string(ver), "bytes": len(cur), "lines": frameLines(cur)})
+	}
+	return o, nil
+}
+
+// checkBinding applies rule 7: the regions an edit replaces must have been
+// shown to the model at this version (mode seen), or the file observed at
+// this version (read), or read whole (full).
+func (s *Session) checkBinding(t target, o observation, cur []byte, ver fsys.Version, regions []policy.Range, whole bool) *Refusal {
+	if s.ws.opts.NoGate {
+		return nil
+	}
+	obs := policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur)}
+	if o.Version != string(ver) {
+		obs = policy.Observation{Version: string(ver), Size: len(cur)}
+	}
+	ns := policy.CheckBinding(s.ws.opts.Binding, obs, regions, whole)
+	if ns == nil {
+		return nil
+	}
+	n := frameLines(cur)
+	if s.ws.opts.Binding == policy.BindFull {
+		return refuse(KindNotSeen, t.spelled, "%s must be read whole before it is changed (--binding full); read it without offset or limit, then retry", t.spelled).with("offset", 1, "limit", n)
+	}
+	from := frame.LineOf(cur, ns.Gap.Start)
+	end := ns.Gap.End - 1
+	if end < ns.Gap.Start {
+		end = ns.Gap.Start
+	}
+	to := frame.LineOf(cur, end)
+	if to < from {
+		to = from
+	}
+	what := fmt.Sprintf("lines %d-%d", from, to)
+	if from == to {
+		what = fmt.Sprintf("line %d", from)
+	}
+	return refuse(KindNotSeen, t.spelled, "%s %s were not shown to you at this version, and the change touches them; read them (offset %d, limit %d), then retry",
+		t.spelled, what, from, to-from+1).with("offset", from, "limit", to-from+1)
+}
+
+// commit runs the one commit sequence: save the preimage if needed, swap the
+// new bytes in by compare-and-swap, read back, verify the receipt, journal
+// it, and update the session. The caller holds the file's lock.
+func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error) {
+	ws := s.ws
+	r := receipt.Receipt{
+		ID: ws.newID("r_"), Session: s.id, Tool: c.tool, Path: c.t.display(), From: c.from,
+		Matches: c.matches, EOL: c.eol, Notes: c.notes, Time: ws.now(),
+	}
+	if r.Matches == nil {
+		r.Matches = []receipt.Match{}
+	}
+	if !c.create {
+		r.Before = receipt.StateOf(c.pre)
+	}
+	if !c.delete {
+		r.After = receipt.StateOf(c.post)
+	}
+	diff := c.diff()
+	if c.dryRun {
+		r.DryRun = true
+		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: diff}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data := receiptData{FromKey: "", Undoes: c.undoes}
+	if c.save && !c.create {
+		blob, err := ws.journal.Put(c.pre)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: saving the previous content: %w", c.tool, c.t.spelled, err)
+		}
+		data.Pre = blob
+	} else if !c.create {
+		for _, m := range c.matches {
+			data.Old = append(data.Old, string(c.pre[m.Offset:m.Offset+m.OldBytes]))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := c.t.root.p
+	var (
+		cm  fsys.Commit
+		err error
+	)
+	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre}
+	switch {
+	case c.create:
+		if dir := path.Dir(c.t.rel); dir != "." {
+			if err := p.MkdirAll(dir); err != nil {
+				return nil, ws.fileErr(c.tool, c.t.parent(), err)
+			}
+		}
+		cm, err = p.Create(c.t.rel, c.post, 0o644)
+	case c.delete:
+		cm, err = p.Remove(c.t.rel, exp)
+	default:
+		cm, err = p.Replace(c.t.rel, c.post, exp)
+	}
+	if err != nil {
+		return nil, ws.fileErr(c.tool, c.t, err)
+	}
+	r.Notes = append(r.Notes, cm.Notes...)
+	if h := ws.opts.Hooks.BeforeReadback; h != nil {
+		h(c.t.rel)
+	}
+	var readback []byte
+	if c.delete {
+		if _, err := p.Stat(c.t.rel); err == nil {
+			readback = []byte{} // something is there again
+		} else if !errors.Is(err, fsys.ErrNotFound) {
+			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
+		}
+	} else {
+		readback, err = p.ReadFile(c.t.rel)
+		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
+			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
+		}
+	}
+	pre := c.pre
+	if c.create {
+		pre = nil
+	}
+	verr := receipt.Verify(pre, readback, r)
+	r.Verified = verr == nil
+	data.Receipt = r
+	recs := []journal.Record{s.rec(recReceipt, c.key, data)}
+	// The session's new view of the file.
+	var next *observation
+	if !c.delete && r.Verified {
+		next = c.nextObservation(r)
+		recs = append(recs, s.rec(recObserve, c.key, next))
+	}
+	if c.create && r.Verified {
+		recs = append(recs, s.rec(recCreated, c.key, nil))
+	}
+	if c.undoes != "" {
+		recs = append(recs, s.rec(recUndo, c.key, map[string]string{"receipt": c.undoes, "by": r.ID}))
+	}
+	if _, err := ws.journal.Append(recs...); err != nil {
+		return nil, fmt.Errorf("%s %s: landed and verified, but the journal could not record receipt %s: %w", c.tool, c.t.spelled, r.ID, err)
+	}
+	if verr != nil {
+		return nil, &VerifyError{Receipt: r, Err: verr}
+	}
+	s.mu.Lock()
+	if c.delete {
+		delete(s.files, c.key)
+	} else {
+		s.files[c.key] = next
+	}
+	if c.create {
+		s.created[c.key] = true
+	}
+	s.mu.Unlock()
+	msg := c.message + "; receipt " + r.ID + " (verified)"
+	return &MutationResult{Message: msg, Receipt: r, Diff: diff}, nil
+}
+
+// nextObservation is what the session knows of the file after its own
+// change: the seen ranges carried through the change, the new bytes seen.
+func (c *change) nextObservation(r receipt.Receipt) *observation {
+	n := &observation{Version: r.After.Version, Size: r.After.Bytes, Lines: r.After.Lines}
+	whole := c.create || (len(c.matches) == 1 && c.matches[0].Offset == 0 && c.matches[0].OldBytes == len(c.pre))
+	var prev policy.Ranges
+	switch {
+	case whole:
+		prev = policy.Ranges{}.Add(policy.Range{Start: 0, End: len(c.post)})
+	case c.seen != nil && c.seen.Version == string(c.preVer):
+		prev = c.seen.Seen.Carry(c.matches, len(c.post))
+	default:
+		// No view of the old version (an undo, a move): only the new bytes are seen.
+		prev = policy.Ranges{}.Carry(c.matches, len(c.post))
+	}
+	n.Seen = prev
+	n.Whole = whole || prev.Covers(policy.Range{Start: 0, End: len(c.post)})
+	return n
+}
+
+// diff renders the unified diff of the change for the model.
+func (c *change) diff() string {
+	name := c.t.display()
+	switch {
+	case c.create:
+		return textedit.Diff(name, nil, c.post)
+	case c.delete:
+		return textedit.Diff(name, c.pre, nil)
+	}
+	return textedit.Diff(name, c.pre, c.post)
+}
+
+func frameLines(b []byte) int { return receipt.Lines(b) }
+
+func linesWord(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return policy.Thousands(n) + " lines"
+}
+
+func decodeJSON(b json.RawMessage, v any) error { return json.Unmarshal(b, v) }

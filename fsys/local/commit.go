@@ -1,0 +1,507 @@
+package local
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/stet-dev/stet/fsys"
+)
+
+// chunkSize is how much of a swapped-out file is read at a time to compare.
+const chunkSize = 256 << 10
+
+// dirHandle is an open directory beneath the root. Every call on it uses a
+// single-component name and does not follow a final symlink.
+type dirHandle struct {
+	f  *os.File
+	fd int
+}
+
+func (l *FS) openDir(rel string) (*dirHandle, error) {
+	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &dirHandle{f: f, fd: int(f.Fd())}, nil
+}
+
+func (d *dirHandle) close() { d.f.Close() }
+
+// lock takes an exclusive flock(2) on the directory for the instant of a
+// swap and its check. Every stet process takes it, so their commits in one
+// directory never see each other's unchecked bytes; programs that do not
+// take it are not held back. Where flock is unsupported it does nothing.
+func (d *dirHandle) lock() (unlock func()) {
+	if err := retry(func() error { return unix.Flock(d.fd, unix.LOCK_EX) }); err != nil {
+		return func() {}
+	}
+	return func() { unix.Flock(d.fd, unix.LOCK_UN) }
+}
+
+// ino returns the inode number of the entry name, or 0.
+func (d *dirHandle) ino(name string) uint64 {
+	var st unix.Stat_t
+	if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return 0
+	}
+	return uint64(st.Ino)
+}
+
+func (d *dirHandle) sync() error { return retry(func() error { return unix.Fsync(d.fd) }) }
+
+func (d *dirHandle) unlink(name string) error {
+	return retry(func() error { return unix.Unlinkat(d.fd, name, 0) })
+}
+
+func retry(f func() error) error {
+	for {
+		if err := f(); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func (l *FS) tempName() string {
+	return fmt.Sprintf("%s%d-%016x", TempPrefix, l.pid, rand.Uint64())
+}
+
+// writeTemp makes a new temp file in d holding data, fsynced, and returns
+// its name and inode number. With exact, its mode is set to perm exactly;
+// otherwise perm passes through the umask like any new file.
+func (l *FS) writeTemp(d *dirHandle, data []byte, perm uint32, exact bool) (string, uint64, error) {
+	create := perm
+	if exact {
+		create = 0o600
+	}
+	for try := 0; ; try++ {
+		name := l.tempName()
+		var fd int
+		err := retry(func() (err error) {
+			fd, err = unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
+			return err
+		})
+		if err == unix.EEXIST && try < 8 {
+			continue
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		var st unix.Stat_t
+		err = unix.Fstat(fd, &st)
+		if err == nil {
+			err = writeAll(fd, data)
+		}
+		if err == nil && exact {
+			err = retry(func() error { return unix.Fchmod(fd, perm) })
+		}
+		if err == nil {
+			err = retry(func() error { return unix.Fsync(fd) })
+		}
+		if cerr := unix.Close(fd); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			d.unlink(name)
+			return "", 0, err
+		}
+		return name, uint64(st.Ino), nil
+	}
+}
+
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// found is what a compare saw in a directory entry.
+type found struct {
+	match   bool
+	version fsys.Version // when !match and a regular file was there
+	links   int
+}
+
+// check opens the entry name of d without following it and reports whether
+// it is a regular file holding what expect expects. Nothing there, a
+// symlink or a special file is a mismatch, not an error.
+func (l *FS) check(d *dirHandle, name string, expect fsys.Expected) (found, error) {
+	var fd int
+	err := retry(func() (err error) {
+		fd, err = unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		return err
+	})
+	switch err {
+	case nil:
+	case unix.ENOENT, unix.ELOOP, unix.ENXIO:
+		return found{}, nil
+	default:
+		return found{}, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return found{}, err
+	}
+	f := found{links: int(st.Nlink)}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return f, nil
+	}
+	f.match, err = l.matches(fd, st.Size, expect)
+	if err != nil {
+		return f, err
+	}
+	if !f.match {
+		f.version, err = l.versionOf(fd)
+	}
+	return f, err
+}
+
+func (l *FS) buf() *[]byte {
+	if b, ok := l.bufPool.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, chunkSize)
+	return &b
+}
+
+// matches compares the file open at fd, of the given size, with expect.
+// With expected bytes it compares them chunk by chunk, stopping at the
+// first difference; otherwise it hashes.
+func (l *FS) matches(fd int, size int64, expect fsys.Expected) (bool, error) {
+	if expect.Bytes == nil {
+		v, err := l.versionOf(fd)
+		return err == nil && v == expect.Version, err
+	}
+	want := expect.Bytes
+	if int64(len(want)) != size {
+		return false, nil
+	}
+	bp := l.buf()
+	defer l.bufPool.Put(bp)
+	b := *bp
+	for off := 0; off < len(want); {
+		n := min(len(b), len(want)-off)
+		m, err := preadFull(fd, b[:n], int64(off))
+		if err != nil {
+			return false, err
+		}
+		if m < n || !bytes.Equal(b[:n], want[off:off+n]) {
+			return false, nil
+		}
+		off += n
+	}
+	// Nothing past the expected end.
+	m, err := preadFull(fd, b[:1], size)
+	return m == 0, err
+}
+
+// versionOf hashes the whole file open at fd.
+func (l *FS) versionOf(fd int) (fsys.Version, error) {
+	bp := l.buf()
+	defer l.bufPool.Put(bp)
+	b := *bp
+	h := sha256.New()
+	for off := int64(0); ; {
+		m, err := preadFull(fd, b, off)
+		if err != nil {
+			return "", err
+		}
+		h.Write(b[:m])
+		off += int64(m)
+		if m < len(b) {
+			break
+		}
+	}
+	return fsys.Version(fsys.VersionPrefix + hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// preadFull reads into b from off until b is full or the file ends.
+func preadFull(fd int, b []byte, off int64) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := unix.Pread(fd, b[n:], off+int64(n))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return n, nil
+}
+
+func (l *FS) hook(h func(string), name string) {
+	if h != nil {
+		h(name)
+	}
+}
+
+func conflict(op, name string, expect fsys.Version, f found) error {
+	return fsys.E(op, name, fsys.ErrConflict, &fsys.ConflictError{Expected: expect, Found: f.version})
+}
+
+func linkNote(name string, links int, keep string) string {
+	if links == 2 {
+		return fmt.Sprintf("%s had 2 hard links; the other keeps the %s", name, keep)
+	}
+	return fmt.Sprintf("%s had %d hard links; the other %d keep the %s", name, links, links-1, keep)
+}
+
+// Create makes a new regular file at name holding data, with permission bits
+// perm under the process umask (0 means 0o644). It never replaces anything:
+// the temp file is renamed with RENAME_NOREPLACE or hard-linked to name, and
+// an existing entry, a dangling symlink included, fails with fsys.ErrExists.
+// The parent directory must exist.
+func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, error) {
+	const op = "create"
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return fsys.Commit{}, err
+	}
+	switch {
+	case r.Exists(), r.FinalLink:
+		return fsys.Commit{}, fsys.E(op, name, fsys.ErrExists, nil)
+	case len(r.Rest) > 0:
+		return fsys.Commit{}, fsys.E(op, name, fsys.ErrNotFound, errors.New("parent directory does not exist"))
+	}
+	if perm == 0 {
+		perm = 0o644
+	}
+	d, err := l.openDir(path.Dir(r.Path))
+	if err != nil {
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
+	defer d.close()
+	base := path.Base(r.Path)
+	tmp, _, err := l.writeTemp(d, data, unixPerm(perm), false)
+	if err != nil {
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
+	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
+	unlock := d.lock()
+	err = errFallback
+	if !l.opts.NoExchange {
+		err = renameNoReplace(d.fd, tmp, d.fd, base)
+	}
+	if err == errFallback || unsupported(err) {
+		err = retry(func() error { return unix.Linkat(d.fd, tmp, d.fd, base, 0) })
+		d.unlink(tmp)
+	}
+	unlock()
+	if err != nil {
+		d.unlink(tmp)
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
+	l.hook(l.opts.Hooks.AfterSwap, r.Path)
+	if err := d.sync(); err != nil {
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
+	return fsys.Commit{Resolved: r.Path}, nil
+}
+
+// errFallback stands for "renameat2 not tried": Options.NoExchange.
+var errFallback = errors.New("fallback forced")
+
+// Replace swaps data in for the regular file at name if and only if it holds
+// the bytes expect describes; otherwise it fails with fsys.ErrConflict
+// wrapping a *fsys.ConflictError and the file keeps whatever it holds. A
+// symlink on the way is followed and kept: its target changes. The old
+// permission bits are kept.
+//
+// On Linux the new bytes are exchanged with the old ones in one
+// renameat2(RENAME_EXCHANGE), the swapped-out bytes are compared, and on a
+// mismatch exchanged back, so a change made by anyone up to the swap is
+// never lost. Elsewhere the file is compared, then renamed over
+// (Commit.Fallback).
+func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commit, error) {
+	const op = "replace"
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return fsys.Commit{}, err
+	}
+	if err := r.NeedFile(op, name); err != nil {
+		return fsys.Commit{}, err
+	}
+	d, err := l.openDir(path.Dir(r.Path))
+	if err != nil {
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
+	defer d.close()
+	base := path.Base(r.Path)
+	tmp, ino, err := l.writeTemp(d, data, permOf(r.Info), true)
+	if err != nil {
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
+	cm := fsys.Commit{Resolved: r.Path}
+	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
+	unlock := d.lock()
+	f, err := l.swap(d, tmp, ino, base, expect, &cm)
+	unlock()
+	if err != nil {
+		return cm, l.fail(op, name, err)
+	}
+	if !f.match {
+		return cm, conflict(op, name, expect.Version, f)
+	}
+	l.hook(l.opts.Hooks.AfterSwap, r.Path)
+	if err := d.sync(); err != nil {
+		return cm, l.fail(op, name, err)
+	}
+	if f.links > 1 {
+		cm.Notes = append(cm.Notes, linkNote(name, f.links, "old bytes"))
+	}
+	return cm, nil
+}
+
+// swap puts the temp file tmp (inode ino) in place of base if base holds
+// what expect expects, and reports what it found there. tmp is gone
+// afterwards, whatever happens, unless an error says where it is kept.
+func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys.Expected, cm *fsys.Commit) (found, error) {
+	err := errFallback
+	if !l.opts.NoExchange {
+		err = exchange(d.fd, tmp, base)
+	}
+	switch {
+	case err == nil:
+		// tmp now names the swapped-out file.
+		f, err := l.check(d, tmp, expect)
+		if err == nil && f.match {
+			d.unlink(tmp) // if this fails, a later Sweep removes it
+			return f, nil
+		}
+		if berr := exchange(d.fd, tmp, base); berr != nil {
+			return f, fmt.Errorf("the swapped-out file could not be checked or swapped back; it is kept as %s: %w",
+				tmp, errors.Join(err, berr))
+		}
+		// If what came back is not ours, a program that does not take the
+		// directory lock wrote over the name in the meantime: its bytes are
+		// newer than the ones found, so they stay.
+		if d.ino(tmp) != ino {
+			exchange(d.fd, tmp, base)
+		}
+		d.unlink(tmp)
+		d.sync()
+		return f, err
+	case err == errFallback || unsupported(err):
+		cm.Fallback = true
+		f, err := l.check(d, base, expect)
+		if err != nil || !f.match {
+			d.unlink(tmp)
+			return f, err
+		}
+		if err := retry(func() error { return unix.Renameat(d.fd, tmp, d.fd, base) }); err != nil {
+			d.unlink(tmp)
+			return f, err
+		}
+		return f, nil
+	default:
+		d.unlink(tmp)
+		if err == unix.ENOENT {
+			return found{}, nil // the file went away before the swap
+		}
+		return found{}, err
+	}
+}
+
+// Remove deletes the regular file at name if it holds the bytes expect
+// describes; otherwise fsys.ErrConflict. It never removes directories. A
+// symlink on the way is followed: the file it leads to is removed (Commit.
+// Resolved names it) and the link is left dangling. On Linux the file is
+// first renamed to a temp name, compared there, then unlinked or renamed
+// back; elsewhere it is compared, then unlinked (Commit.Fallback).
+func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
+	const op = "remove"
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return fsys.Commit{}, err
+	}
+	if err := r.NeedFile(op, name); err != nil {
+		return fsys.Commit{}, err
+	}
+	d, err := l.openDir(path.Dir(r.Path))
+	if err != nil {
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
+	defer d.close()
+	base := path.Base(r.Path)
+	cm := fsys.Commit{Resolved: r.Path}
+	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
+
+	unlock := d.lock()
+	f, err := l.unlinkIf(d, base, expect, &cm)
+	unlock()
+	if err != nil {
+		return cm, l.fail(op, name, err)
+	}
+	if !f.match {
+		return cm, conflict(op, name, expect.Version, f)
+	}
+	l.hook(l.opts.Hooks.AfterSwap, r.Path)
+	if err := d.sync(); err != nil {
+		return cm, l.fail(op, name, err)
+	}
+	if f.links > 1 {
+		cm.Notes = append(cm.Notes, linkNote(name, f.links, "bytes"))
+	}
+	if r.FinalLink {
+		cm.Notes = append(cm.Notes, fmt.Sprintf("%s is a symlink; its target %s was removed and the link now dangles", name, r.Path))
+	}
+	return cm, nil
+}
+
+// unlinkIf removes base if it holds what expect expects, and reports what
+// it found there.
+func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.Commit) (found, error) {
+	tmp := l.tempName()
+	err := errFallback
+	if !l.opts.NoExchange {
+		err = renameNoReplace(d.fd, base, d.fd, tmp)
+	}
+	switch {
+	case err == nil:
+		f, err := l.check(d, tmp, expect)
+		if err == nil && f.match {
+			return f, d.unlink(tmp)
+		}
+		// If the name was taken again meanwhile (by a program that does not
+		// take the directory lock), the newer file stays and the one set
+		// aside goes: it was superseded.
+		if berr := renameNoReplace(d.fd, tmp, d.fd, base); berr != nil {
+			d.unlink(tmp)
+		}
+		d.sync()
+		return f, err
+	case err == errFallback || unsupported(err):
+		cm.Fallback = true
+		f, err := l.check(d, base, expect)
+		if err != nil || !f.match {
+			return f, err
+		}
+		return f, d.unlink(base)
+	case err == unix.ENOENT:
+		return found{}, nil
+	}
+	return found{}, err
+}

@@ -1,0 +1,62 @@
+// Package local is the confined host backend of fsys: every operation stays
+// beneath one directory, the root, opened once with os.Root.
+//
+// # Confinement
+//
+// A name is checked first (no NUL byte, nothing absolute, no ".." above the
+// root), then walked one component at a time with Root.Lstat and
+// Root.Readlink. Symlinks are followed while they stay beneath the root:
+// relative targets, and absolute targets that name a place under the root's
+// path (as opened, or its real path). A link that leaves, directly, dangling,
+// or through a chain of links, fails with fsys.ErrOutside before anything
+// beyond it is touched. The resolved path is then opened through the Root,
+// and single-component calls on directory descriptors obtained from it never
+// follow a final symlink, so a path swapped for a symlink after the walk
+// still cannot reach outside: the kernel refuses it, not this package.
+//
+// Names are cleaned lexically first: "a/../b" is "b" even when a is a
+// symlink.
+//
+// # Commits
+//
+// Create, Replace and Remove never write into an existing file. New bytes go
+// to a temp file in the target's directory (exclusive create, name starting
+// with TempPrefix), are written and fsynced, then swapped in:
+//
+//   - Replace uses renameat2(RENAME_EXCHANGE) on Linux, then compares the
+//     swapped-out bytes with the expected ones and swaps back on a mismatch
+//     (fsys.ErrConflict). Where the exchange is missing it re-reads, compares
+//     and renames over, which leaves a window of microseconds in which
+//     another writer's change can be lost; Commit.Fallback says so.
+//   - Create uses renameat2(RENAME_NOREPLACE), or link-then-unlink: it fails
+//     with fsys.ErrExists rather than replace anything.
+//   - Remove renames the file to a temp name, compares, then unlinks (or
+//     renames it back).
+//
+// The directory is fsynced after each commit. A crash at any instant leaves
+// the old bytes or the new bytes at the name, and perhaps a temp file, which
+// Sweep removes once the process that made it is gone.
+//
+// # Limits
+//
+//   - Hard links: a file with several names is replaced by rename, so the
+//     other names keep the old bytes (Commit.Notes says so). A hard link
+//     inside the root to a file elsewhere is the same file to the kernel: it
+//     can be read, though never written in place.
+//   - Bind mounts and other mounts beneath the root are followed like any
+//     directory; os.Root does not stop at filesystem boundaries.
+//   - NFS and other network filesystems: exclusive create, rename and fsync
+//     are only as atomic and durable as the server makes them, and
+//     RENAME_EXCHANGE is often missing there (the fallback is used).
+//   - Filesystems without RENAME_EXCHANGE or RENAME_NOREPLACE (and systems
+//     other than Linux) take the fallback paths described above.
+//   - Ownership, extended attributes and ACLs of a replaced file are not
+//     carried over: the new file belongs to the calling user and gets the
+//     old permission bits only.
+//   - Another process holding the old file open for writing may still write
+//     into it after the swap; those bytes are lost with the old file.
+//   - Locks (fsys.Locker) are in-process and keyed by resolved path; two
+//     hard-linked names are two keys.
+//
+// This package must not decide policy; it only confines and commits.
+package local

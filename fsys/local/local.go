@@ -1,0 +1,327 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/internal/confine"
+	"github.com/stet-dev/stet/fsys/internal/filelock"
+)
+
+// TempPrefix starts the name of every temp file this package makes.
+const TempPrefix = ".stet-tmp-"
+
+// Options configure Open.
+type Options struct {
+	// Hooks are fault-injection points run around every swap. They receive
+	// the resolved path of the file being changed.
+	Hooks fsys.Hooks
+	// NoExchange forces the paths taken where renameat2 is missing, as if
+	// RENAME_EXCHANGE and RENAME_NOREPLACE did not exist: re-check then
+	// rename for Replace and Remove, link then unlink for Create and for a
+	// no-clobber Rename. For tests.
+	NoExchange bool
+	// Sweep removes leftover temp files under the root at Open (see Sweep).
+	Sweep bool
+}
+
+// FS is a confined view of one host directory. It is safe for concurrent use.
+type FS struct {
+	root    *os.Root
+	dir     string   // absolute path as opened
+	real    string   // dir with symlinks evaluated
+	abs     []string // where absolute symlink targets may point
+	escape  error    // os.Root's unexported "path escapes" error
+	opts    Options
+	pid     int
+	locks   filelock.Table
+	bufPool sync.Pool // *[]byte of chunkSize, for comparing swapped-out bytes
+}
+
+var (
+	_ fsys.Provider = (*FS)(nil)
+	_ fsys.Locker   = (*FS)(nil)
+	_ fsys.Resolver = (*FS)(nil)
+)
+
+// Open confines a new FS to the directory dir.
+func Open(dir string, o Options) (*FS, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("local: open %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("local: open %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("local: open %s: %w", dir, err)
+	}
+	l := &FS{root: root, dir: abs, real: real, opts: o, pid: os.Getpid()}
+	l.abs = []string{abs}
+	if real != abs {
+		l.abs = append(l.abs, real)
+	}
+	// os.Root does not export the error it returns for an escape; capture it
+	// once so errors.Is can recognise it.
+	if _, err := root.Lstat("../" + TempPrefix); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && !errors.Is(err, fs.ErrNotExist) {
+			l.escape = pe.Err
+		}
+	}
+	if o.Sweep {
+		if _, err := l.Sweep(); err != nil {
+			root.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// Close releases the root. Operations after Close fail.
+func (l *FS) Close() error { return l.root.Close() }
+
+// Dir returns the absolute path of the root as opened. Absolute symlink
+// targets may use it or the root's real path (symlinks evaluated).
+func (l *FS) Dir() string { return l.dir }
+
+// walk checks name and resolves it beneath the root.
+func (l *FS) walk(op, name string, follow bool) (confine.Result, error) {
+	c, err := confine.Clean(op, name)
+	if err != nil {
+		return confine.Result{}, err
+	}
+	r, err := confine.Walk(rootTree{l.root}, op, c, follow, l.abs)
+	if err != nil {
+		return confine.Result{}, l.fail(op, name, err)
+	}
+	return r, nil
+}
+
+type rootTree struct{ r *os.Root }
+
+func (t rootTree) Lstat(rel string) (fs.FileInfo, error) { return t.r.Lstat(rel) }
+func (t rootTree) Readlink(rel string) (string, error)   { return t.r.Readlink(rel) }
+
+// fail turns err into a *fsys.PathError with a kind where one applies.
+func (l *FS) fail(op, name string, err error) error {
+	if kind, cause := confine.Kind(err); kind != nil {
+		return fsys.E(op, name, kind, cause)
+	}
+	if kind := l.kindOf(err); kind != nil {
+		return fsys.E(op, name, kind, err)
+	}
+	return fmt.Errorf("%s %s: %w", op, name, err)
+}
+
+func (l *FS) kindOf(err error) error {
+	switch {
+	case l.escape != nil && errors.Is(err, l.escape):
+		return fsys.ErrOutside
+	case errors.Is(err, syscall.ENOENT):
+		return fsys.ErrNotFound
+	case errors.Is(err, syscall.EEXIST):
+		return fsys.ErrExists
+	case errors.Is(err, syscall.ENOTDIR):
+		return fsys.ErrNotDir
+	case errors.Is(err, syscall.EISDIR):
+		return fsys.ErrIsDir
+	case errors.Is(err, syscall.ENOTEMPTY):
+		return fsys.ErrNotEmpty
+	case errors.Is(err, syscall.ELOOP), errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL):
+		return fsys.ErrInvalid
+	case errors.Is(err, syscall.ENXIO):
+		return fsys.ErrNotRegular
+	}
+	return nil
+}
+
+// ReadFile returns the bytes of the regular file at name. A FIFO, device or
+// socket fails with fsys.ErrNotRegular without being opened for reading
+// in a way that could block.
+func (l *FS) ReadFile(name string) ([]byte, error) {
+	const op = "read"
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.NeedFile(op, name); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: if a FIFO was swapped in after the walk, the open returns
+	// at once and the fstat below refuses it.
+	f, err := l.root.OpenFile(r.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, l.fail(op, name, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, l.fail(op, name, err)
+	}
+	if err := (confine.Result{Info: fi}).NeedFile(op, name); err != nil {
+		return nil, err
+	}
+	// One spare byte so a file that did not grow ends with a zero-length read
+	// instead of a reallocation.
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return data, nil
+			}
+			return nil, l.fail(op, name, err)
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
+// Stat describes name, following symlinks inside the root.
+func (l *FS) Stat(name string) (fsys.Info, error) {
+	return l.stat("stat", name, true)
+}
+
+// Lstat describes name without following a final symlink.
+func (l *FS) Lstat(name string) (fsys.Info, error) {
+	return l.stat("lstat", name, false)
+}
+
+func (l *FS) stat(op, name string, follow bool) (fsys.Info, error) {
+	r, err := l.walk(op, name, follow)
+	if err != nil {
+		return fsys.Info{}, err
+	}
+	if !r.Exists() {
+		return fsys.Info{}, fsys.E(op, name, fsys.ErrNotFound, nil)
+	}
+	return infoOf(path.Base(path.Clean(name)), r.Info), nil
+}
+
+// ReadDir lists the directory at name, sorted by name. Entries are not
+// followed: a symlink is reported as fsys.TypeSymlink.
+func (l *FS) ReadDir(name string) ([]fsys.Info, error) {
+	const op = "list"
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !r.Exists():
+		return nil, fsys.E(op, name, fsys.ErrNotFound, nil)
+	case !r.Info.IsDir():
+		return nil, fsys.E(op, name, fsys.ErrNotDir, nil)
+	}
+	f, err := l.root.OpenFile(r.Path, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, l.fail(op, name, err)
+	}
+	defer f.Close()
+	// A directory opened in a Root describes its entries with fstatat on the
+	// directory's descriptor, never by path.
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, l.fail(op, name, err)
+	}
+	out := make([]fsys.Info, 0, len(ents))
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, l.fail(op, name, err)
+		}
+		out = append(out, infoOf(e.Name(), fi))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Resolve returns the path name designates after following symlinks inside
+// the root; when the file does not exist, the path it would have. A link
+// that leaves the root fails with fsys.ErrOutside.
+func (l *FS) Resolve(name string) (string, error) {
+	const op = "resolve"
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return "", err
+	}
+	p, ok := r.Full()
+	if !ok {
+		return "", fsys.E(op, name, fsys.ErrOutside, nil)
+	}
+	return p, nil
+}
+
+// Lock takes the in-process lock of the file name designates (its resolved
+// path), waiting until it is free or ctx is done. Locks on different files
+// do not wait for each other.
+func (l *FS) Lock(ctx context.Context, name string) (func(), error) {
+	key, err := l.Resolve(name)
+	if err != nil {
+		if errors.Is(err, fsys.ErrOutside) || errors.Is(err, fsys.ErrInvalid) {
+			return nil, err
+		}
+		key, err = confine.Clean("lock", name)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return l.locks.Lock(ctx, key)
+}
+
+func infoOf(name string, fi fs.FileInfo) fsys.Info {
+	in := fsys.Info{
+		Name:    name,
+		Type:    confine.TypeOf(fi.Mode()),
+		Mode:    fi.Mode().Perm(),
+		Links:   1,
+		ModTime: fi.ModTime(),
+	}
+	if in.Type == fsys.TypeFile {
+		in.Size = fi.Size()
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && in.Type != fsys.TypeDir {
+		in.Links = int(st.Nlink)
+	}
+	return in
+}
+
+// permOf returns the permission bits of fi as the kernel wants them,
+// including setuid, setgid and sticky.
+func permOf(fi fs.FileInfo) uint32 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint32(st.Mode) & 0o7777
+	}
+	return unixPerm(fi.Mode())
+}
+
+func unixPerm(m fs.FileMode) uint32 {
+	p := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		p |= syscall.S_ISUID
+	}
+	if m&fs.ModeSetgid != 0 {
+		p |= syscall.S_ISGID
+	}
+	if m&fs.ModeSticky != 0 {
+		p |= syscall.S_ISVTX
+	}
+	return p
+}

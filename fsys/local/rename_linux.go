@@ -1,0 +1,20 @@
+package local
+
+import "golang.org/x/sys/unix"
+
+// exchange atomically swaps the entries a and b of one directory.
+func exchange(dirfd int, a, b string) error {
+	return retry(func() error { return unix.Renameat2(dirfd, a, dirfd, b, unix.RENAME_EXCHANGE) })
+}
+
+// renameNoReplace renames without replacing anything at the new name
+// (EEXIST).
+func renameNoReplace(olddir int, oldname string, newdir int, newname string) error {
+	return retry(func() error { return unix.Renameat2(olddir, oldname, newdir, newname, unix.RENAME_NOREPLACE) })
+}
+
+// unsupported reports whether err says renameat2 or its flag is missing
+// here (old kernel, or a filesystem without it).
+func unsupported(err error) bool {
+	return err == unix.EINVAL || err == unix.ENOSYS || err == unix.EOPNOTSUPP || err == unix.ENOTSUP
+}

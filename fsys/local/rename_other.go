@@ -1,0 +1,15 @@
+//go:build !linux
+
+package local
+
+import "errors"
+
+var errNoRenameat2 = errors.New("renameat2 is Linux only")
+
+func exchange(dirfd int, a, b string) error { return errNoRenameat2 }
+
+func renameNoReplace(olddir int, oldname string, newdir int, newname string) error {
+	return errNoRenameat2
+}
+
+func unsupported(err error) bool { return err == errNoRenameat2 }

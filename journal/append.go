@@ -1,0 +1,131 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Append writes recs to the end of the log as one batch, under one exclusive
+// lock, and returns them as written (each decoded back from its line).
+//
+// For each record it assigns Seq (one past the last record) and Prev (the hash
+// of the line before), overwriting whatever the caller put there, and sets a
+// zero Time from Options.Now. Times are stored in UTC. Type must not be empty,
+// and Data, if set, must be valid JSON; it is stored compacted.
+//
+// A torn last line left by a crash is cut off first. The log is fsynced
+// before Append returns (unless Options.NoSync). Records of a session are
+// then copied to its index; if that fails, Append still succeeds, since the
+// log is the record and the index is completed later.
+//
+// If Append returns an error after writing began (a failed fsync), the
+// records may or may not be in the log; Scan tells.
+func (j *Journal) Append(recs ...Record) ([]Record, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	for i, r := range recs {
+		if r.Type == "" {
+			return nil, fmt.Errorf("journal: append: record %d has no type", i)
+		}
+	}
+	var out []Record
+	err := j.withLock(true, func() error {
+		var err error
+		out, err = j.append(recs)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("journal: append: %w", err)
+	}
+	return out, nil
+}
+
+// append does the work of Append; the caller holds the exclusive lock.
+func (j *Journal) append(recs []Record) ([]Record, error) {
+	t, err := readTail(j.log)
+	if err != nil {
+		return nil, err
+	}
+	if t.torn() > 0 {
+		if err := j.log.Truncate(t.end); err != nil {
+			return nil, fmt.Errorf("cut torn last line: %w", err)
+		}
+	}
+	indexed := j.indexCurrent(t)
+	if !indexed {
+		indexed = j.completeIndex(t) == nil
+	}
+	seq, err := j.lastSeq(t)
+	if err != nil {
+		return nil, err
+	}
+	prev := ""
+	if t.last != nil {
+		prev = hashName(t.last)
+	}
+
+	now := j.now().UTC()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf) // Encode ends each line with "\n"
+	enc.SetEscapeHTML(false)     // keep <, > and & readable in paths and payloads
+	out := make([]Record, len(recs))
+	bySession := map[string][]indexLine{}
+	for i, r := range recs {
+		seq++
+		r.Seq, r.Prev = seq, prev
+		if r.Time.IsZero() {
+			r.Time = now
+		}
+		r.Time = r.Time.UTC()
+		start := buf.Len()
+		if err := enc.Encode(r); err != nil {
+			return nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		line := bytes.Clone(buf.Bytes()[start : buf.Len()-1])
+		if err := json.Unmarshal(line, &out[i]); err != nil {
+			return nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		if r.Session != "" {
+			bySession[r.Session] = append(bySession[r.Session], indexLine{seq: seq, line: line})
+		}
+		prev = hashName(line)
+	}
+
+	if _, err := j.log.Write(buf.Bytes()); err != nil {
+		// Leave no torn line behind if we can help it; the next Append
+		// would cut it anyway.
+		j.log.Truncate(t.end)
+		return nil, err
+	}
+	if err := j.sync(j.log); err != nil {
+		return nil, err
+	}
+	// The index is derived: on failure the watermark stays behind and the
+	// next caller under the lock completes it from the log.
+	if indexed && j.appendIndexes(bySession) == nil {
+		j.writeWatermark(t.end + int64(buf.Len()))
+	}
+	return out, nil
+}
+
+// lastSeq returns the Seq of the last complete line. If that line is not a
+// record (damage that Verify reports), the count of complete lines stands in,
+// so the log stays appendable.
+func (j *Journal) lastSeq(t tail) (int64, error) {
+	if t.last == nil {
+		return 0, nil
+	}
+	var r Record
+	if json.Unmarshal(t.last, &r) == nil && r.Seq > 0 {
+		return r.Seq, nil
+	}
+	var n int64
+	_, err := eachLine(io.NewSectionReader(j.log, 0, t.end), func(int64, []byte) error {
+		n++
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,109 @@
+package journal_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stet-dev/stet/journal"
+)
+
+func BenchmarkAppend(b *testing.B) {
+	for _, noSync := range []bool{false, true} {
+		b.Run(fmt.Sprintf("nosync=%v", noSync), func(b *testing.B) {
+			j, err := journal.Open(b.TempDir(), journal.Options{NoSync: noSync})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer j.Close()
+			rec := journal.Record{Type: "observe", Session: "s", Path: "src/a.go", Data: data(map[string]any{"version": "sha256:0123456789abcdef", "ranges": [][2]int{{0, 100}}})}
+			for b.Loop() {
+				if _, err := j.Append(rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkPut(b *testing.B) {
+	for _, size := range []int{4 << 10, 1 << 20} {
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			j, err := journal.Open(b.TempDir(), journal.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer j.Close()
+			buf := make([]byte, size)
+			b.SetBytes(int64(size))
+			n := 0
+			for b.Loop() {
+				n++
+				copy(buf, fmt.Sprint(n)) // a new blob each time
+				if _, err := j.Put(buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSession compares rebuilding one session of 50 records through its
+// index with scanning a journal of 100,000 records for it.
+func BenchmarkSession(b *testing.B) {
+	const total, mine = 100_000, 50
+	dir := b.TempDir()
+	j, err := journal.Open(dir, journal.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	batch := make([]journal.Record, 0, 1000)
+	for i := range total {
+		s := fmt.Sprint("other-", i%500)
+		if i%(total/mine) == 0 {
+			s = "mine"
+		}
+		batch = append(batch, journal.Record{Type: "observe", Session: s, Path: fmt.Sprintf("src/file%d.go", i%97), Data: data(map[string]any{"version": "sha256:0123456789abcdef0123456789abcdef", "ranges": [][2]int{{0, i % 1000}}})})
+		if len(batch) == cap(batch) {
+			if _, err := j.Append(batch...); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	b.Run("index", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			if err := j.Session("mine", func(journal.Record) error { n++; return nil }); err != nil || n != mine {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	// What a CLI call pays: open the state directory, rebuild one session.
+	b.Run("open+index", func(b *testing.B) {
+		for b.Loop() {
+			j2, err := journal.Open(dir, journal.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			if err := j2.Session("mine", func(journal.Record) error { n++; return nil }); err != nil || n != mine {
+				b.Fatal(n, err)
+			}
+			j2.Close()
+		}
+	})
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			if err := j.Scan(func(r journal.Record) error {
+				if r.Session == "mine" {
+					n++
+				}
+				return nil
+			}); err != nil || n != mine {
+				b.Fatal(n, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,53 @@
+// Package journal is stet's durable memory: an append-only, hash-chained log
+// of JSON-lines records plus a store of content-addressed blobs, kept as plain
+// files under one state directory.
+//
+// The state directory holds:
+//
+//	journal.jsonl         one Record a line; each line carries "sha256:<hex>" of
+//	                      the exact bytes of the line before it (Prev)
+//	journal.lock          the flock target for appends; its first bytes record
+//	                      how far the session index is complete
+//	sessions/<hex>.jsonl  a byte-exact copy of every line of one session
+//	                      (<hex> is the sha256 of the session id)
+//	objects/<2>/<62>      blobs, named by the sha256 of their bytes
+//
+// The package is generic: records carry an opaque JSON payload, and the
+// package knows nothing of tools, receipts or policy. Callers (the stet
+// facade, the CLI) give the records their meaning.
+//
+// # Guarantees
+//
+//   - Appends from many goroutines and many processes are serialized by an
+//     in-process mutex and an exclusive flock on journal.lock, so a CLI call
+//     beside a running server shares one journal. Seq runs 1, 2, 3, ... without
+//     gaps or duplicates.
+//   - A changed, removed or reordered line breaks the chain; Verify names the
+//     line. Verify also re-hashes every blob and cross-checks every session
+//     index line against the log.
+//   - A crash mid-append leaves at worst a torn last line (bytes without a
+//     final newline). Readers skip it, Verify reports it as a warning, and the
+//     next Append cuts it off before writing, so the chain stays valid.
+//   - Blobs are written atomically (temp file, fsync, rename, fsync of the
+//     directory) and checked against their name on every Get.
+//   - Session reads only that session's index file: rebuilding one session
+//     costs in proportion to the session, not to the journal. The index is
+//     derived data: if a crash leaves it behind the log, the next Append,
+//     Session or Verify completes it from the log.
+//
+// # Limits
+//
+// The hash chain detects accidents and casual edits; it is not a signature.
+// Someone who can write the state directory can rewrite the whole chain and
+// every index consistently. Durability relies on fsync; with Options.NoSync
+// (for tests and benchmarks) a power loss may drop recent records. Locking
+// uses flock, which is advisory and does not work across NFS on every system;
+// platforms without flock are refused at Open.
+//
+// # What it must not do
+//
+// It opens nothing outside its state directory (every file access goes
+// through an os.Root opened on it) and never reads or writes a user's
+// workspace. It never rewrites or removes a complete line of journal.jsonl.
+// It keeps no global state.
+package journal

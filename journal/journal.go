@@ -1,0 +1,208 @@
+package journal
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Record is one line of the journal. Append assigns Seq and Prev and fills a
+// zero Time; the caller sets Type and, as needed, Session, Path and Data.
+type Record struct {
+	Seq     int64           `json:"seq"`               // 1-based position in the log, assigned by Append
+	Prev    string          `json:"prev"`              // "sha256:<hex>" of the previous line's exact bytes (without "\n"); "" for the first
+	Time    time.Time       `json:"time"`              // UTC; set by Append from Options.Now if zero
+	Type    string          `json:"type"`              // what the record is: "session", "turn", "observe", "receipt", ...
+	Session string          `json:"session,omitempty"` // the session it belongs to; indexed for Journal.Session
+	Path    string          `json:"path,omitempty"`    // the workspace path it is about, if any
+	Data    json.RawMessage `json:"data,omitempty"`    // the caller's payload, stored as compact JSON
+}
+
+// Options configure Open.
+type Options struct {
+	// Now is the clock for Record.Time and for aging leftover temp files;
+	// time.Now if nil.
+	Now func() time.Time
+	// NoSync skips every fsync. For tests and benchmarks only: a power loss
+	// may then lose or tear recent records and blobs.
+	NoSync bool
+}
+
+// File and directory names inside the state directory.
+const (
+	logName     = "journal.jsonl"
+	lockName    = "journal.lock"
+	objectsDir  = "objects"
+	sessionsDir = "sessions"
+	tempPrefix  = ".tmp-"
+)
+
+// staleTemp is the age after which a temp file in objects/ is taken for the
+// leftover of a crashed Put and removed by Open. Younger ones may belong to a
+// Put still running in another process.
+const staleTemp = time.Hour
+
+// A Journal is an open state directory. It is safe for concurrent use by
+// goroutines, and several processes may have the same directory open.
+type Journal struct {
+	dir    string
+	root   *os.Root
+	now    func() time.Time
+	noSync bool
+
+	// mu serializes this process's use of the flock on lock (a flock belongs
+	// to the open file, so two goroutines would otherwise share one lock) and
+	// guards closed.
+	mu     sync.Mutex
+	log    *os.File // journal.jsonl, O_APPEND
+	lock   *os.File // journal.lock
+	closed bool
+}
+
+// Open opens the journal in dir, creating dir (mode 0700) and its files if
+// needed. Every later file access goes through an os.Root opened on dir.
+func Open(dir string, o Options) (*Journal, error) {
+	if err := checkLockingSupported(); err != nil {
+		return nil, fmt.Errorf("journal: open %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("journal: open: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("journal: open: %w", err)
+	}
+	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync}
+	if j.now == nil {
+		j.now = time.Now
+	}
+	if err := j.init(); err != nil {
+		root.Close()
+		if j.log != nil {
+			j.log.Close()
+		}
+		return nil, fmt.Errorf("journal: open %s: %w", dir, err)
+	}
+	return j, nil
+}
+
+func (j *Journal) init() error {
+	for _, d := range []string{objectsDir, sessionsDir} {
+		if err := j.root.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	var err error
+	if j.log, err = j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
+		return err
+	}
+	if j.lock, err = j.root.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return err
+	}
+	if info, err := j.log.Stat(); err != nil {
+		return err
+	} else if info.Size() == 0 {
+		// Possibly a new state directory: make its entries durable before
+		// the first record relies on them.
+		if err := j.syncDir("."); err != nil {
+			return err
+		}
+	}
+	j.removeStaleTemps()
+	return nil
+}
+
+// removeStaleTemps deletes temp files a crashed Put left in objects/. It is
+// best effort: a failure leaves litter, not damage, and Verify lists it.
+func (j *Journal) removeStaleTemps() {
+	d, err := j.root.Open(objectsDir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		return
+	}
+	cutoff := j.now().Add(-staleTemp)
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), tempPrefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
+			j.root.Remove(objectsDir + "/" + e.Name())
+		}
+	}
+}
+
+// Close releases the journal's files. Calls after Close fail with
+// os.ErrClosed.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil
+	}
+	j.closed = true
+	return errors.Join(j.log.Close(), j.lock.Close(), j.root.Close())
+}
+
+// Dir returns the state directory as given to Open.
+func (j *Journal) Dir() string { return j.dir }
+
+// hashName returns "sha256:<hex>" of b: the form of Prev and of blob names.
+func hashName(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// sessionFile names the index file of session id.
+func sessionFile(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return sessionsDir + "/" + hex.EncodeToString(sum[:]) + ".jsonl"
+}
+
+// withLock runs fn holding j.mu and a flock on journal.lock (exclusive or
+// shared). fn must not call back into user code.
+func (j *Journal) withLock(exclusive bool, fn func() error) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return os.ErrClosed
+	}
+	if err := lockFile(j.lock, exclusive); err != nil {
+		return fmt.Errorf("lock %s: %w", lockName, err)
+	}
+	err := fn()
+	if uerr := unlockFile(j.lock); uerr != nil && err == nil {
+		err = fmt.Errorf("unlock %s: %w", lockName, uerr)
+	}
+	return err
+}
+
+func (j *Journal) sync(f *os.File) error {
+	if j.noSync {
+		return nil
+	}
+	return f.Sync()
+}
+
+// syncDir makes a rename or create in the directory name durable.
+func (j *Journal) syncDir(name string) error {
+	if j.noSync {
+		return nil
+	}
+	d, err := j.root.Open(name)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,250 @@
+package journal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Report is the outcome of Verify.
+type Report struct {
+	Lines    int       // complete lines in journal.jsonl
+	Blobs    int       // blobs checked
+	Problems []Problem // damage: changed, missing or reordered lines, bad blobs, index copies that disagree
+	Warnings []Problem // not damage: a torn last line, leftover temp files, stray files
+}
+
+// OK reports whether Verify found no damage. Warnings do not count.
+func (r Report) OK() bool { return len(r.Problems) == 0 }
+
+// Problem is one finding of Verify. Line is the 1-based line of
+// journal.jsonl it concerns (0 if none); Blob is the blob's name, if it is
+// about a blob.
+type Problem struct {
+	Line int64
+	Blob string
+	Msg  string
+}
+
+// String formats p for people: "journal.jsonl line 6: ...", "blob sha256:...: ...".
+func (p Problem) String() string {
+	switch {
+	case p.Blob != "":
+		return fmt.Sprintf("blob %s: %s", p.Blob, p.Msg)
+	case p.Line > 0:
+		return fmt.Sprintf("%s line %d: %s", logName, p.Line, p.Msg)
+	}
+	return p.Msg
+}
+
+// Verify checks the whole state directory: that every line of the log is a
+// record chained to the line before it with the next seq; that every session
+// index line is a byte-exact copy of a log line of that session and every
+// session line has its copy; and that every blob hashes to its name. It
+// returns an error only when it could not read; what it found is in the
+// Report.
+//
+// Verify first completes the session index if a crash left it behind (that
+// is derived data; it never changes the log), then holds a shared lock while
+// it reads the log and the indexes, so appends wait for it.
+func (j *Journal) Verify() (Report, error) {
+	var rep Report
+	err := j.withLock(true, func() error {
+		t, err := readTail(j.log)
+		if err != nil || j.indexCurrent(t) {
+			return err
+		}
+		return j.completeIndex(t)
+	})
+	if err == nil {
+		err = j.withLock(false, func() error { return j.verifyLog(&rep) })
+	}
+	if err == nil {
+		err = j.verifyBlobs(&rep)
+	}
+	if err != nil {
+		return rep, fmt.Errorf("journal: verify: %w", err)
+	}
+	return rep, nil
+}
+
+// logLine is what Verify remembers of a line of the log.
+type logLine struct {
+	hash    [sha256.Size]byte
+	session string // "" if none, or if the line is not a record
+	indexed bool   // its copy was found in its session's index
+}
+
+// verifyLog checks the chain and the session index; the caller holds the lock.
+func (j *Journal) verifyLog(rep *Report) error {
+	t, err := readTail(j.log)
+	if err != nil {
+		return err
+	}
+	if n := t.torn(); n > 0 {
+		rep.Warnings = append(rep.Warnings, Problem{
+			Msg: fmt.Sprintf("%s ends in a torn line (%d bytes without a newline, from an interrupted append): skipped by readers, cut off by the next append", logName, n),
+		})
+	}
+
+	var lines []logLine // lines[n-1] is line n
+	lineOfSeq := map[int64]int64{}
+	var lastSeq int64
+	_, err = eachLine(io.NewSectionReader(j.log, 0, t.end), func(n int64, line []byte) error {
+		l := logLine{hash: sha256.Sum256(line)}
+		var msgs []string
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			msgs = append(msgs, fmt.Sprintf("not a record: %v", err))
+		} else {
+			l.session = r.Session
+			want := ""
+			if n > 1 {
+				want = "sha256:" + hex.EncodeToString(lines[n-2].hash[:])
+			}
+			if r.Prev != want {
+				if n == 1 {
+					msgs = append(msgs, "the first line has a prev hash: lines before it were removed")
+				} else {
+					msgs = append(msgs, fmt.Sprintf("prev does not match the hash of line %d: line %d was changed, or lines were removed or reordered here", n-1, n-1))
+				}
+			}
+			if r.Seq != lastSeq+1 {
+				msgs = append(msgs, fmt.Sprintf("seq %d follows seq %d", r.Seq, lastSeq))
+			}
+			lastSeq = r.Seq
+			if _, dup := lineOfSeq[r.Seq]; !dup {
+				lineOfSeq[r.Seq] = n
+			}
+		}
+		if msgs != nil {
+			rep.Problems = append(rep.Problems, Problem{Line: n, Msg: strings.Join(msgs, "; ")})
+		}
+		lines = append(lines, l)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rep.Lines = len(lines)
+
+	if err := j.verifyIndexes(rep, lines, lineOfSeq); err != nil {
+		return err
+	}
+	for i, l := range lines {
+		if l.session != "" && !l.indexed {
+			rep.Problems = append(rep.Problems, Problem{Line: int64(i + 1), Msg: fmt.Sprintf("missing from its session index %s", sessionFile(l.session))})
+		}
+	}
+	return nil
+}
+
+// verifyIndexes cross-checks every session index line against the log.
+func (j *Journal) verifyIndexes(rep *Report, lines []logLine, lineOfSeq map[int64]int64) error {
+	d, err := j.root.Open(sessionsDir)
+	if err != nil {
+		return err
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		base, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || !isHex(base, 64) || !e.Type().IsRegular() {
+			rep.Warnings = append(rep.Warnings, Problem{Msg: fmt.Sprintf("unexpected %s/%s", sessionsDir, e.Name())})
+			continue
+		}
+		name := sessionsDir + "/" + e.Name()
+		data, err := j.root.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		var lastSeq int64
+		torn, err := eachLine(bytes.NewReader(data), func(k int64, line []byte) error {
+			bad := func(logLine int64, format string, args ...any) {
+				rep.Problems = append(rep.Problems, Problem{Line: logLine, Msg: fmt.Sprintf("%s line %d: ", name, k) + fmt.Sprintf(format, args...)})
+			}
+			var r Record
+			if err := json.Unmarshal(line, &r); err != nil {
+				bad(0, "not a record: %v", err)
+				return nil
+			}
+			if sessionFile(r.Session) != name {
+				bad(0, "record of session %q in the index of another session", r.Session)
+			}
+			if r.Seq <= lastSeq {
+				bad(0, "seq %d after seq %d", r.Seq, lastSeq)
+			}
+			lastSeq = r.Seq
+			n, ok := lineOfSeq[r.Seq]
+			if !ok {
+				bad(0, "seq %d is in no line of %s: its line was removed or is no longer a record", r.Seq, logName)
+				return nil
+			}
+			lines[n-1].indexed = true
+			if lines[n-1].hash != sha256.Sum256(line) {
+				bad(n, "copy of seq %d differs from line %d of %s: one of them was changed", r.Seq, n, logName)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if torn > 0 {
+			rep.Warnings = append(rep.Warnings, Problem{Msg: fmt.Sprintf("%s ends in a torn line (%d bytes)", name, torn)})
+		}
+	}
+	return nil
+}
+
+// verifyBlobs re-hashes every blob.
+func (j *Journal) verifyBlobs(rep *Report) error {
+	d, err := j.root.Open(objectsDir)
+	if err != nil {
+		return err
+	}
+	dirs, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, de := range dirs {
+		if !de.IsDir() || !isHex(de.Name(), 2) {
+			rep.Warnings = append(rep.Warnings, Problem{Msg: fmt.Sprintf("unexpected %s/%s (a leftover temp file of an interrupted Put, or a stray file)", objectsDir, de.Name())})
+			continue
+		}
+		dir := objectsDir + "/" + de.Name()
+		sub, err := j.root.Open(dir)
+		if err != nil {
+			return err
+		}
+		files, err := sub.ReadDir(-1)
+		sub.Close()
+		if err != nil {
+			return err
+		}
+		for _, fe := range files {
+			if !fe.Type().IsRegular() || !isHex(fe.Name(), 62) {
+				rep.Warnings = append(rep.Warnings, Problem{Msg: fmt.Sprintf("unexpected %s/%s", dir, fe.Name())})
+				continue
+			}
+			version := "sha256:" + de.Name() + fe.Name()
+			rep.Blobs++
+			data, err := j.root.ReadFile(dir + "/" + fe.Name())
+			if err != nil {
+				rep.Problems = append(rep.Problems, Problem{Blob: version, Msg: fmt.Sprintf("unreadable: %v", err)})
+				continue
+			}
+			if got := hashName(data); got != version {
+				rep.Problems = append(rep.Problems, Problem{Blob: version, Msg: fmt.Sprintf("content hashes to %s: the file was changed", got)})
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+// Package mcpserver serves stet's tools over the Model Context Protocol, on
+// stdio or streamable HTTP, using github.com/modelcontextprotocol/go-sdk.
+//
+// It is a translation layer and nothing more: every tools/call becomes one
+// [stet.Session.Call], and the facade's answer goes back as an MCP tool
+// result (structured content: the CLI --json shape; text: what a model
+// reads; isError for a refusal). Tool names, descriptions, schemas and
+// annotations come from package tools; every rule about files comes from the
+// facade and package policy. What this package owns is the wire:
+//
+//   - one stet session per client connection, and the _meta keys
+//     stet/session, stet/request and stet/inputs on a call;
+//   - a stdio transport that answers a malformed line with a JSON-RPC parse
+//     error and an oversized one with an error reply, and keeps serving
+//     (go-sdk's own stdio transport ends the session on either);
+//   - bearer-token checks on HTTP;
+//   - the roots a client announces, which can only narrow the workspace;
+//   - the size of a response, kept under what MCP clients accept;
+//   - the review-stall counter of SPEC section 8, per session.
+//
+// This package must not decide what a tool may do to a file, read or write a
+// file itself, or word refusals of its own beyond the wire's (bad _meta,
+// paths outside announced roots, stalled reads, oversized results).
+package mcpserver

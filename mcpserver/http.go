@@ -1,0 +1,104 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Path is where Handler serves MCP.
+const Path = "/mcp"
+
+// ServeHTTP serves streamable HTTP at /mcp on addr (exactly that address)
+// until ctx is done; then it stops accepting, gives open requests a few
+// seconds, and returns ctx's error. With a token, every request must carry
+// "Authorization: Bearer <token>".
+func (s *Server) ServeHTTP(ctx context.Context, addr, token string) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("mcpserver: %w", err)
+	}
+	hs := &http.Server{
+		Handler:           s.Handler(token),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("mcpserver: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		hs.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("mcpserver: %w", err)
+	}
+	return ctx.Err()
+}
+
+// Handler is the streamable HTTP handler: MCP at /mcp, 404 elsewhere. With
+// a non-empty token, every request must carry "Authorization: Bearer
+// <token>" (compared in constant time); others get 401 with a JSON-RPC
+// error body. Each MCP session (Mcp-Session-Id) is one client connection
+// and gets its own stet session. Request bodies over MaxMessageBytes get
+// 413.
+func (s *Server) Handler(token string) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		MaxRequestBodyBytes: MaxMessageBytes,
+		Logger:              s.o.Logger,
+	})
+	mux := http.NewServeMux()
+	mux.Handle(Path, h)
+	return bearer(token, mux)
+}
+
+// bearer requires "Authorization: Bearer <token>" on every request when
+// token is not empty.
+func bearer(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := bearerToken(r.Header.Get("Authorization"))
+		// Hashing both sides makes the comparison independent of the
+		// token's length as well as its bytes.
+		sum := sha256.Sum256([]byte(got))
+		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="stet"`)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			msg := "unauthorized: this server needs the header \"Authorization: Bearer <token>\" with the token it was started with"
+			if ok {
+				msg = "unauthorized: the bearer token is wrong"
+			}
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":%q}}`+"\n", msg)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bearerToken returns the token of an "Authorization: Bearer" header.
+func bearerToken(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}

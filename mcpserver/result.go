@@ -1,0 +1,177 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stet-dev/stet"
+)
+
+// maxReplyBytes bounds the JSON of one tool result. MCP clients built on
+// the TypeScript SDK drop the session on a message over 10 MiB; the rest of
+// the JSON-RPC envelope is small.
+const maxReplyBytes = 9 << 20
+
+// reply turns a facade Output into a tool result: the text a model reads
+// (with the stall notice, if any, appended) and the structured content (the
+// CLI --json shape). A refusal is a result with isError set. A result whose
+// JSON would be over the size bound is shrunk (a change keeps its receipt
+// and loses its diff) or refused as too_large.
+func (s *Server) reply(tool string, out stet.Output, notice string) *mcp.CallToolResult {
+	text := out.Text
+	if notice != "" {
+		text += "\n\n" + notice
+	}
+	raw, err := json.Marshal(out.Structured)
+	if err != nil {
+		return s.failed(tool, fmt.Errorf("encoding the result: %w", err))
+	}
+	if len(raw)+escapedLen(text) > s.maxReply {
+		return s.shrink(tool, out, notice, len(raw)+escapedLen(text))
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(raw),
+		IsError:           out.Refused != nil,
+	}
+}
+
+// shrink answers a result too large to send. A change has already landed,
+// so it is still reported, without its diff; anything else is refused.
+func (s *Server) shrink(tool string, out stet.Output, notice string, size int) *mcp.CallToolResult {
+	omitted := func(diff string) string {
+		return fmt.Sprintf("(diff omitted: %s bytes, too large for one response; the receipt above records every changed region; `stet show <receipt id>` prints the diff)", thousands(len(diff)))
+	}
+	switch r := out.Structured.(type) {
+	case *stet.MutationResult:
+		if r.Diff != "" {
+			c := *r
+			c.Diff = ""
+			return s.reply(tool, stet.Output{Structured: &c, Text: c.Message + "\n\n" + omitted(r.Diff)}, notice)
+		}
+	case *stet.PatchResult:
+		if r.Diff != "" {
+			c := *r
+			c.Diff = ""
+			return s.reply(tool, stet.Output{Structured: &c, Text: c.Message + "\n\n" + omitted(r.Diff)}, notice)
+		}
+	}
+	if out.Refused == nil && landed(out.Structured) {
+		// Never report a landed change as refused.
+		return s.failed(tool, fmt.Errorf("the change landed, but its result (%s bytes) is too large for one response", thousands(size)))
+	}
+	next := "ask for less"
+	switch tool {
+	case "read":
+		next = "read a smaller window (a lower limit, then continue at the next offset)"
+	case "grep":
+		next = "narrow the search (a more specific pattern, a path or glob, a lower limit or less context)"
+	case "list":
+		next = "list a subdirectory, or pass a lower depth or limit"
+	case "find":
+		next = "narrow the pattern or pass a lower limit"
+	}
+	ref := &stet.Refusal{
+		Kind: stet.KindTooLarge, Tool: tool,
+		Message: fmt.Sprintf("refused: the result of %s is %s bytes of JSON, over the %s bytes one response may carry; %s",
+			tool, thousands(size), thousands(s.maxReply), next),
+		Details: map[string]any{"bytes": size, "max": s.maxReply},
+	}
+	return s.reply(tool, refusalOutput(tool, ref), notice)
+}
+
+// failed is the result of a call that broke (not a refusal): an error the
+// model can read, without Go's error text or host paths; the whole error
+// goes to the log.
+func (s *Server) failed(tool string, err error) *mcp.CallToolResult {
+	s.log.Error("mcpserver: tool failed", "tool", tool, "error", err)
+	var msg string
+	var ve *stet.VerifyError
+	switch {
+	case errors.As(err, &ve):
+		// Written by stet for the model: what landed and where the
+		// previous content is.
+		msg = "error: " + err.Error()
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		msg = fmt.Sprintf("error: %s was cancelled before it finished; read the file to see its state before you retry", tool)
+	default:
+		msg = fmt.Sprintf("error: %s failed: %s; report this to the user if it persists (the server log has the details)", tool, cause(err))
+	}
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: msg}},
+		IsError: true,
+	}
+}
+
+// cause is err's text with operating-system errors reduced to their reason
+// ("permission denied", "no space left on device"): their op and host
+// path mean nothing to a model and must not leak.
+func cause(err error) string {
+	text := err.Error()
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		var inner error
+		switch x := e.(type) {
+		case *fs.PathError:
+			inner = x.Err
+		case *os.LinkError:
+			inner = x.Err
+		case *os.SyscallError:
+			inner = x.Err
+		default:
+			continue
+		}
+		text = strings.Replace(text, e.Error(), inner.Error(), 1)
+	}
+	return strings.ReplaceAll(text, "\n", "; ")
+}
+
+// escapedLen is an upper bound on the length of s as a JSON string.
+func escapedLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 6 // replaced by \ufffd
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
+// thousands formats n with comma separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

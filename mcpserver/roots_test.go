@@ -1,0 +1,77 @@
+package mcpserver
+
+import (
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stet-dev/stet"
+)
+
+func fileURI(p string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+}
+
+// TestRootsNarrow: roots a client announces narrow the workspace (paths
+// outside them are refused as outside), follow roots/list_changed, and
+// never widen it.
+func TestRootsNarrow(t *testing.T) {
+	f := newFixture(t, map[string]string{"sub/a.txt": "a\n", "b.txt": "b\n", "sub/c.txt": "c\n"}, stet.Options{})
+	outside := t.TempDir()
+	srv := New(f.ws, Options{})
+	cs, client := connect(t, srv, nil, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	client.AddRoots(&mcp.Root{URI: fileURI(f.path("sub"))}, &mcp.Root{URI: fileURI(outside)}, &mcp.Root{URI: "https://example.com/x"})
+
+	mustOK(t, "read inside a root", call(t, cs, "read", map[string]any{"path": "sub/a.txt"}))
+	mustOK(t, "read inside a root by absolute path", call(t, cs, "read", map[string]any{"path": f.path("sub/c.txt")}))
+	r := mustRefuse(t, "read outside the roots", call(t, cs, "read", map[string]any{"path": "b.txt"}), stet.KindOutside)
+	if !strings.Contains(r.Text, "roots") {
+		t.Errorf("outside text = %q", r.Text)
+	}
+	mustRefuse(t, "list of the workspace root", call(t, cs, "list", map[string]any{}), stet.KindOutside)
+	mustRefuse(t, "grep of the workspace root", call(t, cs, "grep", map[string]any{"pattern": "b"}), stet.KindOutside)
+	mustOK(t, "list inside", call(t, cs, "list", map[string]any{"path": "sub"}))
+	mustRefuse(t, "move out of the roots", call(t, cs, "move", map[string]any{"from": "sub/a.txt", "to": "a.txt"}), stet.KindOutside)
+	mustRefuse(t, "patch outside the roots", call(t, cs, "patch", map[string]any{
+		"patch": "*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch\n"}), stet.KindOutside)
+	// A root outside the workspace does not widen it.
+	mustRefuse(t, "read in an announced root outside the workspace",
+		call(t, cs, "read", map[string]any{"path": filepath.Join(outside, "x.txt")}), stet.KindOutside)
+
+	// The client changes its roots: the next call sees the new set.
+	client.RemoveRoots(fileURI(f.path("sub")))
+	client.AddRoots(&mcp.Root{URI: fileURI(f.root)})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := call(t, cs, "read", map[string]any{"path": "b.txt"})
+		if !r.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after roots/list_changed, b.txt is still refused: %s", r.Text)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRootsAbsent: a client without the roots capability is not narrowed.
+func TestRootsAbsent(t *testing.T) {
+	f := newFixture(t, map[string]string{"b.txt": "b\n"}, stet.Options{})
+	cs, _ := connect(t, New(f.ws, Options{}), &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	mustOK(t, "read", call(t, cs, "read", map[string]any{"path": "b.txt"}))
+}
+
+func TestWithin(t *testing.T) {
+	root := filepath.FromSlash("/w/sub")
+	for p, want := range map[string]bool{
+		"/w/sub": true, "/w/sub/a": true, "/w/sub/a/b": true, "/w/subx": false, "/w": false, "/w/sub/../b": false, "/other": false,
+	} {
+		if got := within(root, filepath.Clean(filepath.FromSlash(p))); got != want {
+			t.Errorf("within(%s, %s) = %v, want %v", root, p, got, want)
+		}
+	}
+}

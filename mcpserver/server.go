@@ -1,0 +1,301 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/tools"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Version is the server version reported in initialize.
+	Version string
+	// StallSteps is the review-stall threshold N of SPEC section 8: after N
+	// consecutive calls of a session that change nothing, the next result
+	// carries a notice; from 2N on, reads (read, list, find, grep) are
+	// refused as stalled until a change lands. 0 disables it.
+	StallSteps int
+	// Session is the base session id. The first client connection uses it
+	// as is (so a CLI with the same --session sees the same session); later
+	// connections get "<base>-2", "<base>-3", ... Empty means a generated id
+	// ("mcp-" and 12 hex digits) per connection.
+	Session string
+	// Logger receives what broke (errors the model is only told about in
+	// general terms). Nil discards it.
+	Logger *slog.Logger
+}
+
+// Server is stet's MCP server: every facade tool as an MCP tool over one
+// workspace. It is safe for concurrent use and may serve several
+// connections at once.
+type Server struct {
+	ws       *stet.Workspace
+	o        Options
+	mcp      *mcp.Server
+	log      *slog.Logger
+	listed   map[string]bool // tools in tools/list
+	maxReply int             // bound on a result's JSON, in bytes
+
+	mu     sync.Mutex
+	conns  map[*mcp.ServerSession]*conn
+	nconns int
+	stalls map[string]*stallState // by stet session id
+}
+
+// conn is what the server keeps per client connection.
+type conn struct {
+	id string // the connection's stet session id
+
+	rootsGen atomic.Int64 // bumped by notifications/roots/list_changed
+
+	mu         sync.Mutex // held while roots are asked for
+	rootsKnown bool       // roots were asked for at generation rootsAt
+	rootsAt    int64
+	roots      []string // announced roots as absolute directories; nil: no narrowing
+}
+
+// New returns a server for ws. Call ServeStdio or ServeHTTP, or mount
+// Handler, to serve it.
+func New(ws *stet.Workspace, o Options) *Server {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	version := o.Version
+	if version == "" {
+		version = "devel"
+	}
+	s := &Server{
+		ws:       ws,
+		o:        o,
+		log:      log,
+		listed:   map[string]bool{},
+		maxReply: maxReplyBytes,
+		conns:    map[*mcp.ServerSession]*conn{},
+		stalls:   map[string]*stallState{},
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stet", Title: "stet", Version: version}, &mcp.ServerOptions{
+		Instructions: tools.Instructions(),
+		Logger:       o.Logger,
+		// Tools only, and a tool list that never changes.
+		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		RootsListChangedHandler: s.rootsChanged,
+	})
+	readOnly := ws.Effects() == policy.ReadOnly
+	for _, spec := range tools.All() {
+		if readOnly && spec.Mutating {
+			continue
+		}
+		s.mcp.AddTool(toolOf(spec), s.callTool)
+		s.listed[spec.Name] = true
+	}
+	s.mcp.AddReceivingMiddleware(s.routeUnlisted)
+	return s
+}
+
+// toolOf is the MCP definition of a tool.
+func toolOf(spec tools.Spec) *mcp.Tool {
+	f := false
+	destructive := spec.Annotations.DestructiveHint
+	return &mcp.Tool{
+		Name:         spec.Name,
+		Title:        spec.Title,
+		Description:  spec.Description,
+		InputSchema:  spec.Input,
+		OutputSchema: spec.Output,
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    spec.Annotations.ReadOnlyHint,
+			DestructiveHint: &destructive,
+			IdempotentHint:  spec.Annotations.IdempotentHint,
+			OpenWorldHint:   &f,
+		},
+	}
+}
+
+// routeUnlisted sends calls of tools that are not in the tool list (an
+// unknown name, or a mutating tool of a read-only workspace) to the facade
+// too, so that they get a refusal the model can act on instead of a
+// protocol error.
+func (s *Server) routeUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && !s.listed[r.Params.Name] {
+				return s.callTool(ctx, r)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// run serves one connection over t until it ends or ctx is done.
+func (s *Server) run(ctx context.Context, t mcp.Transport) error {
+	return s.mcp.Run(ctx, t)
+}
+
+// ServeStdio serves one client over newline-delimited JSON-RPC on in and
+// out until in ends or ctx is done. A line that is not a JSON-RPC message
+// gets a parse error (-32700) or invalid-request error (-32600) and the
+// session goes on; so does a line over MaxMessageBytes.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	return s.run(ctx, &lineTransport{in: in, out: out, max: MaxMessageBytes})
+}
+
+// connOf returns the state of the connection behind ss, creating it (and
+// its session id) on first use.
+func (s *Server) connOf(ss *mcp.ServerSession) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.conns[ss]; ok {
+		return c
+	}
+	s.nconns++
+	c := &conn{id: s.sessionID(s.nconns)}
+	s.conns[ss] = c
+	if ss != nil {
+		go func() {
+			_ = ss.Wait()
+			s.mu.Lock()
+			delete(s.conns, ss)
+			s.mu.Unlock()
+		}()
+	}
+	return c
+}
+
+// sessionID is the stet session id of the n-th connection.
+func (s *Server) sessionID(n int) string {
+	if s.o.Session != "" {
+		if n == 1 {
+			return s.o.Session
+		}
+		return fmt.Sprintf("%s-%d", s.o.Session, n)
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Sprintf("mcp-%d", n)
+	}
+	return "mcp-" + hex.EncodeToString(b[:])
+}
+
+// callTool handles one tools/call: the _meta keys, the stall guard, the
+// roots, then the facade, then the result's size.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	c := s.connOf(req.Session)
+	pin, ref := parseMeta(req.Params.Meta)
+	id := c.id
+	if ref == nil && pin.session != "" {
+		id = pin.session
+	}
+	st := s.stallOf(id)
+	if ref != nil {
+		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+	}
+	sess, err := s.ws.Session(id)
+	if err != nil {
+		ref := invalid(name, "_meta %q names session %q, which cannot be used (%s); use a plain id of at most 200 characters", metaSession, id, cause(err))
+		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+	}
+	if pin.turn {
+		if ref, err := applyTurn(sess, pin); ref != nil || err != nil {
+			if err != nil {
+				return s.failed(name, err), nil
+			}
+			return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+		}
+		req, _ := sess.Request()
+		st.turn(req)
+	}
+	if ref := st.guard(name); ref != nil {
+		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+	}
+	if roots := s.rootsOf(ctx, req.Session, c); roots != nil {
+		if ref := s.checkRoots(roots, name, req.Params.Arguments); ref != nil {
+			return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+		}
+	}
+	out, err := s.call(ctx, sess, name, req.Params.Arguments)
+	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled: the client no longer waits for this answer.
+			return nil, ctx.Err()
+		}
+		st.step(name, true, false)
+		return s.failed(name, err), nil
+	}
+	notice := st.step(name, out.Refused != nil, landed(out.Structured))
+	return s.reply(name, out, notice), nil
+}
+
+// call runs the tool in its own goroutine, so that a cancelled call is
+// answered at once even while the facade is blocked in IO (the facade
+// checks the context between steps, and finishes or abandons the step it is
+// in on its own).
+func (s *Server) call(ctx context.Context, sess *stet.Session, name string, args json.RawMessage) (stet.Output, error) {
+	type result struct {
+		out stet.Output
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("mcpserver: tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
+				r = result{err: fmt.Errorf("internal error (a panic in %s)", name)}
+			}
+			done <- r
+		}()
+		r.out, r.err = sess.Call(ctx, name, args)
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-ctx.Done():
+		return stet.Output{}, ctx.Err()
+	}
+}
+
+// landed reports whether a result is a change that reached the disk.
+func landed(res any) bool {
+	switch r := res.(type) {
+	case *stet.MutationResult:
+		return !r.Receipt.DryRun
+	case *stet.PatchResult:
+		for _, rc := range r.Receipts {
+			if !rc.DryRun {
+				return true
+			}
+		}
+		return false
+	case *stet.MkdirResult:
+		return true
+	}
+	return false
+}
+
+// refusalOutput is the Output of a refusal made by this package.
+func refusalOutput(tool string, r *stet.Refusal) stet.Output {
+	if r.Tool == "" {
+		r.Tool = tool
+	}
+	return stet.Output{Structured: r, Text: r.Message, Refused: r}
+}
+
+// invalid is an invalid refusal about the call itself (its _meta).
+func invalid(tool, format string, args ...any) *stet.Refusal {
+	return &stet.Refusal{Kind: stet.KindInvalid, Tool: tool, Message: "refused: " + fmt.Sprintf(format, args...)}
+}

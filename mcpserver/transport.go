@@ -1,0 +1,303 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxMessageBytes bounds one inbound JSON-RPC message (a stdio line or an
+// HTTP body). It is above go-sdk's 16 MiB default so that a write of a file
+// near stet's 16 MiB edit limit still fits once JSON-escaped; a larger
+// message is answered with an error and the session goes on.
+const MaxMessageBytes = 64 << 20
+
+// headBytes is how much of an oversized line is kept to find its id.
+const headBytes = 4 << 10
+
+// lineTransport is newline-delimited JSON-RPC over a reader and a writer,
+// like go-sdk's IOTransport, except that a line which is not a JSON-RPC
+// message, or is over the size limit, gets an error reply instead of ending
+// the session. JSON-RPC batches are answered with an error for each request
+// in them.
+type lineTransport struct {
+	in  io.Reader
+	out io.Writer
+	max int // longest line accepted, in bytes
+}
+
+// Connect implements mcp.Transport.
+func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
+	max := t.max
+	if max <= 0 {
+		max = MaxMessageBytes
+	}
+	c := &lineConn{
+		out:    t.out,
+		msgs:   make(chan readResult),
+		closed: make(chan struct{}),
+	}
+	go c.readLoop(bufio.NewReaderSize(t.in, 64<<10), max)
+	return c, nil
+}
+
+type readResult struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// lineConn is the mcp.Connection of a lineTransport.
+type lineConn struct {
+	out io.Writer
+	wmu sync.Mutex // one message at a time on out
+
+	msgs      chan readResult
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+var _ mcp.Connection = (*lineConn)(nil)
+
+// Read returns the next message. Bad lines never reach it: the read loop
+// answers them itself.
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, io.EOF
+	case r := <-c.msgs:
+		return r.msg, r.err
+	}
+}
+
+// Write writes msg as one line.
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil && len(r.Result) > 0 && r.ID.IsValid() {
+		// A result is already compact JSON made by the SDK's encoder; writing
+		// it as is saves a validating pass over every byte of a large read
+		// (EncodeMessage re-compacts the RawMessage).
+		id, err := json.Marshal(r.ID.Raw())
+		if err == nil {
+			data := make([]byte, 0, len(r.Result)+len(id)+40)
+			data = append(data, `{"jsonrpc":"2.0","id":`...)
+			data = append(data, id...)
+			data = append(data, `,"result":`...)
+			data = append(data, r.Result...)
+			data = append(data, '}')
+			return c.writeLine(data)
+		}
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("mcpserver: encoding a message: %w", err)
+	}
+	return c.writeLine(data)
+}
+
+// writeLine writes data and a newline in one Write call, which keeps
+// lines whole even on a writer shared with someone else. data may be
+// appended to.
+func (c *lineConn) writeLine(data []byte) error {
+	select {
+	case <-c.closed:
+		return mcp.ErrConnectionClosed
+	default:
+	}
+	line := append(data, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.out.Write(line)
+	return err
+}
+
+// Close stops delivering messages. The reader is the caller's: it is not
+// closed, and the read loop ends at its EOF.
+func (c *lineConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID implements mcp.Connection; stdio has no session id.
+func (c *lineConn) SessionID() string { return "" }
+
+// deliver hands r to Read, unless the connection closes first.
+func (c *lineConn) deliver(r readResult) bool {
+	select {
+	case c.msgs <- r:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+func (c *lineConn) readLoop(br *bufio.Reader, max int) {
+	for {
+		line, head, size, err := readLine(br, max)
+		switch {
+		case size > max:
+			id := findID(head)
+			c.reply(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message too large: %d bytes or more, over the %d-byte limit of one message; send smaller arguments (for a large file, write part of it, then add the rest with edit)", size, max))
+		case len(bytes.TrimSpace(line)) > 0:
+			if !c.handleLine(line) {
+				return
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.EOF
+			}
+			c.deliver(readResult{err: err})
+			return
+		}
+	}
+}
+
+// handleLine decodes one line and delivers its message, or answers it with
+// an error. It reports false when the connection has closed.
+func (c *lineConn) handleLine(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if line[0] == '[' && json.Valid(line) {
+		c.rejectBatch(line)
+		return true
+	}
+	m, err := jsonrpc.DecodeMessage(line)
+	if err == nil {
+		return c.deliver(readResult{msg: m})
+	}
+	if !json.Valid(line) {
+		var v json.RawMessage
+		msg := "parse error: the line is not valid JSON; send one JSON-RPC message per line"
+		var se *json.SyntaxError
+		if err := json.Unmarshal(line, &v); errors.As(err, &se) {
+			msg = fmt.Sprintf("parse error: %s (at byte %d of the line); send one JSON-RPC message per line", se.Error(), se.Offset)
+		}
+		c.reply(nil, jsonrpc.CodeParseError, msg)
+		return true
+	}
+	if id := findID(line); id != nil || isRequest(line) {
+		c.reply(id, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 message (it needs \"jsonrpc\": \"2.0\", a string \"method\" and a string or number \"id\")")
+	}
+	// An undecodable message that is not a request (a reply to nothing we
+	// asked) has nobody waiting for an answer: drop it.
+	return true
+}
+
+// rejectBatch answers every request of a batch with an error, so that no
+// caller waits for an answer that never comes.
+func (c *lineConn) rejectBatch(line []byte) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(line, &elems); err != nil || len(elems) == 0 {
+		c.reply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty or malformed batch")
+		return
+	}
+	for _, e := range elems {
+		if id := findID(e); id != nil {
+			c.reply(id, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; send one message per line")
+		}
+	}
+}
+
+// reply writes an error response. id is the request's id as JSON, or nil
+// for null.
+func (c *lineConn) reply(id json.RawMessage, code int64, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	data, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: code, Message: msg}})
+	if err != nil {
+		return
+	}
+	// A failed write is the peer gone; Read reports it at EOF.
+	_ = c.writeLine(data)
+}
+
+// readLine reads one line of at most max bytes (without its newline). An
+// oversized line is consumed to its end but not kept: only its first
+// headBytes come back in head, and size is its length so far (> max).
+// err is io.EOF after the last line.
+func readLine(br *bufio.Reader, max int) (line, head []byte, size int, err error) {
+	for {
+		chunk, rerr := br.ReadSlice('\n')
+		size += len(chunk)
+		if size <= max {
+			line = append(line, chunk...)
+		} else if head == nil {
+			head = make([]byte, 0, headBytes)
+			head = append(head, line[:min(len(line), headBytes)]...)
+			head = append(head, chunk[:min(len(chunk), headBytes-len(head))]...)
+			line = nil
+		}
+		switch {
+		case rerr == nil:
+			if size <= max {
+				line = line[:len(line)-1]
+			}
+			return line, head, size, nil
+		case errors.Is(rerr, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, head, size, rerr
+		}
+	}
+}
+
+// findID returns the "id" member of a JSON-RPC object as JSON (a string or
+// a number), reading top-level members in order and stopping at the first
+// one it cannot read (a truncated head). It returns nil when there is none.
+func findID(data []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, ok := t.(string)
+		if !ok {
+			return nil
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if key != "id" {
+			continue
+		}
+		switch v.(type) {
+		case string, json.Number:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil
+			}
+			return b
+		}
+		return nil
+	}
+	return nil
+}
+
+// isRequest reports whether a JSON object has a "method" member.
+func isRequest(data []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	_, ok := m["method"]
+	return ok
+}

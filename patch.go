@@ -1,0 +1,257 @@
+package stet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/patch"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/textedit"
+)
+
+// planned is one file of a patch, checked and ready to land.
+type planned struct {
+	c    *change
+	move *target // an update that also moves the file
+	verb string
+}
+
+// Patch applies a Codex "*** Begin Patch" envelope or a unified diff: it adds,
+// updates, deletes and moves several files, all or nothing. Every file passes
+// the same rules as edit, write and delete; a failure while landing rolls the
+// files already changed back.
+func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) {
+	if strings.TrimSpace(a.Patch) == "" {
+		return nil, refuse(KindInvalid, "", "patch is empty; pass a *** Begin Patch envelope or a unified diff")
+	}
+	files, err := patch.Parse(a.Patch)
+	if err != nil {
+		return nil, &Refusal{Kind: KindInvalid, Tool: "patch", Message: "refused: the patch does not parse: " + err.Error() + "; fix that line and send the whole patch again", Err: err}
+	}
+	if len(files) == 0 {
+		return nil, refuse(KindInvalid, "", "the patch names no file; nothing to do")
+	}
+	// Resolve and gate every path first, and refuse a file named twice.
+	targets := make([]target, len(files))
+	moves := make([]*target, len(files))
+	seen := map[string]string{}
+	var all []target
+	for i, f := range files {
+		t, ref := s.ws.resolve("patch", f.Path)
+		if ref != nil {
+			return nil, ref
+		}
+		targets[i] = t
+		all = append(all, t)
+		if f.MoveTo != "" {
+			m, ref := s.ws.resolve("patch", f.MoveTo)
+			if ref != nil {
+				return nil, ref
+			}
+			if m.ri != t.ri {
+				return nil, refuse(KindInvalid, f.MoveTo, "%s and %s are in different workspace roots; move within one root", f.Path, f.MoveTo)
+			}
+			moves[i] = &m
+			all = append(all, m)
+		}
+	}
+	for _, t := range all {
+		if prev, dup := seen[t.key()]; dup {
+			return nil, refuse(KindInvalid, t.spelled, "the patch changes %s twice (also as %s); merge those parts into one file section", t.spelled, prev)
+		}
+		seen[t.key()] = t.spelled
+		if ref := s.gateWrite("patch", t); ref != nil {
+			return nil, ref
+		}
+	}
+	// Lock in a fixed order so two patches cannot deadlock.
+	sort.Slice(all, func(i, j int) bool { return all[i].key() < all[j].key() })
+	for _, t := range all {
+		unlock, err := s.ws.lock(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	plans := make([]planned, len(files))
+	for i, f := range files {
+		pl, ref := s.planFile(targets[i], moves[i], f, a.DryRun)
+		if ref != nil {
+			if len(files) > 1 {
+				ref.Message += fmt.Sprintf(" (nothing in the patch was applied: %d files)", len(files))
+			}
+			return nil, ref
+		}
+		plans[i] = pl
+	}
+	res := &PatchResult{Receipts: []receipt.Receipt{}}
+	var diffs, done []string
+	var landed []planned
+	for _, pl := range plans {
+		if err := ctx.Err(); err != nil {
+			s.rollback(ctx, landed)
+			return nil, err
+		}
+		out, err := s.commit(ctx, pl.c)
+		if err != nil {
+			s.rollback(ctx, landed)
+			return nil, err
+		}
+		landed = append(landed, pl)
+		res.Receipts = append(res.Receipts, out.Receipt)
+		if out.Diff != "" {
+			diffs = append(diffs, out.Diff)
+		}
+		if pl.move != nil && !a.DryRun {
+			o, _ := s.observed(pl.c.key)
+			after := pl.c.post
+			mv, err := s.landMove(ctx, pl.c.t, *pl.move, after, fsys.VersionOf(after), &o, nil, false)
+			if err != nil {
+				s.rollback(ctx, landed)
+				return nil, err
+			}
+			landed = append(landed, planned{c: &change{t: *pl.move, key: pl.move.key()}, verb: "move"})
+			res.Receipts = append(res.Receipts, mv.Receipt)
+		}
+		done = append(done, pl.verb)
+	}
+	prefix := ""
+	if a.DryRun {
+		prefix = "dry run, nothing written: "
+	}
+	res.Message = fmt.Sprintf("%spatched %s: %s", prefix, plural(len(plans), "file"), strings.Join(done, ", "))
+	if !a.DryRun {
+		ids := make([]string, len(res.Receipts))
+		for i, r := range res.Receipts {
+			ids[i] = r.ID
+		}
+		res.Message += "; receipts " + strings.Join(ids, ", ") + " (verified)"
+	}
+	res.Diff = strings.Join(diffs, "")
+	return res, nil
+}
+
+// planFile checks one file of a patch and builds its change.
+func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (planned, *Refusal) {
+	p := t.root.p
+	cur, err := p.ReadFile(t.rel)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
+		return planned{}, asRefusal(s.ws.fileErr("patch", t, err))
+	}
+	switch f.Kind {
+	case patch.Add:
+		if exists {
+			return planned{}, refuse(KindExists, t.spelled, "%s already exists (%s); the patch adds it; use an update section for an existing file (read it first)", t.spelled, linesWord(receipt.Lines(cur)))
+		}
+		if ref := s.checkParentObserved("patch", t); ref != nil {
+			return planned{}, ref
+		}
+		c := &change{tool: "patch", t: t, key: t.key(), post: f.Content, create: true, dryRun: dryRun,
+			matches: []receipt.Match{{Offset: 0, NewBytes: len(f.Content), Line: 1, Old: []byte{}, New: f.Content}},
+			eol:     textedit.DetectEOL(f.Content)}
+		c.message = "added " + t.display()
+		return planned{c: c, verb: "added " + t.display()}, nil
+	case patch.Delete:
+		if !exists {
+			return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot delete it; drop that section", t.spelled)
+		}
+		ver := fsys.VersionOf(cur)
+		o, ref := s.checkFresh("patch", t, cur, ver, "")
+		if ref != nil {
+			return planned{}, ref
+		}
+		c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, delete: true, save: true, dryRun: dryRun, seen: &o,
+			matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), Line: 1, Old: cur, New: []byte{}}}, eol: "none"}
+		c.message = "deleted " + t.display()
+		return planned{c: c, verb: "deleted " + t.display()}, nil
+	}
+	if !exists {
+		return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot update it; check the path (find or list), or add it as a new file", t.spelled)
+	}
+	if ref := s.checkEditable(t, cur); ref != nil {
+		return planned{}, ref
+	}
+	ver := fsys.VersionOf(cur)
+	o, ref := s.checkFresh("patch", t, cur, ver, "")
+	if ref != nil {
+		return planned{}, ref
+	}
+	ap, err := patch.Apply(cur, f.Hunks)
+	if err != nil {
+		return planned{}, hunkRefusal(t, err)
+	}
+	ms := make([]receipt.Match, len(ap.Regions))
+	for i, r := range ap.Regions {
+		ms[i] = receipt.Match{Offset: r.Offset, OldBytes: r.OldBytes, NewBytes: len(r.New), Line: r.Line, Old: cur[r.Offset : r.Offset+r.OldBytes], New: r.New}
+	}
+	if ref := s.checkBinding(t, o, cur, ver, regions(ms), false); ref != nil {
+		return planned{}, ref
+	}
+	eol := textedit.DetectEOL(cur)
+	if ap.CRLFAdapted {
+		eol = "crlf-adapted"
+	}
+	c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, post: ap.Text, matches: ms, eol: eol, dryRun: dryRun, seen: &o}
+	verb := fmt.Sprintf("updated %s (%s)", t.display(), plural(len(f.Hunks), "hunk"))
+	c.message = verb
+	if move != nil {
+		if _, err := p.Stat(move.rel); err == nil {
+			return planned{}, refuse(KindExists, move.spelled, "%s already exists; the patch would move %s over it; choose another name or delete it first", move.spelled, t.spelled)
+		}
+		if ref := s.checkParentObserved("patch", *move); ref != nil && move.parent().key() != t.parent().key() {
+			return planned{}, ref
+		}
+		verb += " and moved it to " + move.display()
+	}
+	return planned{c: c, move: move, verb: verb}, nil
+}
+
+// rollback reverts the files a failing patch already changed, newest first.
+// It is best effort: a file changed again by someone else is left alone.
+func (s *Session) rollback(ctx context.Context, landed []planned) {
+	for i := len(landed) - 1; i >= 0; i-- {
+		t := landed[i].c.t
+		d, err := s.lastChange(t.key())
+		if err != nil || d == nil {
+			continue
+		}
+		if d.Receipt.Tool == "move" {
+			s.undoMove(ctx, t, d)
+			continue
+		}
+		s.revert(ctx, t, d, "patch")
+	}
+}
+
+// hunkRefusal turns a patch.Apply error into a no_match or ambiguous refusal.
+func hunkRefusal(t target, err error) *Refusal {
+	var he *patch.HunkError
+	if errors.As(err, &he) {
+		kind := KindNoMatch
+		if he.Kind == "ambiguous" {
+			kind = KindAmbiguous
+		}
+		msg := fmt.Sprintf("%s: hunk %d: %s", t.spelled, he.Index+1, he.Msg)
+		if he.Near != "" {
+			msg += "\n" + strings.TrimRight(he.Near, "\n")
+		}
+		msg += "\nread the file again and rebuild that hunk from the lines it holds now"
+		return refuse(kind, t.spelled, "%s", msg).with("hunk", he.Index+1, "lines", he.Lines)
+	}
+	return refuse(KindInvalid, t.spelled, "%s: %v", t.spelled, err)
+}
+
+func asRefusal(err error) *Refusal {
+	if r, ok := AsRefusal(err); ok {
+		return r
+	}
+	return &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
+}
+
+var _ = policy.Thousands

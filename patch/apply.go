@@ -1,0 +1,327 @@
+package patch
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Region is one replaced byte region of a file. Offset and OldBytes address
+// the original bytes; New replaces them. Line is the 1-based line of Offset
+// in the original.
+type Region struct {
+	Offset, OldBytes int
+	New              []byte
+	Line             int
+}
+
+// Applied is the result of Apply.
+type Applied struct {
+	// Text is the new content of the file.
+	Text []byte
+	// Regions are the replaced regions, sorted, neither overlapping nor
+	// touching; splicing them into the original bytes gives Text. Unchanged
+	// context lines of a hunk are not part of its region.
+	Regions []Region
+	// CRLFAdapted says that some hunk matched only with the file's "\r\n"
+	// line endings set aside, or added lines to a CRLF file, and that its new
+	// lines were written with "\r\n".
+	CRLFAdapted bool
+}
+
+// Apply applies hunks, in order, to text. Each hunk's Old lines must be a
+// run of whole lines of text, equal byte for byte apart from the line
+// terminator, below the previous hunk. Where several runs qualify, the one
+// nearest the OldStart hint wins; with no hint, the first below the Context
+// line; with neither, more than one is ambiguous. An AtEOF hunk must end at
+// the end of the text. A hunk with no Old lines is inserted before line
+// OldStart, below its Context line, or at the end when AtEOF; with none of
+// these it is refused.
+//
+// When a hunk's lines are not in text as written and text has "\r\n" line
+// endings, they are compared with the "\r" of each "\r\n" set aside, and
+// its new lines are then written with "\r\n". No other adaptation is made.
+//
+// Failures are *HunkError values; nothing is applied unless every hunk is.
+// The hunks' line terminators follow the lines they replace: "\n" (or the
+// "\r\n" of an adapted match), except that a hunk replacing the last line
+// of a text without a final newline keeps it without one, unless the hunk's
+// OldNoEOL/NewNoEOL markers say otherwise.
+func Apply(text []byte, hunks []Hunk) (Applied, error) {
+	fl := indexLines(text)
+	var out Applied
+	from, drift := 0, 0
+	for k, h := range hunks {
+		pl, err := locate(fl, h, k, from, drift)
+		if err != nil {
+			return Applied{}, err
+		}
+		if h.OldStart > 0 {
+			drift = pl.at - (h.OldStart - 1)
+		}
+		r, ok, usedEOL := region(fl, h, pl)
+		if ok {
+			if n := len(out.Regions); n > 0 && out.Regions[n-1].Offset+out.Regions[n-1].OldBytes == r.Offset {
+				last := &out.Regions[n-1]
+				last.OldBytes += r.OldBytes
+				last.New = append(last.New, r.New...)
+			} else {
+				out.Regions = append(out.Regions, r)
+			}
+		}
+		// An insertion is adapted only if a line got the file's "\r\n".
+		out.CRLFAdapted = out.CRLFAdapted || pl.adapted && (len(h.Old) > 0 || usedEOL)
+		from = pl.at + len(h.Old)
+	}
+	out.Text = splice(text, out.Regions)
+	return out, nil
+}
+
+// splice replaces each region of text with its new bytes.
+func splice(text []byte, regions []Region) []byte {
+	size := len(text)
+	for _, r := range regions {
+		size += len(r.New) - r.OldBytes
+	}
+	b := make([]byte, 0, size)
+	prev := 0
+	for _, r := range regions {
+		b = append(b, text[prev:r.Offset]...)
+		b = append(b, r.New...)
+		prev = r.Offset + r.OldBytes
+	}
+	return append(b, text[prev:]...)
+}
+
+// placement is where a hunk goes: its Old lines start at line at (0-based),
+// compared as written or CRLF-adapted.
+type placement struct {
+	at      int
+	adapted bool
+}
+
+// search is what narrows a hunk's position.
+type search struct {
+	from     int // the first line the hunk may start at
+	prevEnd  int // the end of the previous hunk
+	ctxLine  int // the last @@ context line found, or -1
+	ctxText  string
+	atEOF    bool
+	expected int // 0-based line the hint expects, or -1
+}
+
+func locate(fl *fileLines, h Hunk, k, prevEnd, drift int) (placement, error) {
+	n := fl.n()
+	s := search{from: prevEnd, prevEnd: prevEnd, ctxLine: -1, expected: -1,
+		atEOF: h.AtEOF || h.OldNoEOL || h.NewNoEOL}
+	if h.OldStart > 0 {
+		s.expected = h.OldStart - 1 + drift
+	}
+	if h.OldStart == 0 && h.Context != "" {
+		q := prevEnd
+		for c := range strings.SplitSeq(h.Context, "\n") {
+			c = strings.TrimSpace(c)
+			if c == "" {
+				continue
+			}
+			at := findContext(fl, c, q, n)
+			if at < 0 {
+				return placement{}, contextMiss(fl, k, c, q)
+			}
+			s.ctxLine, s.ctxText, q = at, c, at+1
+		}
+		if s.ctxLine >= 0 {
+			// The hunk may begin at its context line itself.
+			s.from = s.ctxLine
+		}
+	}
+
+	if len(h.Old) == 0 {
+		var at int
+		switch {
+		case s.atEOF:
+			at = n
+		case s.ctxLine >= 0:
+			at = s.ctxLine + 1
+		case s.expected >= 0:
+			at = s.expected
+		default:
+			return placement{}, &HunkError{Index: k, Kind: KindAmbiguous,
+				Msg: "the hunk only adds lines and says nowhere where: include unchanged lines around the change, an @@ line naming a line above it, or end it with *** End of File"}
+		}
+		at = min(max(at, s.from), n)
+		// Nothing to compare: the added lines take the line ending of the
+		// line above them (below, at the top), unless they carry their own.
+		return placement{at: at, adapted: fl.crlfNear(at) && !anyCR(h.New)}, nil
+	}
+
+	cands, adapted := candidates(fl, h, s)
+	switch {
+	case len(cands) == 0:
+		return placement{}, diagnose(fl, h, k, s)
+	case len(cands) == 1 || s.atEOF:
+		return placement{at: cands[0], adapted: adapted}, nil
+	case s.expected >= 0:
+		best, tie := cands[0], false
+		for _, p := range cands[1:] {
+			switch d, bd := abs(p-s.expected), abs(best-s.expected); {
+			case d < bd:
+				best, tie = p, false
+			case d == bd:
+				tie = true
+			}
+		}
+		if !tie {
+			return placement{at: best, adapted: adapted}, nil
+		}
+	case s.ctxLine >= 0:
+		return placement{at: cands[0], adapted: adapted}, nil
+	}
+	return placement{}, ambiguous(k, h, cands)
+}
+
+// candidates lists the lines where h's Old lines can start: exact matches,
+// or, when there are none and the file has "\r\n" line endings,
+// CRLF-adapted ones.
+func candidates(fl *fileLines, h Hunk, s search) ([]int, bool) {
+	for _, adapted := range []bool{false, true} {
+		if adapted && !fl.crlf {
+			break
+		}
+		var cands []int
+		n, k := fl.n(), len(h.Old)
+		first := s.from
+		if s.atEOF {
+			first = max(first, n-k)
+		}
+		for p := first; p+k <= n; p++ {
+			if matchAt(fl, h.Old, p, adapted) && noEOLOK(fl, h, p) {
+				cands = append(cands, p)
+			}
+		}
+		if len(cands) > 0 {
+			return cands, adapted
+		}
+	}
+	return nil, false
+}
+
+func matchAt(fl *fileLines, old []string, p int, adapted bool) bool {
+	for j, o := range old {
+		if string(fl.line(p+j, adapted)) != o {
+			return false
+		}
+	}
+	return true
+}
+
+// noEOLOK checks the old side's "\ No newline at end of file" marker: the
+// run must end the file, on a line without "\n".
+func noEOLOK(fl *fileLines, h Hunk, p int) bool {
+	if !h.OldNoEOL {
+		return true
+	}
+	n := fl.n()
+	return p+len(h.Old) == n && !fl.hasNL(n-1)
+}
+
+// findContext returns the first line at or after from that contains c or
+// equals it once trimmed, or -1.
+func findContext(fl *fileLines, c string, from, n int) int {
+	cb := []byte(c)
+	for i := from; i < n; i++ {
+		l := fl.bare(i)
+		if bytes.Contains(l, cb) || string(bytes.TrimSpace(l)) == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// region builds the replaced region of h placed at pl; ok is false when the
+// hunk changes nothing. usedEOL says whether a line terminator was written.
+func region(fl *fileLines, h Hunk, pl placement) (r Region, ok, usedEOL bool) {
+	n := fl.n()
+	eol := "\n"
+	if pl.adapted {
+		eol = "\r\n"
+	}
+	k := len(h.Old)
+	if k == 0 && pl.at == n && n > 0 && !fl.hasNL(n-1) {
+		// Lines added after a last line without a newline: the newline goes
+		// before them, and the text still ends without one.
+		if len(h.New) == 0 {
+			return Region{}, false, false
+		}
+		return Region{Offset: len(fl.text), New: []byte(eol + strings.Join(h.New, eol)), Line: n}, true, true
+	}
+	endsBare := k > 0 && pl.at+k == n && !fl.hasNL(n-1) // the run ends the text without "\n"
+	newLines := make([]string, len(h.New))
+	for j, l := range h.New {
+		last := j == len(h.New)-1
+		switch {
+		case last && h.NewNoEOL && pl.at+k == n:
+		case last && endsBare && !h.OldNoEOL:
+		default:
+			l += eol
+			usedEOL = true
+		}
+		newLines[j] = l
+	}
+	// Leave out the unchanged lines at both ends.
+	pre := 0
+	for pre < k && pre < len(newLines) && string(fl.raw(pl.at+pre)) == newLines[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < k-pre && suf < len(newLines)-pre && string(fl.raw(pl.at+k-1-suf)) == newLines[len(newLines)-1-suf] {
+		suf++
+	}
+	if pre+suf == k && pre+suf == len(newLines) {
+		return Region{}, false, usedEOL
+	}
+	off := fl.start[pl.at+pre]
+	end := fl.start[pl.at+k-suf]
+	repl := strings.Join(newLines[pre:len(newLines)-suf], "")
+	if string(fl.text[off:end]) == repl {
+		return Region{}, false, usedEOL // e.g. an empty line added without its newline
+	}
+	return Region{Offset: off, OldBytes: end - off, New: []byte(repl), Line: fl.offsetLine(off)}, true, usedEOL
+}
+
+func anyCR(lines []string) bool {
+	for _, l := range lines {
+		if strings.HasSuffix(l, "\r") {
+			return true
+		}
+	}
+	return false
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func ambiguous(k int, h Hunk, cands []int) error {
+	lines := make([]int, len(cands))
+	shown := make([]string, 0, 10)
+	for i, p := range cands {
+		lines[i] = p + 1
+		if i < 10 {
+			shown = append(shown, fmt.Sprint(p+1))
+		}
+	}
+	list := strings.Join(shown, ", ")
+	if len(cands) > len(shown) {
+		list += fmt.Sprintf(" and %d more", len(cands)-len(shown))
+	}
+	what := "its old lines occur"
+	if len(h.Old) == 1 {
+		what = "its old line occurs"
+	}
+	return &HunkError{Index: k, Kind: KindAmbiguous, Lines: lines,
+		Msg: fmt.Sprintf("%s %d times (at lines %s): include more unchanged lines around the change, or an @@ line naming a line above it, so that it matches once", what, len(cands), list)}
+}

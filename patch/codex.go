@@ -1,0 +1,213 @@
+package patch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The lines of the Codex apply_patch envelope.
+const (
+	codexBegin  = "*** Begin Patch"
+	codexEnd    = "*** End Patch"
+	codexAdd    = "*** Add File:"
+	codexDelete = "*** Delete File:"
+	codexUpdate = "*** Update File:"
+	codexMove   = "*** Move to:"
+	codexEOF    = "*** End of File"
+)
+
+func isCodexFileHeader(t string) bool {
+	return strings.HasPrefix(t, codexAdd) || strings.HasPrefix(t, codexDelete) || strings.HasPrefix(t, codexUpdate)
+}
+
+// parseCodex reads lines lo..hi as one Codex envelope.
+func parseCodex(p patchLines, lo, hi int) ([]File, error) {
+	if t := strings.TrimSpace(p[lo]); t != codexBegin {
+		return nil, &ParseError{Line: lo + 1, Msg: fmt.Sprintf("expected %q as the first line, found %q", codexBegin, clip(t, 60))}
+	}
+	var files []File
+	i := lo + 1
+	for i <= hi {
+		t := strings.TrimSpace(p[i])
+		switch {
+		case t == "":
+			i++
+		case t == codexEnd:
+			for j := i + 1; j <= hi; j++ {
+				if !blank(p[j]) {
+					return nil, &ParseError{Line: j + 1, Msg: fmt.Sprintf("text after %q: one envelope per patch", codexEnd)}
+				}
+			}
+			return files, nil
+		case strings.HasPrefix(t, codexAdd):
+			f, next, err := parseCodexAdd(p, i, hi)
+			if err != nil {
+				return nil, err
+			}
+			files, i = append(files, f), next
+		case strings.HasPrefix(t, codexDelete):
+			path, err := headerPath(t, codexDelete, i)
+			if err != nil {
+				return nil, err
+			}
+			files, i = append(files, File{Kind: Delete, Path: path, Line: i + 1}), i+1
+		case strings.HasPrefix(t, codexUpdate):
+			f, next, err := parseCodexUpdate(p, i, hi)
+			if err != nil {
+				return nil, err
+			}
+			files, i = append(files, f), next
+		case strings.HasPrefix(t, "***"):
+			return nil, &ParseError{Line: i + 1, Msg: fmt.Sprintf("unknown header %q: expected \"*** Add File: PATH\", \"*** Update File: PATH\", \"*** Delete File: PATH\" or %q", clip(t, 60), codexEnd)}
+		default:
+			return nil, &ParseError{Line: i + 1, Msg: fmt.Sprintf("unexpected line %q: expected a file header (\"*** Add File: PATH\", \"*** Update File: PATH\", \"*** Delete File: PATH\") or %q", clip(p[i], 60), codexEnd)}
+		}
+	}
+	return nil, &ParseError{Line: hi + 1, Msg: fmt.Sprintf("the patch ends without %q", codexEnd)}
+}
+
+func headerPath(t, prefix string, i int) (string, error) {
+	path := strings.TrimSpace(strings.TrimPrefix(t, prefix))
+	if path == "" {
+		return "", &ParseError{Line: i + 1, Msg: fmt.Sprintf("%q needs a path", prefix)}
+	}
+	return path, nil
+}
+
+// parseCodexAdd reads "*** Add File: PATH" at line i and its "+" lines.
+func parseCodexAdd(p patchLines, i, hi int) (File, int, error) {
+	path, err := headerPath(strings.TrimSpace(p[i]), codexAdd, i)
+	if err != nil {
+		return File{}, 0, err
+	}
+	f := File{Kind: Add, Path: path, Line: i + 1}
+	var lines []string
+	pending := 0 // empty lines, content only if a "+" line follows
+	j := i + 1
+	for ; j <= hi; j++ {
+		l := p[j]
+		switch {
+		case strings.HasPrefix(l, "+"):
+			for ; pending > 0; pending-- {
+				lines = append(lines, "")
+			}
+			lines = append(lines, l[1:])
+			continue
+		case l == "":
+			pending++
+			continue
+		case blank(l) || strings.HasPrefix(strings.TrimSpace(l), "***"):
+		default:
+			return File{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("bad line %q in \"*** Add File: %s\": every line of an added file starts with '+'", clip(l, 60), path)}
+		}
+		break
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	f.Content = []byte(b.String())
+	return f, j, nil
+}
+
+// parseCodexUpdate reads "*** Update File: PATH" at line i, an optional
+// "*** Move to:", and its hunks.
+func parseCodexUpdate(p patchLines, i, hi int) (File, int, error) {
+	path, err := headerPath(strings.TrimSpace(p[i]), codexUpdate, i)
+	if err != nil {
+		return File{}, 0, err
+	}
+	f := File{Kind: Update, Path: path, Line: i + 1}
+	j := i + 1
+	for j <= hi && blank(p[j]) {
+		j++
+	}
+	if j <= hi && strings.HasPrefix(strings.TrimSpace(p[j]), codexMove) {
+		if f.MoveTo, err = headerPath(strings.TrimSpace(p[j]), codexMove, j); err != nil {
+			return File{}, 0, err
+		}
+		j++
+	}
+
+	var cur *hunkBuilder
+	afterEOF := false // the last hunk ended with "*** End of File": the next needs "@@"
+	closeHunk := func() error {
+		if cur == nil {
+			return nil
+		}
+		h, err := cur.finish()
+		if err != nil {
+			return err
+		}
+		f.Hunks = append(f.Hunks, h)
+		cur = nil
+		return nil
+	}
+body:
+	for ; j <= hi; j++ {
+		l := p[j]
+		switch {
+		case strings.HasPrefix(l, "***"):
+			if strings.TrimSpace(l) != codexEOF {
+				break body
+			}
+			if cur == nil || cur.n == 0 {
+				return File{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("%q must end a hunk's lines", codexEOF)}
+			}
+			if err := cur.flush(); err != nil {
+				return File{}, 0, err
+			}
+			cur.h.AtEOF = true
+			if err := closeHunk(); err != nil {
+				return File{}, 0, err
+			}
+			afterEOF = true
+		case strings.HasPrefix(l, "@@"):
+			if cur != nil && cur.n > 0 {
+				if err := closeHunk(); err != nil {
+					return File{}, 0, err
+				}
+			}
+			if cur == nil {
+				cur = newHunkBuilder(j + 1)
+			}
+			cur.blank = cur.blank[:0]
+			if uh, ok := parseUnifiedHeader(l); ok {
+				// A unified header inside the envelope: its line number is a
+				// hint; its counts are not checked.
+				if cur.h.OldStart == 0 {
+					cur.h.OldStart = uh.oldStart()
+				}
+				if uh.section != "" {
+					cur.ctx = append(cur.ctx, uh.section)
+				}
+			} else if c := strings.TrimSpace(l[2:]); c != "" {
+				cur.ctx = append(cur.ctx, c)
+			}
+			afterEOF = false
+		case l == "" || l[0] == ' ' || l[0] == '-' || l[0] == '+' || l[0] == '\\':
+			if cur == nil {
+				if l == "" {
+					continue // a separator before the first hunk
+				}
+				if afterEOF {
+					return File{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("a hunk after %q must start with an \"@@\" line", codexEOF)}
+				}
+				cur = newHunkBuilder(j + 1)
+			}
+			if err := cur.take(l, j+1); err != nil {
+				return File{}, 0, err
+			}
+		default:
+			return File{}, 0, badHunkLine(l, j+1)
+		}
+	}
+	if err := closeHunk(); err != nil {
+		return File{}, 0, err
+	}
+	if len(f.Hunks) == 0 && f.MoveTo == "" {
+		return File{}, 0, &ParseError{Line: i + 1, Msg: fmt.Sprintf("\"*** Update File: %s\" has no hunks: add \"@@\" hunks, or \"*** Move to: PATH\" to only rename it", path)}
+	}
+	return f, j, nil
+}

@@ -1,0 +1,166 @@
+package patch
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// hunkBuilder collects the body of one hunk, line by line, in either format.
+type hunkBuilder struct {
+	h     Hunk
+	line  int      // patch line of the hunk's first line
+	ctx   []string // "@@" texts seen before the body
+	n     int      // body lines taken (blank lines still pending excluded)
+	blank []int    // patch lines of empty lines not yet taken
+	last  byte     // the kind of the last body line: ' ', '-' or '+'
+}
+
+func newHunkBuilder(line int) *hunkBuilder { return &hunkBuilder{line: line} }
+
+// take adds one body line; lineNo is its patch line. An empty line is an
+// empty context line, held back until a later line shows it is inside the
+// hunk (a trailing empty line before the next header is a separator).
+func (b *hunkBuilder) take(l string, lineNo int) error {
+	if l == "" {
+		b.blank = append(b.blank, lineNo)
+		return nil
+	}
+	if err := b.flush(); err != nil {
+		return err
+	}
+	return b.add(l, lineNo)
+}
+
+// flush takes the held-back empty lines as empty context lines.
+func (b *hunkBuilder) flush() error {
+	for _, n := range b.blank {
+		if err := b.add(" ", n); err != nil {
+			return err
+		}
+	}
+	b.blank = b.blank[:0]
+	return nil
+}
+
+func (b *hunkBuilder) add(l string, lineNo int) error {
+	kind, text := l[0], l[1:]
+	switch kind {
+	case ' ':
+		if b.h.OldNoEOL || b.h.NewNoEOL {
+			return &ParseError{Line: lineNo, Msg: "a context line follows \"\\ No newline at end of file\": that marker must end its side of the hunk"}
+		}
+		b.h.Old = append(b.h.Old, text)
+		b.h.New = append(b.h.New, text)
+	case '-':
+		if b.h.OldNoEOL {
+			return &ParseError{Line: lineNo, Msg: "a removed line follows \"\\ No newline at end of file\" on the old side"}
+		}
+		b.h.Old = append(b.h.Old, text)
+	case '+':
+		if b.h.NewNoEOL {
+			return &ParseError{Line: lineNo, Msg: "an added line follows \"\\ No newline at end of file\" on the new side"}
+		}
+		b.h.New = append(b.h.New, text)
+	case '\\':
+		switch b.last {
+		case ' ':
+			b.h.OldNoEOL, b.h.NewNoEOL = true, true
+		case '-':
+			b.h.OldNoEOL = true
+		case '+':
+			b.h.NewNoEOL = true
+		default:
+			return &ParseError{Line: lineNo, Msg: "\"\\ No newline at end of file\" must follow a hunk line"}
+		}
+		b.h.AtEOF = true
+		return nil
+	default:
+		return badHunkLine(l, lineNo)
+	}
+	b.last = kind
+	b.n++
+	return nil
+}
+
+// finish returns the hunk; held-back empty lines are dropped.
+func (b *hunkBuilder) finish() (Hunk, error) {
+	b.blank = nil
+	if b.n == 0 {
+		return Hunk{}, &ParseError{Line: b.line, Msg: "empty hunk: a hunk needs at least one ' ', '-' or '+' line"}
+	}
+	if b.h.Context == "" && len(b.ctx) > 0 {
+		b.h.Context = strings.Join(b.ctx, "\n")
+	}
+	return b.h, nil
+}
+
+func badHunkLine(l string, lineNo int) error {
+	return &ParseError{Line: lineNo, Msg: fmt.Sprintf("bad hunk line %q: every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added)", clip(l, 60))}
+}
+
+// unifiedHeader reads "@@ -l[,s] +l[,s] @@[ section]".
+type unifiedHeader struct {
+	oldLine, oldCount, newLine, newCount int
+	section                              string
+}
+
+func parseUnifiedHeader(l string) (unifiedHeader, bool) {
+	var h unifiedHeader
+	rest, ok := strings.CutPrefix(l, "@@ -")
+	if !ok {
+		return h, false
+	}
+	ranges, section, ok := strings.Cut(rest, " @@")
+	if !ok {
+		return h, false
+	}
+	oldR, newR, ok := strings.Cut(ranges, " +")
+	if !ok {
+		return h, false
+	}
+	if h.oldLine, h.oldCount, ok = parseRange(oldR); !ok {
+		return h, false
+	}
+	if h.newLine, h.newCount, ok = parseRange(newR); !ok {
+		return h, false
+	}
+	h.section = strings.TrimSpace(section)
+	return h, true
+}
+
+// maxLine bounds the numbers of a hunk header, so arithmetic on them
+// cannot overflow.
+const maxLine = 1 << 30
+
+func parseRange(s string) (line, count int, ok bool) {
+	ls, cs, hasCount := strings.Cut(s, ",")
+	line, err := strconv.Atoi(ls)
+	if err != nil || line < 0 || line > maxLine || ls[0] == '+' || ls[0] == '-' {
+		return 0, 0, false
+	}
+	count = 1
+	if hasCount {
+		count, err = strconv.Atoi(cs)
+		if err != nil || count < 0 || count > maxLine || cs[0] == '+' || cs[0] == '-' {
+			return 0, 0, false
+		}
+	}
+	return line, count, true
+}
+
+// oldStart turns a header's old range into Hunk.OldStart: a range with no
+// lines names the line after which the new lines go.
+func (h unifiedHeader) oldStart() int {
+	if h.oldCount == 0 {
+		return h.oldLine + 1
+	}
+	return h.oldLine
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,57 @@
+package patch
+
+// Kind says what a File plan does to its path.
+type Kind string
+
+// The kinds of file plan.
+const (
+	Add    Kind = "add"    // create Path with Content
+	Update Kind = "update" // apply Hunks to Path, then move it to MoveTo if set
+	Delete Kind = "delete" // remove Path
+)
+
+// File is the plan for one path of a patch.
+type File struct {
+	Kind Kind
+	// Path is the slash path as the patch wrote it: the Codex header's path,
+	// or the unified diff's name with one leading "a/" or "b/" removed.
+	Path string
+	// MoveTo is the new path of an update that also renames its file (Codex
+	// "*** Move to:", git "rename to"); "" when the file stays.
+	MoveTo string
+	// Content is the whole new file of an Add. A Codex Add's lines are each
+	// followed by "\n"; a unified diff's keep a missing final newline when
+	// the diff marks it.
+	Content []byte
+	// Hunks are the changes of an Update, in file order. A Delete from a
+	// unified diff also carries its hunks, which remove the whole file:
+	// applying them to the file must leave it empty, so a caller can check
+	// the file still holds what the patch expected.
+	Hunks []Hunk
+	// Line is the 1-based line of the patch where this file's section starts.
+	Line int
+}
+
+// Hunk is one change of a file: its Old lines are replaced by its New lines.
+// Lines are stored without terminators; an empty string is an empty line.
+type Hunk struct {
+	// Context is the text after "@@": a Codex context line, or a unified
+	// hunk's section heading. Several consecutive Codex "@@" lines are
+	// joined with "\n". It may be "". Apply uses it to narrow the search only
+	// when OldStart is 0.
+	Context string
+	// OldStart is the 1-based line where the Old lines start according to a
+	// unified hunk header; for a hunk with no Old lines, the line the New
+	// lines go before. It is a hint, not a rule. 0 when unknown (Codex).
+	OldStart int
+	// Old and New are the hunk's lines before and after: context and
+	// removed lines make Old, context and added lines make New.
+	Old, New []string
+	// AtEOF anchors the hunk at the end of the file: Codex "*** End of File",
+	// or a unified hunk that carries a "\ No newline at end of file" marker.
+	AtEOF bool
+	// OldNoEOL and NewNoEOL record a "\ No newline at end of file" marker
+	// after the last Old line or the last New line: the file ends without a
+	// newline before the change, or after it.
+	OldNoEOL, NewNoEOL bool
+}

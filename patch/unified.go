@@ -1,0 +1,352 @@
+package patch
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// parseUnified reads lines lo..hi as a unified diff of one or more files.
+// Text before the first file header (a mail header, a commit message, a
+// diffstat) is skipped; after it, a hunk line outside any hunk is an error,
+// since it means a hunk header counts fewer lines than the hunk has.
+//
+// Lines hi+1..end are blank lines after the patch, read only as the last
+// lines of a hunk whose counts are not yet met.
+func parseUnified(p patchLines, lo, hi, end int) ([]File, error) {
+	var files []File
+	lastHunk := 0 // patch line of the last hunk header read
+	for i := lo; i <= hi; {
+		l := p[i]
+		switch {
+		case strings.HasPrefix(l, "diff --git ") || isFileHeaderPair(p, i, hi):
+			f, next, last, err := parseUnifiedFile(p, i, hi, end)
+			if err != nil {
+				return nil, err
+			}
+			if last > 0 {
+				lastHunk = last
+			}
+			files, i = append(files, f), next
+		case strings.HasPrefix(l, "@@"):
+			return nil, &ParseError{Line: i + 1, Msg: "hunk without a file header: expected \"--- a/PATH\" and \"+++ b/PATH\" before it"}
+		case len(files) > 0 && (l == "-- " || l == "--"):
+			return files, nil // a mail signature ends the patch
+		case len(files) > 0 && !blank(l) && strings.IndexByte(" -+\\", l[0]) >= 0:
+			msg := "hunk line outside any hunk"
+			if lastHunk > 0 {
+				msg += fmt.Sprintf(": the hunk header at patch line %d counts fewer lines than its hunk has", lastHunk)
+			}
+			return nil, &ParseError{Line: i + 1, Msg: msg}
+		default:
+			i++
+		}
+	}
+	if len(files) == 0 {
+		return nil, &ParseError{Line: lo + 1, Msg: "no file in this diff: expected \"--- a/PATH\" and \"+++ b/PATH\" lines"}
+	}
+	return files, nil
+}
+
+func isFileHeaderPair(p patchLines, i, hi int) bool {
+	return strings.HasPrefix(p[i], "--- ") && i < hi && strings.HasPrefix(p[i+1], "+++ ")
+}
+
+const devNull = "/dev/null"
+
+// parseUnifiedFile reads one file section starting at line i: an optional
+// "diff --git" line with its extended headers, the "---"/"+++" pair, and the
+// hunks. It returns the line after the section and the patch line of its
+// last hunk header.
+func parseUnifiedFile(p patchLines, i, hi, end int) (File, int, int, error) {
+	f := File{Line: i + 1}
+	var (
+		git                        bool
+		gitOld, gitNew             string
+		renameFrom, renameTo       string
+		newFile, deletedFile       bool
+		oldName, newName           string
+		oldNull, newNull, hasNames bool
+	)
+	if rest, ok := strings.CutPrefix(p[i], "diff --git "); ok {
+		git = true
+		var err error
+		if gitOld, gitNew, err = gitHeaderNames(rest); err != nil {
+			return File{}, 0, 0, &ParseError{Line: i + 1, Msg: err.Error()}
+		}
+		i++
+	ext:
+		for ; i <= hi; i++ {
+			l := p[i]
+			switch {
+			case strings.HasPrefix(l, "new file mode "):
+				newFile = true
+			case strings.HasPrefix(l, "deleted file mode "):
+				deletedFile = true
+			case strings.HasPrefix(l, "rename from "):
+				renameFrom = unquoteName(strings.TrimPrefix(l, "rename from "))
+			case strings.HasPrefix(l, "rename to "):
+				renameTo = unquoteName(strings.TrimPrefix(l, "rename to "))
+			case strings.HasPrefix(l, "copy from ") || strings.HasPrefix(l, "copy to "):
+				return File{}, 0, 0, &ParseError{Line: i + 1, Msg: "copy patches are not supported: add the new file with its full content instead"}
+			case strings.HasPrefix(l, "Binary files ") || strings.HasPrefix(l, "GIT binary patch"):
+				return File{}, 0, 0, &ParseError{Line: i + 1, Msg: "binary patches are not supported"}
+			case strings.HasPrefix(l, "old mode ") || strings.HasPrefix(l, "new mode ") ||
+				strings.HasPrefix(l, "index ") || strings.HasPrefix(l, "similarity index ") ||
+				strings.HasPrefix(l, "dissimilarity index "):
+				// File modes are kept as they are; hashes are not checked.
+			default:
+				break ext
+			}
+		}
+	}
+	if i <= hi && isFileHeaderPair(p, i, hi) {
+		hasNames = true
+		oldName, oldNull = headerName(strings.TrimPrefix(p[i], "--- "))
+		newName, newNull = headerName(strings.TrimPrefix(p[i+1], "+++ "))
+		if oldName == "" && !oldNull || newName == "" && !newNull {
+			return File{}, 0, 0, &ParseError{Line: i + 1, Msg: "\"---\" and \"+++\" need a path (or /dev/null)"}
+		}
+		i += 2
+	}
+
+	lastHunk := 0
+	for i <= hi {
+		j := i
+		for j <= hi && blank(p[j]) {
+			j++
+		}
+		if j > hi || !strings.HasPrefix(p[j], "@@") {
+			break
+		}
+		i, lastHunk = j, j+1
+		h, next, err := parseUnifiedHunk(p, i, hi, end)
+		if err != nil {
+			return File{}, 0, 0, err
+		}
+		f.Hunks, i = append(f.Hunks, h), next
+	}
+
+	// Which paths: the ---/+++ names, else the diff --git names; rename
+	// headers override both.
+	oldPath, newPath := oldName, newName
+	if !hasNames {
+		oldPath, newPath = gitOld, gitNew
+	}
+	if renameFrom != "" {
+		oldPath = renameFrom
+	}
+	if renameTo != "" {
+		newPath = renameTo
+	}
+	isAdd, isDel := oldNull || newFile, newNull || deletedFile
+	switch {
+	case isAdd && isDel:
+		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: "a file section cannot both create and delete its file"}
+	case isAdd:
+		return addFromHunks(f, newPath, i, lastHunk)
+	case isDel:
+		f.Kind, f.Path = Delete, oldPath
+		for _, h := range f.Hunks {
+			if len(h.New) > 0 {
+				return File{}, 0, 0, &ParseError{Line: f.Line, Msg: fmt.Sprintf("the deletion of %s has hunk lines that are kept or added", oldPath)}
+			}
+		}
+		return f, i, lastHunk, nil
+	}
+	f.Kind, f.Path = Update, oldPath
+	if oldPath != newPath {
+		if !git {
+			return File{}, 0, 0, &ParseError{Line: f.Line, Msg: fmt.Sprintf("\"---\" names %s and \"+++\" names %s: a plain diff must name one file on both sides (a git diff with \"rename from\"/\"rename to\" moves a file)", oldPath, newPath)}
+		}
+		f.MoveTo = newPath
+	}
+	if f.Path == "" {
+		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: "no path for this file section"}
+	}
+	if len(f.Hunks) == 0 && f.MoveTo == "" {
+		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: fmt.Sprintf("the section for %s changes nothing that can be applied (mode changes are not supported)", f.Path)}
+	}
+	return f, i, lastHunk, nil
+}
+
+// addFromHunks makes f the creation of path from hunks that add every line.
+func addFromHunks(f File, path string, next, lastHunk int) (File, int, int, error) {
+	if path == "" {
+		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: "no path for the new file"}
+	}
+	var b strings.Builder
+	for _, h := range f.Hunks {
+		if len(h.Old) > 0 {
+			return File{}, 0, 0, &ParseError{Line: f.Line, Msg: fmt.Sprintf("the creation of %s has hunk lines that are removed or kept", path)}
+		}
+		for k, l := range h.New {
+			b.WriteString(l)
+			if k < len(h.New)-1 || !h.NewNoEOL {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return File{Kind: Add, Path: path, Content: []byte(b.String()), Line: f.Line}, next, lastHunk, nil
+}
+
+// parseUnifiedHunk reads the hunk whose "@@" line is line i.
+func parseUnifiedHunk(p patchLines, i, hi, end int) (Hunk, int, error) {
+	hdr, ok := parseUnifiedHeader(p[i])
+	if !ok {
+		if strings.HasPrefix(p[i], "@@ -") || strings.HasPrefix(p[i], "@@@") {
+			return Hunk{}, 0, &ParseError{Line: i + 1, Msg: fmt.Sprintf("bad hunk header %q: expected \"@@ -l,s +l,s @@\"", clip(p[i], 60))}
+		}
+		return parseBareHunk(p, i, hi)
+	}
+	b := newHunkBuilder(i + 1)
+	b.h.OldStart = hdr.oldStart()
+	b.h.Context = hdr.section
+	counts := func() string {
+		return fmt.Sprintf("-%d,%d +%d,%d", hdr.oldLine, hdr.oldCount, hdr.newLine, hdr.newCount)
+	}
+	oldN, newN := 0, 0
+	j := i + 1
+	for ; oldN < hdr.oldCount || newN < hdr.newCount; j++ {
+		if j > end || j > hi && !blank(p[j]) {
+			return Hunk{}, 0, &ParseError{Line: i + 1, Msg: fmt.Sprintf("the hunk ends early: its header counts %s, the patch has %d old and %d new lines", counts(), oldN, newN)}
+		}
+		l := p[j]
+		if l == "" {
+			l = " "
+		}
+		over := false
+		switch l[0] {
+		case ' ':
+			over = oldN >= hdr.oldCount || newN >= hdr.newCount
+			oldN, newN = oldN+1, newN+1
+		case '-':
+			over = oldN >= hdr.oldCount
+			oldN++
+		case '+':
+			over = newN >= hdr.newCount
+			newN++
+		case '\\':
+		default:
+			return Hunk{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("the hunk ends early: its header (patch line %d) counts %s, the patch has %d old and %d new lines before %q", i+1, counts(), oldN, newN, clip(l, 60))}
+		}
+		if over {
+			return Hunk{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("this line is beyond the counts of its hunk header (patch line %d, %s)", i+1, counts())}
+		}
+		if err := b.add(l, j+1); err != nil {
+			return Hunk{}, 0, err
+		}
+	}
+	if j <= hi && strings.HasPrefix(p[j], "\\") {
+		if err := b.add(p[j], j+1); err != nil {
+			return Hunk{}, 0, err
+		}
+		j++
+	}
+	h, err := b.finish()
+	return h, j, err
+}
+
+// parseBareHunk reads a hunk whose "@@" line has no line numbers: it runs
+// to the first line that is not a hunk line.
+func parseBareHunk(p patchLines, i, hi int) (Hunk, int, error) {
+	b := newHunkBuilder(i + 1)
+	b.h.Context = strings.TrimSpace(strings.TrimPrefix(p[i], "@@"))
+	j := i + 1
+	for ; j <= hi; j++ {
+		l := p[j]
+		if l != "" && strings.IndexByte(" -+\\", l[0]) < 0 || isFileHeaderPair(p, j, hi) {
+			break
+		}
+		if err := b.take(l, j+1); err != nil {
+			return Hunk{}, 0, err
+		}
+	}
+	h, err := b.finish()
+	return h, j, err
+}
+
+// headerName reads the name of a "---" or "+++" line: quoted or not,
+// without a trailing tab and timestamp, with one leading "a/" or "b/"
+// removed.
+func headerName(s string) (name string, null bool) {
+	if strings.HasPrefix(s, "\"") {
+		if q, _, ok := cutQuoted(s); ok {
+			s = q
+		}
+	} else {
+		s, _, _ = strings.Cut(s, "\t")
+		s = strings.TrimSpace(s)
+	}
+	if s == devNull {
+		return "", true
+	}
+	return stripPrefix(s), false
+}
+
+func stripPrefix(s string) string {
+	if rest, ok := strings.CutPrefix(s, "a/"); ok {
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(s, "b/"); ok {
+		return rest
+	}
+	return s
+}
+
+// unquoteName reads a name that git may have C-quoted.
+func unquoteName(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "\"") {
+		if q, _, ok := cutQuoted(s); ok {
+			return q
+		}
+	}
+	return s
+}
+
+// cutQuoted reads the C-quoted string at the start of s and returns it
+// unquoted with the rest of s.
+func cutQuoted(s string) (string, string, bool) {
+	for k := 1; k < len(s); k++ {
+		switch s[k] {
+		case '\\':
+			k++
+		case '"':
+			q, err := strconv.Unquote(s[:k+1])
+			if err != nil {
+				return "", "", false
+			}
+			return q, s[k+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// gitHeaderNames reads the two names of a "diff --git" line.
+func gitHeaderNames(rest string) (string, string, error) {
+	bad := errors.New("bad \"diff --git\" line: expected \"diff --git a/PATH b/PATH\"")
+	var a, b string
+	if strings.HasPrefix(rest, "\"") {
+		q, tail, ok := cutQuoted(rest)
+		if !ok {
+			return "", "", bad
+		}
+		a, b = q, unquoteName(tail)
+	} else if n := len(rest); n%2 == 1 && rest[n/2] == ' ' && stripPrefix(rest[:n/2]) == stripPrefix(rest[n/2+1:]) {
+		a, b = rest[:n/2], rest[n/2+1:]
+	} else if k := strings.Index(rest, " b/"); k >= 0 {
+		a, b = rest[:k], unquoteName(rest[k+1:])
+	} else if k := strings.LastIndex(rest, " \""); k >= 0 {
+		a, b = rest[:k], unquoteName(rest[k+1:])
+	} else if x, y, ok := strings.Cut(rest, " "); ok {
+		a, b = x, y
+	} else {
+		return "", "", bad
+	}
+	if a == "" || b == "" {
+		return "", "", bad
+	}
+	return stripPrefix(a), stripPrefix(b), nil
+}

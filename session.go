@@ -1,0 +1,187 @@
+package stet
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/stet-dev/stet/journal"
+	"github.com/stet-dev/stet/policy"
+)
+
+// Session is one agent's working state: what it observed, what it created,
+// its pinned request and declared inputs. Every change to it is recorded in
+// the journal, so a later process (a CLI call) with the same id continues
+// where the last one stopped. A Session is safe for concurrent use.
+type Session struct {
+	ws *Workspace
+	id string
+
+	mu      sync.Mutex
+	files   map[string]*observation // by target.key()
+	dirs    map[string]bool         // observed directories, by target.key()
+	created map[string]bool         // files this session created, by target.key()
+	request string
+	inputs  []string
+}
+
+// observation is what the session saw of one file at one version.
+type observation struct {
+	Version string        `json:"version"`
+	Seen    policy.Ranges `json:"seen,omitempty"`
+	Whole   bool          `json:"whole,omitempty"` // a whole-file read at this version
+	Size    int           `json:"size"`
+	Lines   int           `json:"lines"`
+}
+
+func newSession(ws *Workspace, id string) *Session {
+	return &Session{
+		ws:      ws,
+		id:      id,
+		files:   map[string]*observation{},
+		dirs:    map[string]bool{},
+		created: map[string]bool{},
+	}
+}
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.id }
+
+// Journal record types written by sessions.
+const (
+	recObserve = "observe" // a file observation (the whole new state of it)
+	recDir     = "dir"     // a directory observation
+	recCreated = "created" // a file created by the session
+	recTurn    = "turn"    // a pinned request and declared inputs
+	recReceipt = "receipt" // a mutation
+	recUndo    = "undo"    // a receipt reverted by undo
+)
+
+type turnData struct {
+	Request string   `json:"request"`
+	Inputs  []string `json:"inputs,omitempty"`
+}
+
+// load rebuilds the session from its journal records.
+func (s *Session) load() error {
+	return s.ws.journal.Session(s.id, func(r journal.Record) error {
+		switch r.Type {
+		case recObserve:
+			var o observation
+			if err := json.Unmarshal(r.Data, &o); err != nil {
+				return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
+			}
+			s.files[r.Path] = &o
+		case recDir:
+			s.dirs[r.Path] = true
+		case recCreated:
+			s.created[r.Path] = true
+		case recTurn:
+			var t turnData
+			if err := json.Unmarshal(r.Data, &t); err != nil {
+				return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
+			}
+			s.request, s.inputs = t.Request, t.Inputs
+		}
+		return nil
+	})
+}
+
+// rec builds a journal record of this session.
+func (s *Session) rec(typ, key string, data any) journal.Record {
+	r := journal.Record{Type: typ, Session: s.id, Path: key}
+	if data != nil {
+		b, err := json.Marshal(data)
+		if err == nil {
+			r.Data = b
+		}
+	}
+	return r
+}
+
+// observeFile records that the session saw [start,end) of the file at
+// version (whole: the whole file in one read). Seen ranges of an older
+// version are dropped.
+func (s *Session) observeFile(t target, version string, size, lines int, seen policy.Range, whole bool) error {
+	key := t.key()
+	parent := t.parent().key()
+	s.mu.Lock()
+	o := s.files[key]
+	if o == nil || o.Version != version {
+		o = &observation{Version: version}
+	}
+	o = &observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
+	s.files[key] = o
+	newDir := !s.dirs[parent]
+	s.dirs[parent] = true
+	s.mu.Unlock()
+	recs := []journal.Record{s.rec(recObserve, key, o)}
+	if newDir {
+		recs = append(recs, s.rec(recDir, parent, nil))
+	}
+	_, err := s.ws.journal.Append(recs...)
+	return err
+}
+
+// observeDirs records that the session saw the directories.
+func (s *Session) observeDirs(ts ...target) error {
+	var recs []journal.Record
+	s.mu.Lock()
+	for _, t := range ts {
+		k := t.key()
+		if !s.dirs[k] {
+			s.dirs[k] = true
+			recs = append(recs, s.rec(recDir, k, nil))
+		}
+	}
+	s.mu.Unlock()
+	if len(recs) == 0 {
+		return nil
+	}
+	_, err := s.ws.journal.Append(recs...)
+	return err
+}
+
+func (s *Session) observed(key string) (observation, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.files[key]
+	if !ok {
+		return observation{}, false
+	}
+	return *o, true
+}
+
+func (s *Session) dirObserved(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dirs[key]
+}
+
+func (s *Session) wasCreated(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.created[key]
+}
+
+// Turn pins the request of the current turn and the declared inputs, for the
+// input guard (SPEC section 4, rule 8). Inputs are normalized: trimmed,
+// deduplicated, globs ignored, at most 32.
+func (s *Session) Turn(request string, inputs ...string) error {
+	in, err := policy.NormalizeInputs(inputs)
+	if err != nil {
+		return &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
+	}
+	s.mu.Lock()
+	s.request, s.inputs = request, in
+	s.mu.Unlock()
+	_, err = s.ws.journal.Append(s.rec(recTurn, "", turnData{Request: request, Inputs: in}))
+	return err
+}
+
+// Request returns the pinned request and declared inputs.
+func (s *Session) Request() (string, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.request, append([]string(nil), s.inputs...)
+}

@@ -1,0 +1,265 @@
+package textedit
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/stet-dev/stet/receipt"
+)
+
+// Edit is one literal replacement: Old is replaced by New, once (Old must
+// then occur exactly once) or, with ReplaceAll, at every non-overlapping
+// occurrence from left to right.
+type Edit struct {
+	Old, New   string
+	ReplaceAll bool
+}
+
+// Result is what a list of edits or regions did to a text.
+type Result struct {
+	// Text holds the new bytes.
+	Text []byte
+	// Matches are the changed regions of the preimage, sorted by Offset and
+	// neither overlapping nor touching, with every field set: Old is the
+	// preimage's bytes of the region and New the final bytes that replace
+	// them. Splicing each New over its region of the preimage gives Text.
+	Matches []receipt.Match
+	// EOL is EOLCRLFAdapted when an edit matched only after LF→CRLF
+	// adaptation, else DetectEOL of the preimage.
+	EOL string
+	// Count is the number of replacements made, over all edits.
+	Count int
+}
+
+// span is a changed region during Apply: [orig, orig+olen) of the preimage
+// became [cur, cur+clen) of the current text. Outside the spans the current
+// text equals the preimage, shifted.
+type span struct{ orig, olen, cur, clen int }
+
+// Apply applies edits in order, each to the result of the previous one. It
+// is all or nothing: the first edit that fails returns its error (an
+// *EditError, *NoMatchError or *AmbiguousError, each carrying the edit's
+// index) and no result.
+//
+// Matching is literal on bytes. When an edit's Old has no literal match and
+// the text it applies to contains "\r\n", Old and New are retried with
+// every bare "\n" turned into "\r\n"; a hit is applied and Result.EOL
+// becomes EOLCRLFAdapted. Nothing else is ever retried.
+//
+// The returned Matches are regions of the original text, composed across
+// edits: an edit that touches text written by an earlier edit, or a region
+// next to it, extends that region.
+func Apply(text []byte, edits []Edit) (Result, error) {
+	if len(edits) == 0 {
+		return Result{}, ErrNoEdits
+	}
+	// Argument errors are independent of the text, so they are reported
+	// before any matching, in edit order.
+	for i, e := range edits {
+		switch {
+		case e.Old == "":
+			return Result{}, &EditError{Index: i, Err: ErrEmptyOld}
+		case e.Old == e.New:
+			return Result{}, &EditError{Index: i, Err: ErrNoChange}
+		}
+	}
+	cur := text
+	var spans []span
+	adapted := false
+	count := 0
+	for i, e := range edits {
+		old, repl := []byte(e.Old), []byte(e.New)
+		hits, err := locate(cur, old, e.ReplaceAll, i)
+		if err != nil {
+			return Result{}, err
+		}
+		if len(hits) == 0 && bytes.Contains(cur, []byte("\r\n")) {
+			if crOld := toCRLF(old); len(crOld) != len(old) {
+				hits, err = locate(cur, crOld, e.ReplaceAll, i)
+				if err != nil {
+					return Result{}, err
+				}
+				if len(hits) > 0 {
+					old, repl, adapted = crOld, toCRLF(repl), true
+				}
+			}
+		}
+		if len(hits) == 0 {
+			return Result{}, &NoMatchError{Index: i, Old: e.Old, Near: nearest(cur, []byte(e.Old))}
+		}
+		cur, spans = replace(cur, spans, hits, len(old), repl)
+		count += len(hits)
+	}
+	eol := DetectEOL(text)
+	if adapted {
+		eol = EOLCRLFAdapted
+	}
+	return Result{Text: cur, Matches: matches(text, cur, spans), EOL: eol, Count: count}, nil
+}
+
+// locate returns the offsets where old is to be replaced in text: every
+// non-overlapping occurrence with all, else the single occurrence. It
+// returns no offsets when old does not occur, and an *AmbiguousError when
+// it occurs more than once (counting overlaps) without all.
+func locate(text, old []byte, all bool, index int) ([]int, error) {
+	if all {
+		var hits []int
+		for at := 0; ; {
+			j := bytes.Index(text[at:], old)
+			if j < 0 {
+				return hits, nil
+			}
+			hits = append(hits, at+j)
+			at += j + len(old)
+		}
+	}
+	first := bytes.Index(text, old)
+	if first < 0 {
+		return nil, nil
+	}
+	next := bytes.Index(text[first+1:], old)
+	if next < 0 {
+		return []int{first}, nil
+	}
+	amb := &AmbiguousError{Index: index}
+	line := 1 + bytes.Count(text[:first], []byte("\n"))
+	amb.Lines = append(amb.Lines, line)
+	for prev, at := first, first+1+next; ; {
+		line += bytes.Count(text[prev:at], []byte("\n"))
+		amb.Lines = append(amb.Lines, line)
+		prev = at
+		j := bytes.Index(text[at+1:], old)
+		if j < 0 {
+			break
+		}
+		at += 1 + j
+	}
+	amb.Count = len(amb.Lines)
+	return nil, amb
+}
+
+// replace writes repl over [h, h+n) of text for each hit h (sorted, not
+// overlapping) and folds the hits into spans, merging a hit with every span
+// it overlaps or touches.
+func replace(text []byte, spans []span, hits []int, n int, repl []byte) ([]byte, []span) {
+	delta := len(repl) - n
+	out := make([]byte, 0, len(text)+len(hits)*delta)
+	last := 0
+	for _, h := range hits {
+		out = append(out, text[last:h]...)
+		out = append(out, repl...)
+		last = h + n
+	}
+	out = append(out, text[last:]...)
+
+	merged := make([]span, 0, len(spans)+len(hits))
+	var (
+		open       bool
+		a, b       int // the current group, in current-text coordinates
+		groupDelta int // size change of the spans inside the group
+		groupHits  int
+		spanDelta  int // size change of the spans before the group
+		hitsBefore int // hits before the group
+	)
+	flush := func() {
+		merged = append(merged, span{
+			orig: a - spanDelta,
+			olen: b - a - groupDelta,
+			cur:  a + hitsBefore*delta,
+			clen: b - a + groupHits*delta,
+		})
+		spanDelta += groupDelta
+		hitsBefore += groupHits
+	}
+	add := func(start, end, sDelta, isHit int) {
+		if open && start <= b {
+			b = max(b, end)
+		} else {
+			if open {
+				flush()
+			}
+			open, a, b, groupDelta, groupHits = true, start, end, 0, 0
+		}
+		groupDelta += sDelta
+		groupHits += isHit
+	}
+	i, j := 0, 0
+	for i < len(spans) || j < len(hits) {
+		if j == len(hits) || i < len(spans) && spans[i].cur <= hits[j] {
+			s := spans[i]
+			add(s.cur, s.cur+s.clen, s.clen-s.olen, 0)
+			i++
+		} else {
+			add(hits[j], hits[j]+n, 0, 1)
+			j++
+		}
+	}
+	if open {
+		flush()
+	}
+	return out, merged
+}
+
+// matches turns spans into receipt matches of pre, the preimage, with the
+// bytes of final.
+func matches(pre, final []byte, spans []span) []receipt.Match {
+	ms := make([]receipt.Match, len(spans))
+	line, at := 1, 0
+	for k, s := range spans {
+		line += bytes.Count(pre[at:s.orig], []byte("\n"))
+		at = s.orig
+		ms[k] = receipt.Match{
+			Offset:   s.orig,
+			OldBytes: s.olen,
+			NewBytes: s.clen,
+			Line:     line,
+			Old:      bytes.Clone(pre[s.orig : s.orig+s.olen]),
+			New:      bytes.Clone(final[s.cur : s.cur+s.clen]),
+		}
+	}
+	return ms
+}
+
+// Splice replaces regions of text the caller has already located: each
+// region's Offset and OldBytes address text and its New holds the
+// replacement. Regions must be sorted by Offset and must not overlap; when a
+// region's Old is not nil it must equal the bytes it addresses. Any
+// violation returns an error wrapping ErrBadRegion.
+//
+// The result's Matches are the regions with NewBytes, Line and Old filled
+// in; Count is their number and EOL is DetectEOL(text).
+func Splice(text []byte, regions []receipt.Match) (Result, error) {
+	size, end := len(text), 0
+	for i, r := range regions {
+		switch {
+		case r.Offset < 0 || r.OldBytes < 0 || r.Offset > len(text) || r.OldBytes > len(text)-r.Offset:
+			return Result{}, fmt.Errorf("%w %d: %d bytes at offset %d lie outside the text (%d bytes)", ErrBadRegion, i, r.OldBytes, r.Offset, len(text))
+		case r.Offset < end:
+			return Result{}, fmt.Errorf("%w %d: offset %d overlaps or precedes the region before it (which ends at %d)", ErrBadRegion, i, r.Offset, end)
+		case r.Old != nil && !bytes.Equal(r.Old, text[r.Offset:r.Offset+r.OldBytes]):
+			return Result{}, fmt.Errorf("%w %d: the text at offset %d does not hold the region's old bytes", ErrBadRegion, i, r.Offset)
+		}
+		end = r.Offset + r.OldBytes
+		size += len(r.New) - r.OldBytes
+	}
+	out := make([]byte, 0, size)
+	ms := make([]receipt.Match, len(regions))
+	last, line := 0, 1
+	for i, r := range regions {
+		line += bytes.Count(text[last:r.Offset], []byte("\n"))
+		out = append(out, text[last:r.Offset]...)
+		out = append(out, r.New...)
+		last = r.Offset + r.OldBytes
+		ms[i] = receipt.Match{
+			Offset:   r.Offset,
+			OldBytes: r.OldBytes,
+			NewBytes: len(r.New),
+			Line:     line,
+			Old:      bytes.Clone(text[r.Offset:last]),
+			New:      bytes.Clone(r.New),
+		}
+		line += bytes.Count(text[r.Offset:last], []byte("\n"))
+	}
+	out = append(out, text[last:]...)
+	return Result{Text: out, Matches: ms, EOL: DetectEOL(text), Count: len(regions)}, nil
+}

@@ -1,0 +1,188 @@
+package textedit
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const goSource = `package demo
+
+import "fmt"
+
+func greet(name string) {
+	if name == "" {
+		name = "world"
+	}
+	fmt.Println("hello, " + name)
+}
+
+func farewell() {
+	fmt.Println("bye")
+}
+`
+
+func TestNoMatchNear(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		old  string
+		msg  string
+		near *Near
+	}{
+		{
+			name: "indentation",
+			text: goSource,
+			old:  "  if name == \"\" {\n    name = \"world\"\n  }",
+			msg:  "old_string not found; nearest is lines 6-8, which differ in tabs vs spaces",
+			near: &Near{StartLine: 6, EndLine: 8, Text: "00006|\tif name == \"\" {\n00007|\t\tname = \"world\"\n00008|\t}", Differences: []string{DiffTabs}},
+		},
+		{
+			name: "indentation depth",
+			text: "def f():\n    if x:\n        return 1\n",
+			old:  "  if x:\n      return 1\n",
+			msg:  "old_string not found; nearest is lines 2-3, which differ in indentation",
+			near: &Near{StartLine: 2, EndLine: 3, Text: "00002|    if x:\n00003|        return 1", Differences: []string{DiffIndentation}},
+		},
+		{
+			name: "trailing space",
+			text: "a := 1  \nb := 2\n",
+			old:  "a := 1\nb := 2",
+			msg:  "old_string not found; nearest is lines 1-2, which differ in trailing space",
+			near: &Near{StartLine: 1, EndLine: 2, Text: "00001|a := 1  \n00002|b := 2", Differences: []string{DiffTrailingSpace}},
+		},
+		{
+			name: "quotes",
+			text: "intro\nShe said “hi” and left.\noutro\n",
+			old:  `She said "hi" and left.`,
+			msg:  "old_string not found; nearest is line 2, which differs in quotes",
+			near: &Near{StartLine: 2, EndLine: 2, Text: "00002|She said “hi” and left.", Differences: []string{DiffQuotes}},
+		},
+		{
+			name: "curly apostrophe in old",
+			text: "it's fine\n",
+			old:  "it’s fine",
+			msg:  "old_string not found; nearest is line 1, which differs in quotes",
+			near: &Near{StartLine: 1, EndLine: 1, Text: "00001|it's fine", Differences: []string{DiffQuotes}},
+		},
+		{
+			name: "line endings",
+			text: "one\ntwo\nthree\n",
+			old:  "one\r\ntwo\r\n",
+			msg:  "old_string not found; nearest is lines 1-2, which differ in line endings",
+			near: &Near{StartLine: 1, EndLine: 2, Text: "00001|one\n00002|two", Differences: []string{DiffLineEndings}},
+		},
+		{
+			name: "spacing inside a line",
+			text: "x = 1\nlonger  = 2\n",
+			old:  "longer = 2",
+			msg:  "old_string not found; nearest is line 2, which differs in spacing",
+			near: &Near{StartLine: 2, EndLine: 2, Text: "00002|longer  = 2", Differences: []string{DiffSpacing}},
+		},
+		{
+			name: "several differences",
+			text: "\tsay(“a”)  \n\tsay(“b”)\n",
+			old:  "    say(\"a\")\n    say(\"b\")",
+			msg:  "old_string not found; nearest is lines 1-2, which differ in tabs vs spaces, trailing space and quotes",
+			near: &Near{StartLine: 1, EndLine: 2, Text: "00001|\tsay(“a”)  \n00002|\tsay(“b”)", Differences: []string{DiffTabs, DiffTrailingSpace, DiffQuotes}},
+		},
+		{
+			name: "crlf file: adapted line endings are not a difference",
+			text: "a {\r\n\tb\r\n}\r\n",
+			old:  "a {\n    b\n}",
+			msg:  "old_string not found; nearest is lines 1-3, which differ in tabs vs spaces",
+			near: &Near{StartLine: 1, EndLine: 3, Text: "00001|a {\r\n00002|\tb\r\n00003|}\r", Differences: []string{DiffTabs}},
+		},
+		{
+			name: "content",
+			text: goSource,
+			old:  "func farewell() {\n\tfmt.Println(\"goodbye\")\n}",
+			msg:  "old_string not found; nearest is lines 12-14, which differ in content",
+			near: &Near{StartLine: 12, EndLine: 14, Text: "00012|func farewell() {\n00013|\tfmt.Println(\"bye\")\n00014|}", Differences: []string{DiffContent}},
+		},
+		{
+			name: "nothing alike",
+			text: goSource,
+			old:  "SELECT * FROM users WHERE id = 7;",
+			msg:  "old_string not found",
+		},
+		{
+			name: "old starts and ends mid-line",
+			text: "alpha beta\ngamma delta\n",
+			old:  "beta\n  gamma",
+			msg:  "old_string not found; nearest is lines 1-2, which differ in indentation",
+			near: &Near{StartLine: 1, EndLine: 2, Text: "00001|alpha beta\n00002|gamma delta", Differences: []string{DiffIndentation}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Apply([]byte(tt.text), []Edit{{Old: tt.old, New: "REPLACED"}})
+			var ne *NoMatchError
+			if !errors.As(err, &ne) {
+				t.Fatalf("err = %v, want *NoMatchError", err)
+			}
+			if ne.Old != tt.old {
+				t.Errorf("Old = %q, want %q", ne.Old, tt.old)
+			}
+			if err.Error() != tt.msg {
+				t.Errorf("message %q\nwant    %q", err, tt.msg)
+			}
+			if diff := cmp.Diff(tt.near, ne.Near); diff != "" {
+				t.Errorf("Near (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNearInLargeText(t *testing.T) {
+	var b strings.Builder
+	for i := range 200000 {
+		fmt.Fprintf(&b, "\tvalue%d := compute(%d)\n", i, i)
+	}
+	text := b.String()
+	_, err := Apply([]byte(text), []Edit{{Old: "    value123456 := compute(123456)\n    value123457 := compute(123457)", New: "x"}})
+	var ne *NoMatchError
+	if !errors.As(err, &ne) || ne.Near == nil {
+		t.Fatalf("err = %v, want a NoMatchError with Near", err)
+	}
+	want := &Near{
+		StartLine: 123457, EndLine: 123458,
+		Text:        "123457|\tvalue123456 := compute(123456)\n123458|\tvalue123457 := compute(123457)",
+		Differences: []string{DiffTabs},
+	}
+	if diff := cmp.Diff(want, ne.Near); diff != "" {
+		t.Errorf("Near (-want +got):\n%s", diff)
+	}
+}
+
+func TestNearShortensLongRegions(t *testing.T) {
+	var text, old strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&text, "line %d\n", i)
+		fmt.Fprintf(&old, "line %d \n", i)
+	}
+	text.WriteString(strings.Repeat("y", 1000) + "\n")
+	_, err := Apply([]byte(text.String()), []Edit{{Old: old.String(), New: "x"}})
+	var ne *NoMatchError
+	if !errors.As(err, &ne) || ne.Near == nil {
+		t.Fatalf("err = %v", err)
+	}
+	if ne.Near.StartLine != 1 || ne.Near.EndLine != 50 {
+		t.Errorf("lines %d-%d, want 1-50", ne.Near.StartLine, ne.Near.EndLine)
+	}
+	lines := strings.Split(ne.Near.Text, "\n")
+	if len(lines) != maxShownLines+1 || lines[maxShownLines] != "… (10 more lines)" {
+		t.Errorf("shown %d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+
+	_, err = Apply([]byte(text.String()), []Edit{{Old: strings.Repeat("y", 999) + "z", New: "x"}})
+	if !errors.As(err, &ne) || ne.Near == nil {
+		t.Fatalf("err = %v", err)
+	}
+	if want := "00051|" + strings.Repeat("y", maxShownLineLen) + "… (600 more bytes)"; ne.Near.Text != want {
+		t.Errorf("Text = %q, want %q", ne.Near.Text, want)
+	}
+}

@@ -1,0 +1,526 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Spec describes one tool: its name, the text a model reads, its MCP
+// annotations and the JSON Schemas of its arguments and result.
+type Spec struct {
+	Name  string
+	Title string
+	// Description is written for models: what the tool does, its rules,
+	// and how to recover from each refusal it can return.
+	Description string
+	// Mutating reports whether the tool can change files. Mutating tools
+	// are absent in read-only mode.
+	Mutating    bool
+	Annotations Annotations
+	// Input is the schema of the arguments: an object with
+	// additionalProperties false, every property described. It has no
+	// top-level anyOf/oneOf/allOf, which some model APIs reject; rules that
+	// span properties (edit's two forms) are enforced by Decode.
+	Input *jsonschema.Schema
+	// Output is the schema of the structured result: the tool's result
+	// object, or a refusal object {refused, message, ...}. Both forms allow
+	// additional properties.
+	Output *jsonschema.Schema
+}
+
+// Annotations are the MCP tool annotations. All four are always sent, since
+// MCP's defaults (destructive, open world) are wrong for most of these tools.
+type Annotations struct {
+	ReadOnlyHint    bool `json:"readOnlyHint"`
+	DestructiveHint bool `json:"destructiveHint"`
+	IdempotentHint  bool `json:"idempotentHint"`
+	OpenWorldHint   bool `json:"openWorldHint"` // always false: tools touch only the workspace
+}
+
+// RefusalKinds are the stable kinds of a refusal's "refused" field (SPEC
+// section 4), in the order the SPEC lists them. Callers must not modify it.
+var RefusalKinds = []string{"invalid", "outside", "not_found", "not_regular", "read_only", "protected", "not_read", "changed", "not_seen", "input", "exists", "no_match", "ambiguous", "binary", "not_utf8", "too_large", "stalled", "conflict"}
+
+// kind is the JSON type Decode accepts for an argument.
+type kind uint8
+
+const (
+	kindString kind = iota
+	kindInt         // a whole number, 0 or more; integral floats such as 3.0 are accepted
+	kindBool
+	kindEdits // edit's array of {old_string, new_string, replace_all?}
+)
+
+// param describes one argument: how Decode reads it and how the schema
+// shows it.
+type param struct {
+	name     string
+	kind     kind
+	required bool
+	desc     string
+	dflt     string // the schema's default as JSON, "" for none
+}
+
+// tool is one entry of the catalog. decode, input and output are built by
+// define from the tool's argument and result types.
+type tool struct {
+	name     string
+	title    string
+	desc     string
+	mutating bool
+	ann      Annotations
+	params   []param
+	decode   func(raw []byte) (any, error)
+	input    func() (*jsonschema.Schema, error)
+	output   func() (*jsonschema.Schema, error)
+	outDesc  map[string]string // descriptions of the result's properties
+}
+
+// define completes t for argument type A and result type R. fields returns
+// pointers to A's fields in the order of t.params; check applies the
+// semantic rules once the JSON types are right.
+func define[A, R any](t tool, fields func(*A) []any, check func(*A) *ArgError) tool {
+	params := t.params
+	name := t.name
+	t.decode = func(raw []byte) (any, error) {
+		ms, err := topMembers(name, raw)
+		if err != nil {
+			return nil, err
+		}
+		a := new(A)
+		if err := bind(name, "", params, fields(a), ms); err != nil {
+			return nil, err
+		}
+		if check != nil {
+			if err := check(a); err != nil {
+				err.Tool = name
+				return nil, err
+			}
+		}
+		return a, nil
+	}
+	t.input = func() (*jsonschema.Schema, error) { return jsonschema.For[A](nil) }
+	t.output = func() (*jsonschema.Schema, error) { return jsonschema.For[R](nil) }
+	return t
+}
+
+var (
+	readOnlyAnn    = Annotations{ReadOnlyHint: true}
+	destructiveAnn = Annotations{DestructiveHint: true}
+)
+
+// catalog holds the tools in SPEC order. It is built once and never
+// modified.
+var catalog = []tool{
+	define[ReadArgs, ReadResult](tool{
+		name: "read", title: "Read file", desc: readDesc, ann: readOnlyAnn,
+		params: []param{
+			{name: "path", kind: kindString, required: true, desc: pathDescRead},
+			{name: "offset", kind: kindInt, dflt: "1", desc: "First line to show, 1-based (default 1). To continue a window, pass the `next: offset` value from the trailer."},
+			{name: "limit", kind: kindInt, desc: "Number of lines to show; 0 or omitted means 2,000. A window never exceeds the byte budget; the trailer tells where it stopped."},
+		},
+		outDesc: map[string]string{
+			"path":    "The file read, as the call named it.",
+			"version": "The file's version, `sha256:` and 64 hex digits of its bytes; expected_version takes it.",
+			"lines":   "Numbered lines in the whole file.",
+			"from":    "First line shown.",
+			"to":      "Last line shown.",
+			"frame":   "The numbered lines shown and the trailer.",
+			"notes":   "Remarks about the file, such as its line endings.",
+		},
+	}, func(a *ReadArgs) []any { return []any{&a.Path, &a.Offset, &a.Limit} }, checkRead),
+
+	define[EditArgs, MutationResult](tool{
+		name: "edit", title: "Edit file", desc: editDesc, mutating: true, ann: destructiveAnn,
+		params: []param{
+			{name: "path", kind: kindString, required: true, desc: "File to change; read it first."},
+			{name: "old_string", kind: kindString, desc: "Exact text to replace, copied from the file without the `NNNNN|` prefixes. Not empty; must occur exactly once unless replace_all. Include neighbouring lines to make it unique. Use with new_string, or use edits instead."},
+			{name: "new_string", kind: kindString, desc: "Text to put in place of old_string; empty deletes it. Must differ from old_string."},
+			{name: "replace_all", kind: kindBool, dflt: "false", desc: "Replace every occurrence of old_string instead of requiring exactly one (default false)."},
+			{name: "edits", kind: kindEdits, desc: "Several replacements in this file, instead of old_string/new_string: applied in order, each to the result of the ones before, all or nothing."},
+			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
+			{name: "expected_version", kind: kindString, desc: expectedVersionDesc},
+		},
+		outDesc: mutationOutDesc,
+	}, func(a *EditArgs) []any {
+		return []any{&a.Path, &a.OldString, &a.NewString, &a.ReplaceAll, &a.Edits, &a.DryRun, &a.ExpectedVersion}
+	}, checkEdit),
+
+	define[WriteArgs, MutationResult](tool{
+		name: "write", title: "Write file", desc: writeDesc, mutating: true, ann: destructiveAnn,
+		params: []param{
+			{name: "path", kind: kindString, required: true, desc: "File to create, or to replace with overwrite: true."},
+			{name: "content", kind: kindString, required: true, desc: "The complete text of the file (may be empty), without `NNNNN|` prefixes."},
+			{name: "overwrite", kind: kindBool, dflt: "false", desc: "Replace an existing file, which must have been read (default false). Use it only when the whole file should be replaced; for changes use edit."},
+			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
+			{name: "expected_version", kind: kindString, desc: expectedVersionDesc},
+		},
+		outDesc: mutationOutDesc,
+	}, func(a *WriteArgs) []any {
+		return []any{&a.Path, &a.Content, &a.Overwrite, &a.DryRun, &a.ExpectedVersion}
+	}, checkWrite),
+
+	define[PatchArgs, PatchResult](tool{
+		name: "patch", title: "Apply patch", desc: patchDesc, mutating: true, ann: destructiveAnn,
+		params: []param{
+			{name: "patch", kind: kindString, required: true, desc: "The patch: a `*** Begin Patch` ... `*** End Patch` envelope, or a unified diff with `---`/`+++` file headers and `@@` hunks."},
+			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
+		},
+		outDesc: map[string]string{
+			"message":  "What changed, file by file, with any warning about replaced or deleted files.",
+			"receipts": "One receipt per file changed.",
+			"diff":     "Unified diff of all changes.",
+		},
+	}, func(a *PatchArgs) []any { return []any{&a.Patch, &a.DryRun} }, checkPatch),
+
+	define[ListArgs, ListResult](tool{
+		name: "list", title: "List directory", desc: listDesc, ann: readOnlyAnn,
+		params: []param{
+			{name: "path", kind: kindString, desc: "Directory to list, relative to the workspace root; omitted or empty means the root."},
+			{name: "depth", kind: kindInt, dflt: "1", desc: "Levels to descend: 1 lists the directory's own entries, 2 adds their children, and so on (default 1; 0 means 1)."},
+			{name: "limit", kind: kindInt, desc: limitDesc},
+		},
+		outDesc: map[string]string{
+			"path":      "The directory listed.",
+			"entries":   "Entries with name (relative to the listed directory), type (file, dir, symlink or other) and size in bytes.",
+			"truncated": "True when more entries exist than were returned.",
+		},
+	}, func(a *ListArgs) []any { return []any{&a.Path, &a.Depth, &a.Limit} }, nil),
+
+	define[FindArgs, FindResult](tool{
+		name: "find", title: "Find files", desc: findDesc, ann: readOnlyAnn,
+		params: []param{
+			{name: "pattern", kind: kindString, required: true, desc: "Glob over slash-separated paths, e.g. `**/*.go` or `cmd/*/main.go`; `**` matches any number of directories."},
+			{name: "path", kind: kindString, desc: "Directory to search in; omitted or empty means the workspace root."},
+			{name: "limit", kind: kindInt, desc: limitDesc},
+		},
+		outDesc: map[string]string{
+			"paths":     "Matching paths.",
+			"truncated": "True when more paths matched than were returned.",
+		},
+	}, func(a *FindArgs) []any { return []any{&a.Pattern, &a.Path, &a.Limit} }, checkFind),
+
+	define[GrepArgs, GrepResult](tool{
+		name: "grep", title: "Search file contents", desc: grepDesc, ann: readOnlyAnn,
+		params: []param{
+			{name: "pattern", kind: kindString, required: true, desc: "RE2 regular expression matched against each line, e.g. `func \\w+Handler` or `(?i)todo`."},
+			{name: "path", kind: kindString, desc: "File or directory to search; omitted or empty means the workspace root."},
+			{name: "glob", kind: kindString, desc: "Search only files whose path matches this glob, e.g. `*.go` or `src/**/*.ts`."},
+			{name: "context", kind: kindInt, dflt: "0", desc: "Lines to show before and after each match (default 0)."},
+			{name: "limit", kind: kindInt, desc: limitDesc},
+		},
+		outDesc: map[string]string{
+			"matches":   "Rows: path, line number and the line's text, for matches and context lines.",
+			"truncated": "True when more rows exist than were returned.",
+		},
+	}, func(a *GrepArgs) []any { return []any{&a.Pattern, &a.Path, &a.Glob, &a.Context, &a.Limit} }, checkGrep),
+
+	define[MkdirArgs, MkdirResult](tool{
+		name: "mkdir", title: "Make directory", desc: mkdirDesc, mutating: true,
+		ann: Annotations{IdempotentHint: true},
+		params: []param{
+			{name: "path", kind: kindString, required: true, desc: "Directory to create, with any missing parents."},
+		},
+		outDesc: map[string]string{
+			"message": "What was created.",
+			"path":    "The directory.",
+		},
+	}, func(a *MkdirArgs) []any { return []any{&a.Path} }, checkPath(func(a *MkdirArgs) string { return a.Path })),
+
+	define[MoveArgs, MutationResult](tool{
+		name: "move", title: "Move file", desc: moveDesc, mutating: true, ann: destructiveAnn,
+		params: []param{
+			{name: "from", kind: kindString, required: true, desc: "File to move; read it first."},
+			{name: "to", kind: kindString, required: true, desc: "New path inside the workspace; it must not exist unless overwrite is true."},
+			{name: "overwrite", kind: kindBool, dflt: "false", desc: "Replace an existing file at to, which must have been read (default false)."},
+		},
+		outDesc: mutationOutDesc,
+	}, func(a *MoveArgs) []any { return []any{&a.From, &a.To, &a.Overwrite} }, checkMove),
+
+	define[DeleteArgs, MutationResult](tool{
+		name: "delete", title: "Delete file", desc: deleteDesc, mutating: true, ann: destructiveAnn,
+		params: []param{
+			{name: "path", kind: kindString, required: true, desc: "File to delete; read it first. Its bytes are saved in the journal."},
+		},
+		outDesc: mutationOutDesc,
+	}, func(a *DeleteArgs) []any { return []any{&a.Path} }, checkPath(func(a *DeleteArgs) string { return a.Path })),
+
+	define[UndoArgs, MutationResult](tool{
+		name: "undo", title: "Undo last change", desc: undoDesc, mutating: true, ann: destructiveAnn,
+		params: []param{
+			{name: "path", kind: kindString, required: true, desc: "File whose last change by this session to revert."},
+		},
+		outDesc: mutationOutDesc,
+	}, func(a *UndoArgs) []any { return []any{&a.Path} }, checkPath(func(a *UndoArgs) string { return a.Path })),
+}
+
+// editOpParams are the keys of one element of edit's edits array.
+var editOpParams = []param{
+	{name: "old_string", kind: kindString, required: true, desc: "Exact text to replace in the file as the edits before it left it. Not empty; must occur exactly once unless replace_all."},
+	{name: "new_string", kind: kindString, required: true, desc: "Text to put in its place; empty deletes it. Must differ from old_string."},
+	{name: "replace_all", kind: kindBool, dflt: "false", desc: "Replace every occurrence instead of requiring exactly one (default false)."},
+}
+
+var mutationOutDesc = map[string]string{
+	"message": "What changed, for the model; warns when a user's file was replaced or deleted (its previous bytes are saved and undo brings them back).",
+	"receipt": "The record of the change: versions and sizes before and after, and every changed byte region.",
+	"diff":    "Unified diff of the change.",
+}
+
+func lookupTool(name string) (*tool, bool) {
+	for i := range catalog {
+		if catalog[i].name == name {
+			return &catalog[i], true
+		}
+	}
+	return nil, false
+}
+
+func toolNames() []string {
+	names := make([]string, len(catalog))
+	for i, t := range catalog {
+		names[i] = t.name
+	}
+	return names
+}
+
+// specs builds every Spec once; All and Lookup hand out copies.
+var specs = sync.OnceValues(func() ([]Spec, error) {
+	out := make([]Spec, 0, len(catalog))
+	for i := range catalog {
+		s, err := catalog[i].spec()
+		if err != nil {
+			return nil, fmt.Errorf("tools: schema of %s: %w", catalog[i].name, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+})
+
+func builtSpecs() []Spec {
+	s, err := specs()
+	if err != nil {
+		// The schemas come from this package's own types and tables; a
+		// failure is a programming error caught by the package tests.
+		panic(err)
+	}
+	return s
+}
+
+func (s Spec) clone() Spec {
+	s.Input = s.Input.CloneSchemas()
+	s.Output = s.Output.CloneSchemas()
+	return s
+}
+
+// All returns every tool in SPEC order: read, edit, write, patch, list,
+// find, grep, mkdir, move, delete, undo. The schemas are fresh copies the
+// caller may keep or change.
+func All() []Spec {
+	built := builtSpecs()
+	out := make([]Spec, len(built))
+	for i, s := range built {
+		out[i] = s.clone()
+	}
+	return out
+}
+
+// Lookup returns the tool named name.
+func Lookup(name string) (Spec, bool) {
+	for _, s := range builtSpecs() {
+		if s.Name == name {
+			return s.clone(), true
+		}
+	}
+	return Spec{}, false
+}
+
+// Names returns the tool names in SPEC order; with readOnly, the mutating
+// tools are left out, as they are from a read-only server's tool list.
+func Names(readOnly bool) []string {
+	var names []string
+	for _, t := range catalog {
+		if readOnly && t.mutating {
+			continue
+		}
+		names = append(names, t.name)
+	}
+	return names
+}
+
+var receiptDesc = map[string]string{
+	"id":       "Receipt id; stet show prints it with its diff.",
+	"session":  "The session that made the change.",
+	"tool":     "The tool that made it.",
+	"path":     "The file changed (for a move, the new path).",
+	"from":     "For a move, the old path.",
+	"before":   "The file before: version, bytes and lines; null when the call created it.",
+	"after":    "The file after: version, bytes and lines; null when the call deleted it.",
+	"matches":  "Changed regions: byte offset and line in the old file, old and new length in bytes.",
+	"eol":      "Line endings: lf, crlf, crlf-adapted (old_string matched after LF to CRLF), mixed or none.",
+	"verified": "True when the file was read back and matched the receipt.",
+	"dry_run":  "True when nothing was written.",
+	"notes":    "Remarks, such as hard links that kept the old bytes.",
+	"time":     "When the change was made (RFC 3339).",
+}
+
+func describeReceipt(s *jsonschema.Schema) error {
+	if s == nil {
+		return fmt.Errorf("receipt schema missing")
+	}
+	return describeProps(s, receiptDesc)
+}
+
+func (t *tool) spec() (Spec, error) {
+	in, err := t.input()
+	if err != nil {
+		return Spec{}, err
+	}
+	if err := tuneInput(in, t.params); err != nil {
+		return Spec{}, err
+	}
+	res, err := t.output()
+	if err != nil {
+		return Spec{}, err
+	}
+	if err := describeProps(res, t.outDesc); err != nil {
+		return Spec{}, err
+	}
+	if r := res.Properties["receipt"]; r != nil {
+		err = describeReceipt(r)
+	} else if r := res.Properties["receipts"]; r != nil {
+		err = describeReceipt(r.Items)
+	}
+	if err != nil {
+		return Spec{}, err
+	}
+	return Spec{
+		Name:        t.name,
+		Title:       t.title,
+		Description: t.desc,
+		Mutating:    t.mutating,
+		Annotations: t.ann,
+		Input:       in,
+		Output:      outputSchema(res),
+	}, nil
+}
+
+// tuneInput replaces the inferred property schemas of s with the ones the
+// params describe: one JSON type (no null), description, default, minimum,
+// and the required list Decode enforces.
+func tuneInput(s *jsonschema.Schema, params []param) error {
+	if len(s.Properties) != len(params) {
+		return fmt.Errorf("%d properties inferred, %d described", len(s.Properties), len(params))
+	}
+	s.Required = nil
+	s.PropertyOrder = nil
+	for _, p := range params {
+		ps, ok := s.Properties[p.name]
+		if !ok {
+			return fmt.Errorf("argument %q is not a field of the argument type", p.name)
+		}
+		ps.Types = nil
+		ps.Type = schemaType(p.kind)
+		ps.Description = p.desc
+		if p.dflt != "" {
+			ps.Default = json.RawMessage(p.dflt)
+		}
+		switch p.kind {
+		case kindInt:
+			ps.Minimum = jsonschema.Ptr(0.0)
+		case kindEdits:
+			ps.MinItems = jsonschema.Ptr(1)
+			if ps.Items == nil {
+				return fmt.Errorf("argument %q has no item schema", p.name)
+			}
+			ps.Items.Description = "One replacement."
+			if err := tuneInput(ps.Items, editOpParams); err != nil {
+				return fmt.Errorf("%s items: %w", p.name, err)
+			}
+		}
+		if p.required {
+			s.Required = append(s.Required, p.name)
+		}
+		s.PropertyOrder = append(s.PropertyOrder, p.name)
+	}
+	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	return nil
+}
+
+func schemaType(k kind) string {
+	switch k {
+	case kindInt:
+		return "integer"
+	case kindBool:
+		return "boolean"
+	case kindEdits:
+		return "array"
+	default:
+		return "string"
+	}
+}
+
+// describeProps sets the descriptions of s's top-level properties; every
+// property must be described.
+func describeProps(s *jsonschema.Schema, desc map[string]string) error {
+	for name, ps := range s.Properties {
+		d, ok := desc[name]
+		if !ok {
+			return fmt.Errorf("result property %q has no description", name)
+		}
+		ps.Description = d
+	}
+	for name := range desc {
+		if _, ok := s.Properties[name]; !ok {
+			return fmt.Errorf("description for unknown result property %q", name)
+		}
+	}
+	return nil
+}
+
+// outputSchema accepts either the result r or a refusal. Both branches allow
+// additional properties, so a server may add fields (or refusal details)
+// without breaking clients that validate structured content.
+func outputSchema(r *jsonschema.Schema) *jsonschema.Schema {
+	permit(r)
+	r.Description = "The result."
+	refusal := &jsonschema.Schema{
+		Type:        "object",
+		Description: "A refusal: nothing was changed; message names the file, what was seen and the next step. Other properties carry details.",
+		Properties: map[string]*jsonschema.Schema{
+			"refused": {Type: "string", Enum: kindsEnum(), Description: "The refusal's kind."},
+			"message": {Type: "string", Description: "The refusal as text for the model: `refused: ...`."},
+		},
+		PropertyOrder: []string{"refused", "message"},
+		Required:      []string{"refused", "message"},
+	}
+	return &jsonschema.Schema{
+		Type:        "object",
+		Description: "The tool's result, or a refusal {refused, message, ...}.",
+		AnyOf:       []*jsonschema.Schema{r, refusal},
+	}
+}
+
+func kindsEnum() []any {
+	e := make([]any, len(RefusalKinds))
+	for i, k := range RefusalKinds {
+		e[i] = k
+	}
+	return e
+}
+
+// permit removes the additionalProperties: false that inference puts on
+// every struct.
+func permit(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.AdditionalProperties = nil
+	for _, p := range s.Properties {
+		permit(p)
+	}
+	permit(s.Items)
+}

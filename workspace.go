@@ -1,0 +1,323 @@
+package stet
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/local"
+	"github.com/stet-dev/stet/glob"
+	"github.com/stet-dev/stet/journal"
+	"github.com/stet-dev/stet/policy"
+)
+
+// Defaults of the read frame and the size limits (SPEC section 3).
+const (
+	DefaultMaxReadBytes = 256 << 10
+	MaxMaxReadBytes     = 8 << 20
+	DefaultMaxFileBytes = 16 << 20
+)
+
+// Options configure a Workspace. The zero value is the default policy:
+// workspace-write effects, "seen" binding, .git/** protected.
+type Options struct {
+	Effects          policy.Effects // read-only or workspace-write (default)
+	Binding          policy.Binding // seen (default), read or full
+	Protect          []string       // globs no tool may change, added to the default .git/**
+	NoDefaultProtect bool           // drop the default .git/** protection
+	DenyRead         []string       // globs hidden from every tool
+	MaxReadBytes     int            // read window byte bound (default 256 KiB, at most 8 MiB)
+	MaxFileBytes     int64          // larger files are readable in windows only (default 16 MiB)
+
+	// State is the journal directory. Empty means
+	// $XDG_STATE_HOME/stet/<workspace-id> (~/.local/state when unset).
+	State string
+	// NoSweep skips removing leftover temp files at Open (for read-only
+	// callers that must start fast).
+	NoSweep bool
+	// NoGate builds a workspace that confines every path but enforces no
+	// policy rule (no observation, freshness or binding checks).
+	NoGate bool
+
+	// Providers, when set, replace the host backends: one per root, in the
+	// order of the roots (for tests and in-memory use).
+	Providers []fsys.Provider
+
+	Now  func() time.Time // clock for receipts (default time.Now)
+	Rand io.Reader        // randomness for ids (default crypto/rand)
+
+	// Hooks run at fixed points of every commit (fault injection in tests).
+	Hooks Hooks
+}
+
+// Hooks are test points of the commit sequence.
+type Hooks struct {
+	// BeforeReadback runs after the swap and before the file is read back.
+	BeforeReadback func(path string)
+}
+
+// Workspace is a set of roots and the policy that guards them. It is safe for
+// concurrent use; sessions share its journal and per-file locks.
+type Workspace struct {
+	roots   []*root
+	opts    Options
+	rules   policy.Rules
+	journal *journal.Journal
+	id      string
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+}
+
+type root struct {
+	dir  string // absolute, as given (cleaned)
+	real string // after EvalSymlinks
+	p    fsys.Provider
+}
+
+// Open opens a workspace over roots (at least one directory). Paths given to
+// tools are relative to the first root, or absolute inside any root.
+func Open(roots []string, opts Options) (*Workspace, error) {
+	if len(roots) == 0 {
+		return nil, errors.New("stet: no workspace root given")
+	}
+	if opts.Effects == "" {
+		opts.Effects = policy.WorkspaceWrite
+	}
+	if opts.Binding == "" {
+		opts.Binding = policy.BindSeen
+	}
+	if opts.MaxReadBytes <= 0 {
+		opts.MaxReadBytes = DefaultMaxReadBytes
+	}
+	if opts.MaxReadBytes > MaxMaxReadBytes {
+		return nil, fmt.Errorf("stet: --max-read-bytes %d is over the %d-byte limit", opts.MaxReadBytes, MaxMaxReadBytes)
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Reader
+	}
+	if _, err := policy.ParseEffects(string(opts.Effects)); err != nil {
+		return nil, fmt.Errorf("stet: %w", err)
+	}
+	if _, err := policy.ParseBinding(string(opts.Binding)); err != nil {
+		return nil, fmt.Errorf("stet: %w", err)
+	}
+	for _, g := range append(append([]string{}, opts.Protect...), opts.DenyRead...) {
+		if err := glob.Valid(g); err != nil {
+			return nil, fmt.Errorf("stet: bad glob %q: %w", g, err)
+		}
+	}
+	ws := &Workspace{
+		opts:     opts,
+		rules:    policy.Rules{Protect: opts.Protect, DenyRead: opts.DenyRead, NoDefaultProtect: opts.NoDefaultProtect},
+		sessions: map[string]*Session{},
+	}
+	closeAll := func() {
+		for _, r := range ws.roots {
+			if c, ok := r.p.(io.Closer); ok {
+				c.Close()
+			}
+		}
+	}
+	var ids []string
+	for i, dir := range roots {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("stet: root %q: %w", dir, err)
+		}
+		r := &root{dir: abs, real: abs}
+		if opts.Providers != nil {
+			if i >= len(opts.Providers) {
+				closeAll()
+				return nil, fmt.Errorf("stet: %d roots but %d providers", len(roots), len(opts.Providers))
+			}
+			r.p = opts.Providers[i]
+		} else {
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				r.real = real
+			}
+			p, err := local.Open(abs, local.Options{Sweep: !opts.NoSweep})
+			if err != nil {
+				closeAll()
+				return nil, fmt.Errorf("stet: root %q: %w", dir, err)
+			}
+			r.p = p
+		}
+		ws.roots = append(ws.roots, r)
+		ids = append(ids, r.real)
+	}
+	sum := sha256.Sum256([]byte(strings.Join(ids, "\x00")))
+	ws.id = hex.EncodeToString(sum[:8])
+	state := opts.State
+	if state == "" {
+		base := os.Getenv("XDG_STATE_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				closeAll()
+				return nil, fmt.Errorf("stet: no state directory: set --state or XDG_STATE_HOME: %w", err)
+			}
+			base = filepath.Join(home, ".local", "state")
+		}
+		state = filepath.Join(base, "stet", ws.id)
+	}
+	j, err := journal.Open(state, journal.Options{Now: opts.Now})
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("stet: journal: %w", err)
+	}
+	ws.journal = j
+	return ws, nil
+}
+
+// Close releases the roots and the journal.
+func (ws *Workspace) Close() error {
+	var errs []error
+	for _, r := range ws.roots {
+		if c, ok := r.p.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	errs = append(errs, ws.journal.Close())
+	return errors.Join(errs...)
+}
+
+// ID is the workspace id: a hash of its root directories.
+func (ws *Workspace) ID() string { return ws.id }
+
+// Roots returns the absolute root directories.
+func (ws *Workspace) Roots() []string {
+	out := make([]string, len(ws.roots))
+	for i, r := range ws.roots {
+		out[i] = r.dir
+	}
+	return out
+}
+
+// StateDir is the journal directory.
+func (ws *Workspace) StateDir() string { return ws.journal.Dir() }
+
+// Effects reports the workspace's effects mode.
+func (ws *Workspace) Effects() policy.Effects { return ws.opts.Effects }
+
+// Session returns the session named id, rebuilding it from the journal the
+// first time it is asked for in this process.
+func (ws *Workspace) Session(id string) (*Session, error) {
+	if id == "" {
+		id = "default"
+	}
+	if strings.ContainsAny(id, "\x00\n") || len(id) > 200 {
+		return nil, fmt.Errorf("stet: bad session id %q", id)
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if s, ok := ws.sessions[id]; ok {
+		return s, nil
+	}
+	s := newSession(ws, id)
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	ws.sessions[id] = s
+	return s, nil
+}
+
+// target is a user path mapped into one root.
+type target struct {
+	spelled string // as the call spelled it
+	root    *root
+	ri      int    // root index
+	rel     string // slash-separated, relative to the root, cleaned ("." for the root)
+}
+
+// display is how results name the path: relative for the first root,
+// absolute for the others.
+func (t target) display() string {
+	if t.ri == 0 {
+		return t.rel
+	}
+	return filepath.Join(t.root.dir, filepath.FromSlash(t.rel))
+}
+
+// key identifies the file for observations: root index and resolved path.
+func (t target) key() string {
+	rel := t.rel
+	if r, ok := t.root.p.(fsys.Resolver); ok {
+		if res, err := r.Resolve(t.rel); err == nil {
+			rel = res
+		}
+	}
+	return fmt.Sprintf("%d:%s", t.ri, rel)
+}
+
+// dirKey identifies the parent directory of t.
+func (t target) parent() target {
+	p := t
+	p.rel = path.Dir(t.rel)
+	p.spelled = p.display()
+	return p
+}
+
+// resolve maps a user path to a root. It refuses NUL bytes, ".." escapes and
+// absolute paths outside every root; symlinks are the backend's business.
+func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
+	if strings.ContainsRune(p, 0) {
+		return target{}, refuse(KindOutside, p, "%q contains a NUL byte; give a plain path inside the workspace", p)
+	}
+	if p == "" {
+		p = "."
+	}
+	native := filepath.FromSlash(p)
+	if filepath.IsAbs(native) {
+		clean := filepath.Clean(native)
+		for i, r := range ws.roots {
+			for _, base := range []string{r.dir, r.real} {
+				rel, err := filepath.Rel(base, clean)
+				if err == nil && filepath.IsLocal(rel) || rel == "." {
+					return target{spelled: p, root: r, ri: i, rel: filepath.ToSlash(rel)}, nil
+				}
+			}
+		}
+		return target{}, refuse(KindOutside, p, "%s is outside the workspace (%s); use a path inside it", p, strings.Join(ws.Roots(), ", "))
+	}
+	clean := filepath.Clean(native)
+	if clean != "." && !filepath.IsLocal(clean) {
+		return target{}, refuse(KindOutside, p, "%s leaves the workspace; use a path inside %s", p, ws.roots[0].dir)
+	}
+	return target{spelled: p, root: ws.roots[0], ri: 0, rel: filepath.ToSlash(clean)}, nil
+}
+
+// newID returns "r_" and 16 random hex digits.
+func (ws *Workspace) newID(prefix string) string {
+	var b [8]byte
+	if _, err := io.ReadFull(ws.opts.Rand, b[:]); err != nil {
+		// Fall back to the clock: ids need to be unique, not secret.
+		return fmt.Sprintf("%s%016x", prefix, ws.opts.Now().UnixNano())
+	}
+	return prefix + hex.EncodeToString(b[:])
+}
+
+func (ws *Workspace) now() time.Time { return ws.opts.Now().UTC() }
+
+// lock takes the per-file lock of t.
+func (ws *Workspace) lock(ctx context.Context, t target) (func(), error) {
+	return fsys.Lock(ctx, t.root.p, t.rel)
+}
