@@ -186,3 +186,19 @@ func TestNearShortensLongRegions(t *testing.T) {
 		t.Errorf("Text = %q, want %q", ne.Near.Text, want)
 	}
 }
+
+func TestNearMisspeltWordInLargeText(t *testing.T) {
+	var b strings.Builder
+	for i := range 200000 {
+		fmt.Fprintf(&b, "\tregisterHandlerForEndpoint%06d(ctx)\n", i)
+	}
+	_, err := Apply([]byte(b.String()), []Edit{{Old: "\tregisterHandlerForEndpiont123456(ctx)", New: "x"}})
+	var ne *NoMatchError
+	if !errors.As(err, &ne) || ne.Near == nil {
+		t.Fatalf("err = %v, want a NoMatchError with Near", err)
+	}
+	want := &Near{StartLine: 123457, EndLine: 123457, Text: "123457|\tregisterHandlerForEndpoint123456(ctx)", Differences: []string{DiffContent}}
+	if diff := cmp.Diff(want, ne.Near); diff != "" {
+		t.Errorf("Near (-want +got):\n%s", diff)
+	}
+}

@@ -135,8 +135,8 @@ func newGlobals() *globals {
 	return &globals{
 		session:    os.Getenv("STET_SESSION"),
 		sessionSet: os.Getenv("STET_SESSION") != "",
-		state:   os.Getenv("STET_STATE"),
-		effects: os.Getenv("STET_EFFECTS"),
+		state:      os.Getenv("STET_STATE"),
+		effects:    os.Getenv("STET_EFFECTS"),
 	}
 }
 
