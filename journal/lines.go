@@ -59,7 +59,7 @@ func readTail(f *os.File) (tail, error) {
 // without its "\n". The slice is valid only during the call. It returns the
 // number of bytes after the last "\n" (a torn line), which fn never sees.
 func eachLine(r io.Reader, fn func(n int64, line []byte) error) (torn int64, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 16<<10)
 	var long []byte // a line longer than br's buffer, gathered piecewise
 	var n int64
 	for {
