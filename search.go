@@ -271,7 +271,7 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 		return nil, s.ws.fileErr("grep", t, err)
 	}
 	if len(recs) > 0 {
-		if _, err := s.ws.journal.Append(recs...); err != nil {
+		if _, err := s.ws.journal.AppendLazy(recs...); err != nil {
 			return nil, err
 		}
 	}

@@ -119,7 +119,7 @@ func (s *Session) observeFile(t target, version string, size, lines int, seen po
 	if newDir {
 		recs = append(recs, s.rec(recDir, parent, nil))
 	}
-	_, err := s.ws.journal.Append(recs...)
+	_, err := s.ws.journal.AppendLazy(recs...)
 	return err
 }
 
@@ -138,7 +138,7 @@ func (s *Session) observeDirs(ts ...target) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	_, err := s.ws.journal.Append(recs...)
+	_, err := s.ws.journal.AppendLazy(recs...)
 	return err
 }
 

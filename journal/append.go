@@ -23,6 +23,18 @@ import (
 // If Append returns an error after writing began (a failed fsync), the
 // records may or may not be in the log; Scan tells.
 func (j *Journal) Append(recs ...Record) ([]Record, error) {
+	return j.appendLocked(recs, true)
+}
+
+// AppendLazy is Append without the fsyncs: the records reach the log (and
+// survive a crash of this process) but may be lost on a power failure. It is
+// for records whose loss costs nothing but a repeated step, such as a
+// session's observations; receipts go through Append.
+func (j *Journal) AppendLazy(recs ...Record) ([]Record, error) {
+	return j.appendLocked(recs, false)
+}
+
+func (j *Journal) appendLocked(recs []Record, durable bool) ([]Record, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
@@ -34,7 +46,7 @@ func (j *Journal) Append(recs ...Record) ([]Record, error) {
 	var out []Record
 	err := j.withLock(true, func() error {
 		var err error
-		out, err = j.append(recs)
+		out, err = j.append(recs, durable)
 		return err
 	})
 	if err != nil {
@@ -44,7 +56,7 @@ func (j *Journal) Append(recs ...Record) ([]Record, error) {
 }
 
 // append does the work of Append; the caller holds the exclusive lock.
-func (j *Journal) append(recs []Record) ([]Record, error) {
+func (j *Journal) append(recs []Record, durable bool) ([]Record, error) {
 	t, err := readTail(j.log)
 	if err != nil {
 		return nil, err
@@ -100,12 +112,14 @@ func (j *Journal) append(recs []Record) ([]Record, error) {
 		j.log.Truncate(t.end)
 		return nil, err
 	}
-	if err := j.sync(j.log); err != nil {
-		return nil, err
+	if durable {
+		if err := j.sync(j.log); err != nil {
+			return nil, err
+		}
 	}
 	// The index is derived: on failure the watermark stays behind and the
 	// next caller under the lock completes it from the log.
-	if indexed && j.appendIndexes(bySession) == nil {
+	if indexed && j.appendIndexes(bySession, durable) == nil {
 		j.writeWatermark(t.end + int64(buf.Len()))
 	}
 	return out, nil

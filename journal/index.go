@@ -83,7 +83,7 @@ func (j *Journal) completeIndex(t tail) error {
 	if err != nil {
 		return fmt.Errorf("complete session index: %w", err)
 	}
-	if err := j.appendIndexes(bySession); err != nil {
+	if err := j.appendIndexes(bySession, true); err != nil {
 		return fmt.Errorf("complete session index: %w", err)
 	}
 	return j.writeWatermark(t.end)
@@ -107,14 +107,14 @@ type indexLine struct {
 
 // appendIndexes appends lines to their sessions' index files, in session
 // order for determinism. Callers hold the exclusive lock.
-func (j *Journal) appendIndexes(bySession map[string][]indexLine) error {
+func (j *Journal) appendIndexes(bySession map[string][]indexLine, durable bool) error {
 	ids := make([]string, 0, len(bySession))
 	for id := range bySession {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		if err := j.appendIndex(id, bySession[id]); err != nil {
+		if err := j.appendIndex(id, bySession[id], durable); err != nil {
 			return err
 		}
 	}
@@ -123,7 +123,7 @@ func (j *Journal) appendIndexes(bySession map[string][]indexLine) error {
 
 // appendIndex appends to one session's index the lines whose seq is past
 // the index's last seq, first cutting off a torn line left by a crash.
-func (j *Journal) appendIndex(id string, lines []indexLine) error {
+func (j *Journal) appendIndex(id string, lines []indexLine, durable bool) error {
 	name := sessionFile(id)
 	f, err := j.root.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
@@ -158,6 +158,9 @@ func (j *Journal) appendIndex(id string, lines []indexLine) error {
 	}
 	if _, err := f.Write(buf); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if !durable {
+		return nil
 	}
 	if err := j.sync(f); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

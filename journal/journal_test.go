@@ -391,3 +391,26 @@ func TestIndexRebuiltWithoutDuplicates(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendLazyKeepsTheChain(t *testing.T) {
+	j, err := journal.Open(t.TempDir(), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Append(journal.Record{Type: "receipt", Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s"}, journal.Record{Type: "observe", Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	j.Session("s", func(r journal.Record) error { seqs = append(seqs, r.Seq); return nil })
+	if len(seqs) != 3 || seqs[2] != 3 {
+		t.Fatalf("session sees %v, want 1..3", seqs)
+	}
+	rep, err := j.Verify()
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
