@@ -72,6 +72,7 @@ func Open(dir string, o Options) (*Journal, error) {
 	if err := checkLockingSupported(); err != nil {
 		return nil, fmt.Errorf("journal: open %s: %w", dir, err)
 	}
+	// The state directory is not a workspace path: it is stet's own.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: open: %w", err)
 	}

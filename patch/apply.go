@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"strings"
 )
 
@@ -24,8 +25,8 @@ type Applied struct {
 	// context lines of a hunk are not part of its region.
 	Regions []Region
 	// CRLFAdapted says that some hunk matched only with the file's "\r\n"
-	// line endings set aside, or added lines to a CRLF file, and that its new
-	// lines were written with "\r\n".
+	// line endings set aside, or only added lines below a "\r\n" line, and
+	// that its new lines were written with "\r\n".
 	CRLFAdapted bool
 }
 
@@ -40,7 +41,9 @@ type Applied struct {
 //
 // When a hunk's lines are not in text as written and text has "\r\n" line
 // endings, they are compared with the "\r" of each "\r\n" set aside, and
-// its new lines are then written with "\r\n". No other adaptation is made.
+// its new lines are then written with "\r\n". A hunk that only adds lines
+// writes them with the line ending of the line above (below, at the top),
+// unless its lines carry their own "\r". No other adaptation is made.
 //
 // Failures are *HunkError values; nothing is applied unless every hunk is.
 // The hunks' line terminators follow the lines they replace: "\n" (or the
@@ -125,6 +128,12 @@ func locate(fl *fileLines, h Hunk, k, prevEnd, drift int) (placement, error) {
 				continue
 			}
 			at := findContext(fl, c, q, n)
+			if at < 0 && s.ctxLine < 0 {
+				// The first @@ line may name the same line as the previous
+				// hunk's (two changes in one function): above the previous
+				// hunk, it still lies above this one.
+				at = findContextAbove(fl, c, prevEnd)
+			}
 			if at < 0 {
 				return placement{}, contextMiss(fl, k, c, q)
 			}
@@ -132,7 +141,7 @@ func locate(fl *fileLines, h Hunk, k, prevEnd, drift int) (placement, error) {
 		}
 		if s.ctxLine >= 0 {
 			// The hunk may begin at its context line itself.
-			s.from = s.ctxLine
+			s.from = max(s.ctxLine, prevEnd)
 		}
 	}
 
@@ -159,44 +168,71 @@ func locate(fl *fileLines, h Hunk, k, prevEnd, drift int) (placement, error) {
 	switch {
 	case len(cands) == 0:
 		return placement{}, diagnose(fl, h, k, s)
-	case len(cands) == 1 || s.atEOF:
-		return placement{at: cands[0], adapted: adapted}, nil
-	case s.expected >= 0:
-		best, tie := cands[0], false
-		for _, p := range cands[1:] {
-			switch d, bd := abs(p-s.expected), abs(best-s.expected); {
-			case d < bd:
-				best, tie = p, false
-			case d == bd:
-				tie = true
-			}
-		}
-		if !tie {
-			return placement{at: best, adapted: adapted}, nil
-		}
-	case s.ctxLine >= 0:
+	case len(cands) == 1:
 		return placement{at: cands[0], adapted: adapted}, nil
 	}
+	// Two runs equally near the hint, or several with nothing to choose.
+	all := s
+	all.atEOF, all.expected, all.ctxLine = false, -1, -1
+	cands, _ = candidates(fl, h, all)
 	return placement{}, ambiguous(k, h, cands)
 }
 
-// candidates lists the lines where h's Old lines can start: exact matches,
-// or, when there are none and the file has "\r\n" line endings,
-// CRLF-adapted ones.
+// candidates returns where h's Old lines may start, as narrowed by s: the
+// one run that ends the file when AtEOF; the run nearest the hint (two when
+// one above and one below are as near); the first run below the context
+// line; or, with none of these, every run below s.from. It looks for exact
+// matches, then, when there are none and the file has "\r\n" line endings,
+// for CRLF-adapted ones.
 func candidates(fl *fileLines, h Hunk, s search) ([]int, bool) {
+	n, k := fl.n(), len(h.Old)
+	lo, hi := s.from, n-k // the range of start lines
+	if s.atEOF {
+		lo = max(lo, hi)
+	}
+	if lo > hi {
+		return nil, false
+	}
 	for _, adapted := range []bool{false, true} {
 		if adapted && !fl.crlf {
 			break
 		}
+		ok := func(p int) bool { return matchAt(fl, h.Old, p, adapted) && noEOLOK(fl, h, p) }
 		var cands []int
-		n, k := fl.n(), len(h.Old)
-		first := s.from
-		if s.atEOF {
-			first = max(first, n-k)
-		}
-		for p := first; p+k <= n; p++ {
-			if matchAt(fl, h.Old, p, adapted) && noEOLOK(fl, h, p) {
-				cands = append(cands, p)
+		switch {
+		case s.atEOF:
+			if ok(hi) {
+				cands = append(cands, hi)
+			}
+		case s.expected >= 0:
+			// Outward from the hint, so the first hits are the nearest. Two
+			// hits at one distance, one above and one below, are a tie (a
+			// hint outside the range clamps to one side only).
+			e := min(max(s.expected, lo), hi)
+			for d := 0; e-d >= lo || e+d <= hi; d++ {
+				if p := e - d; p >= lo && ok(p) {
+					cands = append(cands, p)
+				}
+				if p := e + d; d > 0 && p <= hi && ok(p) {
+					cands = append(cands, p)
+				}
+				if len(cands) > 0 {
+					break
+				}
+			}
+		case s.ctxLine >= 0:
+			for p := lo; p <= hi; p++ {
+				if ok(p) {
+					cands = append(cands, p)
+					break
+				}
+			}
+		default:
+			sums, first := fl.sums(adapted), maphash.String(fl.seed, h.Old[0])
+			for p := lo; p <= hi; p++ {
+				if sums[p] == first && ok(p) {
+					cands = append(cands, p)
+				}
 			}
 		}
 		if len(cands) > 0 {
@@ -230,6 +266,19 @@ func noEOLOK(fl *fileLines, h Hunk, p int) bool {
 func findContext(fl *fileLines, c string, from, n int) int {
 	cb := []byte(c)
 	for i := from; i < n; i++ {
+		l := fl.bare(i)
+		if bytes.Contains(l, cb) || string(bytes.TrimSpace(l)) == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// findContextAbove returns the last line above line end that contains c or
+// equals it once trimmed, or -1.
+func findContextAbove(fl *fileLines, c string, end int) int {
+	cb := []byte(c)
+	for i := end - 1; i >= 0; i-- {
 		l := fl.bare(i)
 		if bytes.Contains(l, cb) || string(bytes.TrimSpace(l)) == c {
 			return i

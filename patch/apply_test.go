@@ -92,6 +92,12 @@ func TestApply(t *testing.T) {
 			want:  "class A:\n    def run(self):\n        pass\nclass B:\n    def run(self):\n        return 1\n",
 		},
 		{
+			name:  "two hunks under the same context line",
+			text:  "def f():\n    a = 1\n    b = 1\n    c = 1\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@ def f():\n-    a = 1\n+    a = 2\n@@ def f():\n-    c = 1\n+    c = 2\n*** End Patch",
+			want:  "def f():\n    a = 2\n    b = 1\n    c = 2\n",
+		},
+		{
 			name:  "hunk may start at its context line",
 			text:  "x\nfunc f() {\n\treturn\n}\nfunc f() {\n\treturn\n}\n",
 			patch: "*** Begin Patch\n*** Update File: f\n@@ func f() {\n func f() {\n-\treturn\n+\treturn 1\n*** End Patch",
@@ -211,6 +217,12 @@ func TestApply(t *testing.T) {
 			want:  "",
 		},
 		{
+			name:  "the hunks of a unified delete empty the file",
+			text:  "bye\n",
+			patch: "diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
+			want:  "",
+		},
+		{
 			name:  "empty file gets content",
 			text:  "",
 			patch: "*** Begin Patch\n*** Update File: f\n@@\n+x\n*** End of File\n*** End Patch",
@@ -313,6 +325,13 @@ func TestApplyErrors(t *testing.T) {
 			patch: "*** Begin Patch\n*** Update File: f\n@@ def g():\n-    pass\n+    return\n*** End Patch",
 			kind:  KindNoMatch,
 			msg:   []string{`@@ line "def g():" is not in the file`},
+		},
+		{
+			name:  "nested context lines out of order",
+			text:  "class A:\n    def run(self):\n        pass\n",
+			patch: "*** Begin Patch\n*** Update File: f\n@@ def run(self):\n@@ class A:\n-        pass\n+        return\n*** End Patch",
+			kind:  KindNoMatch, lines: []int{1},
+			msg: []string{`@@ line "class A:" is at line 1, above the @@ line before it`},
 		},
 		{
 			name:  "lines above their context line",

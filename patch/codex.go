@@ -127,6 +127,9 @@ func parseCodexUpdate(p patchLines, i, hi int) (File, int, error) {
 		if f.MoveTo, err = headerPath(strings.TrimSpace(p[j]), codexMove, j); err != nil {
 			return File{}, 0, err
 		}
+		if f.MoveTo == f.Path {
+			f.MoveTo = ""
+		}
 		j++
 	}
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // hunkBuilder collects the body of one hunk, line by line, in either format.
@@ -158,9 +159,13 @@ func (h unifiedHeader) oldStart() int {
 	return h.oldLine
 }
 
+// clip shortens s to about n bytes for a message, cutting at a rune start.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -1,6 +1,9 @@
 package patch
 
-import "bytes"
+import (
+	"bytes"
+	"hash/maphash"
+)
 
 // fileLines indexes a file's lines. Line i (0-based) is
 // text[start[i]:start[i+1]], its terminator included; only the last line
@@ -10,19 +13,21 @@ type fileLines struct {
 	text  []byte
 	start []int // len n+1; start[n] == len(text)
 	crlf  bool  // some line ends in "\r\n"
+
+	seed maphash.Seed
+	sum  [2][]uint64 // hashes of the lines as written / CRLF-adapted, once needed
 }
 
 func indexLines(text []byte) *fileLines {
-	fl := &fileLines{text: text, start: make([]int, 0, bytes.Count(text, []byte{'\n'})+2)}
-	for off := 0; off < len(text); {
-		fl.start = append(fl.start, off)
-		k := bytes.IndexByte(text[off:], '\n')
-		if k < 0 {
-			break
+	fl := &fileLines{text: text, start: make([]int, 1, bytes.Count(text, []byte{'\n'})+2), seed: maphash.MakeSeed()}
+	for i, c := range text {
+		if c == '\n' && i+1 < len(text) {
+			fl.start = append(fl.start, i+1)
 		}
-		off += k + 1
 	}
-	fl.start = append(fl.start, len(text))
+	if len(text) > 0 {
+		fl.start = append(fl.start, len(text))
+	}
 	fl.crlf = bytes.Contains(text, []byte("\r\n"))
 	return fl
 }
@@ -61,6 +66,23 @@ func (fl *fileLines) line(i int, adapted bool) []byte {
 		return fl.bare(i)
 	}
 	return fl.content(i)
+}
+
+// sums returns a hash of every line as compared in a mode, so that a scan
+// over the whole file compares one word per line.
+func (fl *fileLines) sums(adapted bool) []uint64 {
+	m := 0
+	if adapted {
+		m = 1
+	}
+	if fl.sum[m] == nil {
+		sum := make([]uint64, fl.n())
+		for i := range sum {
+			sum[i] = maphash.Bytes(fl.seed, fl.line(i, adapted))
+		}
+		fl.sum[m] = sum
+	}
+	return fl.sum[m]
 }
 
 // crlfNear reports whether the terminated line nearest above line at (or,

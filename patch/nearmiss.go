@@ -10,15 +10,14 @@ import (
 // contextMiss reports an @@ context line that is not in the file below
 // line from.
 func contextMiss(fl *fileLines, k int, c string, from int) error {
-	msg := fmt.Sprintf("its @@ line %q is not in the file", clip(c, 80))
 	if from > 0 {
-		msg = fmt.Sprintf("its @@ line %q is not in the file below line %d", clip(c, 80), from)
 		if at := findContext(fl, c, 0, from); at >= 0 {
-			msg += fmt.Sprintf(" (it is at line %d, above the previous hunk: hunks must be in file order)", at+1)
-			return &HunkError{Index: k, Kind: KindNoMatch, Lines: []int{at + 1}, Near: render(fl, at, at+1), Msg: msg}
+			return &HunkError{Index: k, Kind: KindNoMatch, Lines: []int{at + 1}, Near: render(fl, at, at+1),
+				Msg: fmt.Sprintf("its @@ line %q is at line %d, above the @@ line before it: nested @@ lines go from the outside in", clip(c, 80), at+1)}
 		}
 	}
-	return &HunkError{Index: k, Kind: KindNoMatch, Msg: msg + ": name a line that is in the file, as it is written there"}
+	return &HunkError{Index: k, Kind: KindNoMatch,
+		Msg: fmt.Sprintf("its @@ line %q is not in the file: name a line that is in the file, as it is written there", clip(c, 80))}
 }
 
 // diagnose explains why h's Old lines matched nowhere acceptable: they are

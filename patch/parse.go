@@ -156,19 +156,24 @@ func heredocTag(line string) string {
 	return tag
 }
 
-// detect decides the format of lines lo..hi.
+// detect decides the format of lines lo..hi: Codex when it starts like an
+// envelope, unified when it has a diff header or hunk header anywhere (a
+// commit message may come first), else Codex when an envelope line appears
+// later (so the refusal can say what the first line should be).
 func (p patchLines) detect(lo, hi int) format {
-	for i := lo; i <= hi; i++ {
-		l := strings.TrimSpace(p[i])
-		if l == codexBegin || isCodexFileHeader(l) {
-			return formatCodex
-		}
+	if t := strings.TrimSpace(p[lo]); t == codexBegin || isCodexFileHeader(t) {
+		return formatCodex
 	}
 	for i := lo; i <= hi; i++ {
 		l := p[i]
 		if strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "@@ -") ||
 			strings.HasPrefix(l, "--- ") && i < hi && strings.HasPrefix(p[i+1], "+++ ") {
 			return formatUnified
+		}
+	}
+	for i := lo; i <= hi; i++ {
+		if t := strings.TrimSpace(p[i]); t == codexBegin || isCodexFileHeader(t) {
+			return formatCodex
 		}
 	}
 	return formatUnknown

@@ -89,9 +89,9 @@ func TestParseCodex(t *testing.T) {
 			}}},
 		},
 		{
-			name: "heredoc wrapper, CRLF transport, blank lines",
+			name:  "heredoc wrapper, CRLF transport, blank lines",
 			patch: "\r\napply_patch <<'EOF'\r\n*** Begin Patch\r\n*** Add File: x\r\n+hi\r\n*** End Patch\r\nEOF\r\n\r\n",
-			want: []File{{Kind: Add, Path: "x", Content: []byte("hi\n"), Line: 4}},
+			want:  []File{{Kind: Add, Path: "x", Content: []byte("hi\n"), Line: 4}},
 		},
 		{
 			name:  "code fence wrapper",
@@ -110,6 +110,11 @@ func TestParseCodex(t *testing.T) {
 			name:  "move without hunks",
 			patch: "*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** End Patch",
 			want:  []File{{Kind: Update, Path: "a", MoveTo: "b", Line: 2}},
+		},
+		{
+			name:  "move to the same path is no move",
+			patch: "*** Begin Patch\n*** Update File: a\n*** Move to: a\n@@\n-x\n+y\n*** End Patch",
+			want:  []File{{Kind: Update, Path: "a", Line: 2, Hunks: []Hunk{{Old: []string{"x"}, New: []string{"y"}}}}},
 		},
 		{
 			name:  "unified header inside the envelope is a hint",
@@ -216,7 +221,7 @@ index 0000000..e69de29
 			},
 		},
 		{
-			name: "plain diff -u with timestamps, no-newline markers, CRLF content",
+			name:  "plain diff -u with timestamps, no-newline markers, CRLF content",
 			patch: "--- a.txt\t2024-01-01 10:00:00.000000000 +0000\n+++ a.txt\t2024-01-02 10:00:00.000000000 +0000\n@@ -1,2 +1,2 @@\n x\r\n-y\n\\ No newline at end of file\n+y\n",
 			want: []File{{Kind: Update, Path: "a.txt", Line: 1, Hunks: []Hunk{
 				{OldStart: 1, Old: []string{"x\r", "y"}, New: []string{"x\r", "y"}, OldNoEOL: true, AtEOF: true},
@@ -248,6 +253,13 @@ index 0000000..e69de29
 			patch: "--- a/f\n+++ b/f\n@@ def g():\n-x\n+y\n\n",
 			want: []File{{Kind: Update, Path: "f", Line: 1, Hunks: []Hunk{
 				{Context: "def g():", Old: []string{"x"}, New: []string{"y"}},
+			}}},
+		},
+		{
+			name:  "a unified diff of a file that holds envelope lines",
+			patch: "--- a/doc.md\n+++ b/doc.md\n@@ -1,2 +1,2 @@\n *** Begin Patch\n-*** Add File: x\n+*** Add File: y\n",
+			want: []File{{Kind: Update, Path: "doc.md", Line: 1, Hunks: []Hunk{
+				{OldStart: 1, Old: []string{"*** Begin Patch", "*** Add File: x"}, New: []string{"*** Begin Patch", "*** Add File: y"}},
 			}}},
 		},
 		{

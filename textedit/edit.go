@@ -37,9 +37,10 @@ type Result struct {
 type span struct{ orig, olen, cur, clen int }
 
 // Apply applies edits in order, each to the result of the previous one. It
-// is all or nothing: the first edit that fails returns its error (an
-// *EditError, *NoMatchError or *AmbiguousError, each carrying the edit's
-// index) and no result.
+// is all or nothing: the first edit that fails returns its error and no
+// result. Arguments are checked for every edit before any matching (an
+// *EditError); then each edit may fail with a *NoMatchError or an
+// *AmbiguousError. Every error carries the failing edit's index.
 //
 // Matching is literal on bytes. When an edit's Old has no literal match and
 // the text it applies to contains "\r\n", Old and New are retried with

@@ -38,6 +38,7 @@ type EditError struct {
 	Err   error
 }
 
+// Error returns the kind's message.
 func (e *EditError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the kind.
@@ -52,6 +53,8 @@ type NoMatchError struct {
 	Near  *Near
 }
 
+// Error says that old_string was not found and, when Near is set, where
+// the nearest region is and what it differs in.
 func (e *NoMatchError) Error() string {
 	if e.Near == nil {
 		return "old_string not found"
@@ -81,6 +84,7 @@ type AmbiguousError struct {
 // maxListedLines bounds the lines an AmbiguousError message lists.
 const maxListedLines = 10
 
+// Error gives the count, the distinct lines (at most ten) and the next step.
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "old_string matches %d times (", e.Count)

@@ -63,8 +63,12 @@ const (
 	normAll    = normCR | normQuotes | normInner | normTrail | normLead
 )
 
-// nearest finds the region of text most like old, or nil. Its cost is
-// bounded: a handful of substring scans plus work proportional to old.
+// nearest finds the region of text most like old, or nil. It is best
+// effort with bounded cost: a few substring scans for the longest words of
+// old pick candidate windows; windows equal to old up to whitespace, line
+// endings and quotes are preferred (small texts are also scanned line by
+// line for one); otherwise the candidate with the most byte bigrams in
+// common wins, if it is similar enough.
 func nearest(text, old []byte) *Near {
 	m := newMiss(text, old)
 	cands := m.candidates()
@@ -83,6 +87,9 @@ func nearest(text, old []byte) *Near {
 		for s := 0; s+len(m.pieces) <= len(m.starts); s++ {
 			cands = append(cands, s)
 		}
+	}
+	if len(cands) == 0 {
+		return nil
 	}
 	best, bestScore := -1, 0.0
 	sim := newSimilarity(m.canon(m.pieces))
@@ -114,7 +121,6 @@ type miss struct {
 	crPieces  [][]byte // pieces of old after LF→CRLF, or nil
 	endsNL    bool
 	buf1      []byte
-	buf2      []byte
 	normCache map[norm][][]byte
 	crCache   map[norm][][]byte
 }
@@ -222,6 +228,10 @@ func (m *miss) matchPieces(s int, f norm, ps [][]byte) bool {
 	if s < 0 || s+len(ps) > len(m.starts) {
 		return false
 	}
+	if m.endsNL && s+len(ps) == len(m.starts) {
+		// old ends in a newline, but the text's last line has none.
+		return false
+	}
 	for i, p := range ps {
 		if !m.matchLine(s+i, i, f, p) {
 			return false
@@ -250,7 +260,11 @@ func (m *miss) matchLine(line, i int, f norm, p []byte) bool {
 func (m *miss) scan() (int, bool) {
 	budget := exhaustiveBudget
 	ps := m.normPieces(normAll, false)
-	for s := 0; s+len(ps) <= len(m.starts); s++ {
+	last := len(m.starts) - len(ps) // the last start, whose window ends the text
+	if m.endsNL {
+		last--
+	}
+	for s := 0; s <= last; s++ {
 		for i, p := range ps {
 			if budget--; budget < 0 {
 				return 0, false
@@ -407,6 +421,11 @@ func (m *miss) classify(s int) []string {
 	}
 	if need&normQuotes != 0 {
 		add(DiffQuotes)
+	}
+	if len(out) == 0 {
+		// Unreachable while the line model is exact: a window that matches
+		// without normalization is a literal match.
+		out = append(out, DiffContent)
 	}
 	// Keep the documented order even when blankKind answered DiffTabs twice
 	// or in a different position.

@@ -110,6 +110,12 @@ func TestNoMatchNear(t *testing.T) {
 			msg:  "old_string not found",
 		},
 		{
+			name: "old ends in a newline the last line lacks",
+			text: "\n",
+			old:  "\n\n",
+			msg:  "old_string not found",
+		},
+		{
 			name: "old starts and ends mid-line",
 			text: "alpha beta\ngamma delta\n",
 			old:  "beta\n  gamma",
@@ -139,18 +145,18 @@ func TestNoMatchNear(t *testing.T) {
 
 func TestNearInLargeText(t *testing.T) {
 	var b strings.Builder
-	for i := range 200000 {
+	for i := range 110000 {
 		fmt.Fprintf(&b, "\tvalue%d := compute(%d)\n", i, i)
 	}
 	text := b.String()
-	_, err := Apply([]byte(text), []Edit{{Old: "    value123456 := compute(123456)\n    value123457 := compute(123457)", New: "x"}})
+	_, err := Apply([]byte(text), []Edit{{Old: "    value103456 := compute(103456)\n    value103457 := compute(103457)", New: "x"}})
 	var ne *NoMatchError
 	if !errors.As(err, &ne) || ne.Near == nil {
 		t.Fatalf("err = %v, want a NoMatchError with Near", err)
 	}
 	want := &Near{
-		StartLine: 123457, EndLine: 123458,
-		Text:        "123457|\tvalue123456 := compute(123456)\n123458|\tvalue123457 := compute(123457)",
+		StartLine: 103457, EndLine: 103458,
+		Text:        "103457|\tvalue103456 := compute(103456)\n103458|\tvalue103457 := compute(103457)",
 		Differences: []string{DiffTabs},
 	}
 	if diff := cmp.Diff(want, ne.Near); diff != "" {
@@ -189,15 +195,15 @@ func TestNearShortensLongRegions(t *testing.T) {
 
 func TestNearMisspeltWordInLargeText(t *testing.T) {
 	var b strings.Builder
-	for i := range 200000 {
+	for i := range 110000 {
 		fmt.Fprintf(&b, "\tregisterHandlerForEndpoint%06d(ctx)\n", i)
 	}
-	_, err := Apply([]byte(b.String()), []Edit{{Old: "\tregisterHandlerForEndpiont123456(ctx)", New: "x"}})
+	_, err := Apply([]byte(b.String()), []Edit{{Old: "\tregisterHandlerForEndpiont103456(ctx)", New: "x"}})
 	var ne *NoMatchError
 	if !errors.As(err, &ne) || ne.Near == nil {
 		t.Fatalf("err = %v, want a NoMatchError with Near", err)
 	}
-	want := &Near{StartLine: 123457, EndLine: 123457, Text: "123457|\tregisterHandlerForEndpoint123456(ctx)", Differences: []string{DiffContent}}
+	want := &Near{StartLine: 103457, EndLine: 103457, Text: "103457|\tregisterHandlerForEndpoint103456(ctx)", Differences: []string{DiffContent}}
 	if diff := cmp.Diff(want, ne.Near); diff != "" {
 		t.Errorf("Near (-want +got):\n%s", diff)
 	}

@@ -44,8 +44,7 @@ const (
 
 	writeDesc = "Create a new file with content, or replace a whole file. To change part of an existing file use edit or patch: write replaces every byte. " +
 		"content is the complete text, without `NNNNN|` prefixes. Creating a file needs its directory observed: list it first (or mkdir). " +
-		"Refusals and the next step: exists: the file is already there; read it and use edit, or pass overwrite: true if replacing it is really intended. " +
-		"not_read: read the file before replacing it. changed: read it again. " +
+		"Replacing an existing file needs it read in full first (not_read: read it; not_seen: read the rest, the refusal gives offset and limit). changed: read it again. exists: someone created the file first; read it. " +
 		"input: the file is one of the user's inputs; edit it in place with edit or patch, or pass overwrite: true only if the user asked for a rewrite (a declared input is never replaced). " +
 		"Replacing an existing file saves its previous bytes in the journal; the result says so, and undo brings them back. " +
 		"dry_run: true returns the diff without writing."
