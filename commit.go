@@ -167,17 +167,26 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		r.Matches = []receipt.Match{}
 	}
 	if !c.create {
-		r.Before = receipt.StateOf(c.pre)
+		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
 	}
-	if !c.delete {
-		r.After = receipt.StateOf(c.post)
+	// The new bytes' hash is needed only for the receipt: on large files,
+	// compute it while the bytes are written and fsynced.
+	after := make(chan *receipt.State, 1)
+	if c.delete {
+		after <- nil
+	} else if len(c.post) >= 256<<10 && !c.dryRun {
+		go func() { after <- receipt.StateOf(c.post) }()
+	} else {
+		after <- receipt.StateOf(c.post)
 	}
 	diff := c.diff()
 	if c.dryRun {
+		r.After = <-after
 		r.DryRun = true
 		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: diff}, nil
 	}
 	if err := ctx.Err(); err != nil {
+		<-after
 		return nil, err
 	}
 	data := receiptData{FromKey: "", Undoes: c.undoes}
@@ -214,6 +223,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	default:
 		cm, err = p.Replace(c.t.rel, c.post, exp)
 	}
+	r.After = <-after
 	if err != nil {
 		return nil, ws.fileErr(c.tool, c.t, err)
 	}

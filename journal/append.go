@@ -117,9 +117,10 @@ func (j *Journal) append(recs []Record, durable bool) ([]Record, error) {
 			return nil, err
 		}
 	}
-	// The index is derived: on failure the watermark stays behind and the
+	// The index is derived and not fsynced here: after a power failure the
+	// log is the record, and a lagging index is completed from it. On failure the watermark stays behind and the
 	// next caller under the lock completes it from the log.
-	if indexed && j.appendIndexes(bySession, durable) == nil {
+	if indexed && j.appendIndexes(bySession, false) == nil {
 		j.writeWatermark(t.end + int64(buf.Len()))
 	}
 	return out, nil
