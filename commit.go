@@ -51,6 +51,7 @@ type change struct {
 	undoes  string // the receipt id an undo reverts
 	from    string // a move's source, for the receipt
 	seen    *observation
+	warned  bool // message is the exact warn-and-save text of rule 9
 }
 
 // receiptData is the journal payload of a receipt record.
@@ -259,7 +260,8 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		recs = append(recs, s.rec(recObserve, c.key, next))
 	}
 	if c.create && r.Verified {
-		recs = append(recs, s.rec(recCreated, c.key, nil))
+		// The session made the file, so it has seen its directory too.
+		recs = append(recs, s.rec(recCreated, c.key, nil), s.rec(recDir, c.t.parent().key(), nil))
 	}
 	if c.undoes != "" {
 		recs = append(recs, s.rec(recUndo, c.key, map[string]string{"receipt": c.undoes, "by": r.ID}))
@@ -278,9 +280,13 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	}
 	if c.create {
 		s.created[c.key] = true
+		s.dirs[c.t.parent().key()] = true
 	}
 	s.mu.Unlock()
-	msg := c.message + "; receipt " + r.ID + " (verified)"
+	msg := c.message
+	if !c.warned {
+		msg += "; receipt " + r.ID + " (verified)"
+	}
 	return &MutationResult{Message: msg, Receipt: r, Diff: diff}, nil
 }
 

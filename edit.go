@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
@@ -238,7 +239,7 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	if mine {
 		c.message = fmt.Sprintf("replaced %s (%s), a file this session created", t.display(), counts)
 	} else {
-		c.message = policy.ReplacedMessage(t.spelled, counts, policy.Alarm(t.rel, cur, post))
+		c.message, c.warned = policy.ReplacedMessage(t.spelled, counts, policy.Alarm(t.rel, cur, post)), true
 	}
 	return s.commit(ctx, c)
 }
@@ -252,6 +253,9 @@ func (s *Session) inputGuard(t target, counts string, overwrite bool) *Refusal {
 		if ref == nil && it.key() == t.key() {
 			return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.InputRefusal(t.spelled, counts)}
 		}
+	}
+	if q, ok := brief.QuotedRequest(request); ok {
+		request = q // a worker's request is only the ORIGINAL REQUEST block of its brief
 	}
 	if request != "" && policy.NamesFile(request, t.rel) && !overwrite && !policy.AsksToReplace(request, t.rel) {
 		return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.RequestRefusal(t.spelled, counts)}

@@ -51,7 +51,7 @@ func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, er
 	if s.wasCreated(key) {
 		c.message = fmt.Sprintf("deleted %s (%s), a file this session created; its content is saved — undo brings it back", t.display(), linesWord(receipt.Lines(cur)))
 	} else {
-		c.message = policy.DeletedMessage(t.spelled, counts)
+		c.message, c.warned = policy.DeletedMessage(t.spelled, counts), true
 	}
 	return s.commit(ctx, c)
 }

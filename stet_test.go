@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/policy"
 )
 
@@ -381,5 +382,21 @@ func TestSessionsSurviveReopen(t *testing.T) {
 	other, _ := ws2.Session("other")
 	if _, err := other.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("two"), NewString: ptr("three")}); kindOf(err) != stet.KindNotRead {
 		t.Fatalf("another session borrowed the read: %v", err)
+	}
+}
+
+func TestWorkerRequestIsTheQuotedBlock(t *testing.T) {
+	_, s, _ := open(t, map[string]string{"sales.csv": "a\nb\n", "report.md": "r\n"}, stet.Options{})
+	b := brief.Render(brief.Brief{Request: "Summarise report.md for the board.", Task: "Regenerate sales.csv totals into a new file."})
+	if err := s.Turn(b); err != nil {
+		t.Fatal(err)
+	}
+	s.Read(ctx, stet.ReadArgs{Path: "sales.csv"})
+	if _, err := s.Write(ctx, stet.WriteArgs{Path: "sales.csv", Content: "x\n"}); err != nil {
+		t.Fatalf("sales.csv is named only outside the ORIGINAL REQUEST block: %v", err)
+	}
+	s.Read(ctx, stet.ReadArgs{Path: "report.md"})
+	if _, err := s.Write(ctx, stet.WriteArgs{Path: "report.md", Content: "x\n"}); kindOf(err) != stet.KindInput {
+		t.Fatalf("report.md is named by the quoted request: %v", err)
 	}
 }

@@ -134,10 +134,10 @@ func refusalCases() []refusalCase {
 				mustOK(t, "read", callMeta(t, cs, "read", map[string]any{"path": "data.csv"}, meta))
 				return callMeta(t, cs, "write", map[string]any{"path": "data.csv", "content": "total\n", "overwrite": true}, meta)
 			}},
-		{kind: stet.KindExists, files: map[string]string{"a.txt": "x\n"},
+		{kind: stet.KindExists, files: map[string]string{"a.txt": "x\n", "b.txt": "y\n"},
 			steps: func(t *testing.T, f *fixture, cs *mcp.ClientSession) result {
-				mustOK(t, "list", call(t, cs, "list", map[string]any{}))
-				return call(t, cs, "write", map[string]any{"path": "a.txt", "content": "new\n"})
+				mustOK(t, "read", call(t, cs, "read", map[string]any{"path": "a.txt"}))
+				return call(t, cs, "move", map[string]any{"from": "a.txt", "to": "b.txt"})
 			}},
 		{kind: stet.KindNoMatch, files: map[string]string{"a.go": "func main() {\n\tprintln(\"hi\")\n}\n"},
 			steps: func(t *testing.T, f *fixture, cs *mcp.ClientSession) result {
@@ -160,7 +160,11 @@ func refusalCases() []refusalCase {
 		{kind: stet.KindTooLarge, files: map[string]string{"long.txt": "short\n" + strings.Repeat("y", 5000) + "\n"},
 			opts: stet.Options{MaxReadBytes: 4096},
 			steps: func(t *testing.T, f *fixture, cs *mcp.ClientSession) result {
-				return call(t, cs, "read", map[string]any{"path": "long.txt"})
+				r := mustOK(t, "first window", call(t, cs, "read", map[string]any{"path": "long.txt"}))
+				if !strings.HasSuffix(r.Text, "next: offset 2)") {
+					t.Fatalf("first window = %q", r.Text)
+				}
+				return call(t, cs, "read", map[string]any{"path": "long.txt", "offset": 2})
 			}},
 		{kind: stet.KindStalled, files: map[string]string{"a.txt": "x\n"}, srv: Options{StallSteps: 1},
 			steps: func(t *testing.T, f *fixture, cs *mcp.ClientSession) result {

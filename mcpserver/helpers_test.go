@@ -45,7 +45,7 @@ func (l *lockedReader) Read(p []byte) (int, error) {
 // newFixture writes files (path -> content; a path ending in "/" is a
 // directory) under a temp root and opens a workspace over it with a fixed
 // clock and deterministic receipt ids.
-func newFixture(t *testing.T, files map[string]string, opts stet.Options) *fixture {
+func newFixture(t testing.TB, files map[string]string, opts stet.Options) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	for p, content := range files {
@@ -81,14 +81,14 @@ func newFixture(t *testing.T, files map[string]string, opts stet.Options) *fixtu
 
 func (f *fixture) path(p string) string { return filepath.Join(f.root, filepath.FromSlash(p)) }
 
-func (f *fixture) write(t *testing.T, p, content string) {
+func (f *fixture) write(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.WriteFile(f.path(p), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func (f *fixture) read(t *testing.T, p string) string {
+func (f *fixture) read(t testing.TB, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(f.path(p))
 	if err != nil {

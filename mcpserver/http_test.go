@@ -113,7 +113,7 @@ func TestHTTPSessionsPerConnection(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "hello\n"}, stet.Options{})
 	srv := New(f.ws, Options{Session: "agent"})
 	ts := httptest.NewServer(srv.Handler(""))
-	defer ts.Close()
+	t.Cleanup(ts.Close) // after the clients' cleanups: their SSE streams hold connections open
 	ctx := context.Background()
 	dial := func() *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -106,6 +107,16 @@ func New(ws *stet.Workspace, o Options) *Server {
 	return s
 }
 
+// rank is a tool's place in the catalog (SPEC order: read first).
+func rank(name string) int {
+	for i, n := range tools.Names(false) {
+		if n == name {
+			return i
+		}
+	}
+	return len(name) + 1<<10
+}
+
 // toolOf is the MCP definition of a tool.
 func toolOf(spec tools.Spec) *mcp.Tool {
 	f := false
@@ -128,13 +139,21 @@ func toolOf(spec tools.Spec) *mcp.Tool {
 // routeUnlisted sends calls of tools that are not in the tool list (an
 // unknown name, or a mutating tool of a read-only workspace) to the facade
 // too, so that they get a refusal the model can act on instead of a
-// protocol error.
+// protocol error. It also lists the tools in the catalog's order (go-sdk
+// sorts them by name), so that read comes first.
 func (s *Server) routeUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "tools/call" {
+		switch method {
+		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && !s.listed[r.Params.Name] {
 				return s.callTool(ctx, r)
 			}
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				slices.SortStableFunc(l.Tools, func(a, b *mcp.Tool) int { return rank(a.Name) - rank(b.Name) })
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}

@@ -18,6 +18,7 @@ type stallState struct {
 	mu      sync.Mutex
 	request string // the turn the counter was last started for
 	cut     bool   // the last step's decision: reads are withdrawn
+	quiet   int    // consecutive steps that changed nothing
 }
 
 // stallOf returns the counter of session id, or nil when stalls are off.
@@ -48,7 +49,7 @@ func (st *stallState) turn(request string) {
 	}
 	st.request = request
 	st.c.Turn(request)
-	st.cut = false
+	st.cut, st.quiet = false, 0
 }
 
 // guard refuses a read (a tool that cannot change files) once the session
@@ -62,17 +63,16 @@ func (st *stallState) guard(tool string) *stet.Refusal {
 		return nil
 	}
 	st.mu.Lock()
-	cut := st.cut
+	cut, quiet := st.cut, st.quiet
 	st.mu.Unlock()
 	if !cut {
 		return nil
 	}
-	n := st.c.Threshold()
 	return &stet.Refusal{
 		Kind: stet.KindStalled, Tool: tool,
-		Message: fmt.Sprintf("refused: %d steps in a row changed nothing, so %s and the other reading tools (read, list, find, grep) are withdrawn until a change lands; "+
-			"make the change now (edit, write or patch), or reply with what you found and what blocks you", 2*n, tool),
-		Details: map[string]any{"threshold": n},
+		Message: fmt.Sprintf("refused: your last %d steps changed nothing, so the reading tools (read, list, find, grep) are withdrawn until a change lands; "+
+			"make the change now (edit, write or patch), or reply with what you found and what blocks you", quiet),
+		Details: map[string]any{"quiet": quiet, "threshold": st.c.Threshold()},
 	}
 }
 
@@ -86,7 +86,7 @@ func (st *stallState) step(tool string, refused, landed bool) string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	d := st.c.Step([]stall.Call{{Mutating: spec.Mutating, Landed: landed, Refused: refused}})
-	st.cut = d.Cut
+	st.cut, st.quiet = d.Cut, d.Quiet
 	if d.Notice {
 		return stall.NoticeText(st.c.Threshold())
 	}

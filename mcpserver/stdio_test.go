@@ -19,14 +19,14 @@ import (
 // rawClient speaks newline-delimited JSON-RPC to a server over pipes, the
 // way a stdio client does, with no SDK in between.
 type rawClient struct {
-	t     *testing.T
+	t     testing.TB
 	w     io.Writer
 	lines chan []byte
 }
 
 // startRaw serves srv over t's pipes (max: the line limit, 0 for the
 // default) and returns a raw client for it.
-func startRaw(t *testing.T, srv *Server, max int) *rawClient {
+func startRaw(t testing.TB, srv *Server, max int) *rawClient {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -108,13 +108,13 @@ func TestReadLine(t *testing.T) {
 func TestFindID(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"jsonrpc":"2.0","id":7,"method":"x"}`:                 `7`,
-		`{"id":"abc","params":{"big":"`:                        `"abc"`,
+		`{"id":"abc","params":{"big":"`:                         `"abc"`,
 		`{"params":{"big":"trunc`:                               ``,
 		`{"method":"x","params":{"a":[1,2,{"b":null}]},"id":9}`: `9`,
-		`{"id":null}`:                                          ``,
-		`{"id":{"a":1}}`:                                       ``,
-		`[1]`:                                                  ``,
-		`{"id":12345678901234567890}`:                          `12345678901234567890`,
+		`{"id":null}`:                 ``,
+		`{"id":{"a":1}}`:              ``,
+		`[1]`:                         ``,
+		`{"id":12345678901234567890}`: `12345678901234567890`,
 	} {
 		if got := string(findID([]byte(in))); got != want {
 			t.Errorf("findID(%s) = %s, want %s", in, got, want)

@@ -164,11 +164,13 @@ func (l *FS) check(d *dirHandle, name string, expect fsys.Expected) (found, erro
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return f, nil
 	}
-	f.match, err = l.matches(fd, st.Size, expect)
-	if err != nil {
+	if expect.Bytes == nil {
+		f.version, err = l.versionOf(fd)
+		f.match = err == nil && f.version == expect.Version
 		return f, err
 	}
-	if !f.match {
+	f.match, err = l.matches(fd, st.Size, expect.Bytes)
+	if err == nil && !f.match {
 		f.version, err = l.versionOf(fd)
 	}
 	return f, err
@@ -182,15 +184,9 @@ func (l *FS) buf() *[]byte {
 	return &b
 }
 
-// matches compares the file open at fd, of the given size, with expect.
-// With expected bytes it compares them chunk by chunk, stopping at the
-// first difference; otherwise it hashes.
-func (l *FS) matches(fd int, size int64, expect fsys.Expected) (bool, error) {
-	if expect.Bytes == nil {
-		v, err := l.versionOf(fd)
-		return err == nil && v == expect.Version, err
-	}
-	want := expect.Bytes
+// matches compares the file open at fd, of the given size, with want,
+// chunk by chunk, stopping at the first difference: no hashing.
+func (l *FS) matches(fd int, size int64, want []byte) (bool, error) {
 	if int64(len(want)) != size {
 		return false, nil
 	}
@@ -273,6 +269,7 @@ func linkNote(name string, links int, keep string) string {
 // perm under the process umask (0 means 0o644). It never replaces anything:
 // the temp file is renamed with RENAME_NOREPLACE or hard-linked to name, and
 // an existing entry, a dangling symlink included, fails with fsys.ErrExists.
+// (Only where neither exists does it check, then rename: Commit.Fallback.)
 // The parent directory must exist.
 func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, error) {
 	const op = "create"
@@ -305,9 +302,9 @@ func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 	if !l.opts.NoExchange {
 		err = renameNoReplace(d.fd, tmp, d.fd, base)
 	}
+	cm := fsys.Commit{Resolved: r.Path}
 	if err == errFallback || unsupported(err) {
-		err = retry(func() error { return unix.Linkat(d.fd, tmp, d.fd, base, 0) })
-		d.unlink(tmp)
+		cm.Fallback, err = noClobber(d, tmp, d, base)
 	}
 	unlock()
 	if err != nil {
@@ -316,9 +313,9 @@ func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 	}
 	l.hook(l.opts.Hooks.AfterSwap, r.Path)
 	if err := d.sync(); err != nil {
-		return fsys.Commit{}, l.fail(op, name, err)
+		return cm, l.fail(op, name, err)
 	}
-	return fsys.Commit{Resolved: r.Path}, nil
+	return cm, nil
 }
 
 // errFallback stands for "renameat2 not tried": Options.NoExchange.

@@ -33,9 +33,13 @@
 //   - Remove renames the file to a temp name, compares, then unlinks (or
 //     renames it back).
 //
-// The directory is fsynced after each commit. A crash at any instant leaves
-// the old bytes or the new bytes at the name, and perhaps a temp file, which
-// Sweep removes once the process that made it is gone.
+// The swap and its check run under an exclusive flock(2) on the directory,
+// held for that instant only (not during the write or the fsync), so the
+// commits of every stet process in one directory never build on each
+// other's unchecked bytes. The directory is fsynced after each commit. A
+// crash at any instant leaves the old bytes or the new bytes at the name,
+// and perhaps a temp file, which Sweep removes once the process that made
+// it is gone.
 //
 // # Limits
 //
@@ -55,8 +59,18 @@
 //     old permission bits only.
 //   - Another process holding the old file open for writing may still write
 //     into it after the swap; those bytes are lost with the old file.
+//   - Between an exchange and its undo on a conflict (microseconds), a reader
+//     can see the refused bytes. A program that does not take the directory
+//     lock and writes the name in that instant keeps its write; what the
+//     conflict found is then dropped as superseded.
+//   - Commits on different files of one directory wait for each other only
+//     during the swap and check, which reads the old file once.
 //   - Locks (fsys.Locker) are in-process and keyed by resolved path; two
 //     hard-linked names are two keys.
 //
-// This package must not decide policy; it only confines and commits.
+// The package builds on Unix systems; the atomic swap and no-clobber paths
+// are Linux only.
+//
+// This package must not decide policy; it only confines and commits. No
+// other package may open a user's path on the host: they go through here.
 package local

@@ -23,8 +23,11 @@ const TempPrefix = ".stet-tmp-"
 
 // Options configure Open.
 type Options struct {
-	// Hooks are fault-injection points run around every swap. They receive
-	// the resolved path of the file being changed.
+	// Hooks are fault-injection points. BeforeSwap runs once the new bytes
+	// are durable in the temp file, before Create links them in, Replace
+	// swaps them in or Remove sets the file aside (and before the
+	// directory lock is taken); AfterSwap runs once the change has landed,
+	// before the directory is fsynced. Both receive the resolved path.
 	Hooks fsys.Hooks
 	// NoExchange forces the paths taken where renameat2 is missing, as if
 	// RENAME_EXCHANGE and RENAME_NOREPLACE did not exist: re-check then
@@ -39,7 +42,6 @@ type Options struct {
 type FS struct {
 	root    *os.Root
 	dir     string   // absolute path as opened
-	real    string   // dir with symlinks evaluated
 	abs     []string // where absolute symlink targets may point
 	escape  error    // os.Root's unexported "path escapes" error
 	opts    Options
@@ -68,7 +70,7 @@ func Open(dir string, o Options) (*FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local: open %s: %w", dir, err)
 	}
-	l := &FS{root: root, dir: abs, real: real, opts: o, pid: os.Getpid()}
+	l := &FS{root: root, dir: abs, opts: o, pid: os.Getpid()}
 	l.abs = []string{abs}
 	if real != abs {
 		l.abs = append(l.abs, real)
@@ -171,7 +173,7 @@ func (l *FS) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, l.fail(op, name, err)
 	}
-	if err := (confine.Result{Info: fi}).NeedFile(op, name); err != nil {
+	if err := confine.NeedFile(op, name, fi); err != nil {
 		return nil, err
 	}
 	// One spare byte so a file that did not grow ends with a zero-length read

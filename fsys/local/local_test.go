@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -120,9 +121,11 @@ func TestConformanceNoExchange(t *testing.T) {
 	fsystest.Run(t, harness(local.Options{NoExchange: true}))
 }
 
+var diffSeeds = flag.Int("diff.seeds", 12, "random sequences TestDifferential plays")
+
 func TestDifferential(t *testing.T) {
 	mem := func(t *testing.T) fsystest.Harness { return fsystest.MemHarness(t) }
-	for seed := range uint64(12) {
+	for seed := range uint64(*diffSeeds) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			o := local.Options{NoExchange: seed%3 == 2}
 			fsystest.Differential(t, harness(o), mem, seed, 250)
@@ -279,7 +282,16 @@ func TestSweep(t *testing.T) {
 	must(t, os.Symlink("nowhere", filepath.Join(dir, "a", local.TempPrefix+"x-link")))
 
 	l := openRoot(t, dir, local.Options{})
-	n, err := l.Sweep()
+	// One directory, not below it.
+	n, err := l.SweepDir("a")
+	if err != nil || n != 3 {
+		t.Fatalf("SweepDir(a) removed %d, %v; want 3", n, err)
+	}
+	for _, p := range []string{"a/" + dead, "a/" + old} {
+		must(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte("x"), 0o644))
+	}
+	must(t, os.Symlink("nowhere", filepath.Join(dir, "a", local.TempPrefix+"x-link")))
+	n, err = l.Sweep()
 	if err != nil {
 		t.Fatal(err)
 	}

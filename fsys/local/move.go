@@ -126,7 +126,7 @@ func (l *FS) Rename(from, to string, overwrite bool) error {
 			err = renameNoReplace(df.fd, fb, dt.fd, tb)
 		}
 		if err == errFallback || unsupported(err) {
-			err = renameNoClobber(df, fb, dt, tb)
+			_, err = noClobber(df, fb, dt, tb)
 		}
 	}
 	if err != nil {
@@ -146,29 +146,36 @@ func (l *FS) Rename(from, to string, overwrite bool) error {
 	return nil
 }
 
-// renameNoClobber renames without renameat2: a hard link then an unlink
-// for anything but a directory (link fails if the name is taken); for a
-// directory a check, then a rename, which can race.
-func renameNoClobber(df *dirHandle, fb string, dt *dirHandle, tb string) error {
+// noClobber moves fb in df to tb in dt unless tb exists (EEXIST), without
+// renameat2: a hard link then an unlink for anything but a directory. For
+// a directory, or where hard links are refused, it checks then renames,
+// which can race; racy says so.
+func noClobber(df *dirHandle, fb string, dt *dirHandle, tb string) (racy bool, err error) {
 	var st unix.Stat_t
 	if err := unix.Fstatat(df.fd, fb, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return err
+		return false, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		if err := retry(func() error { return unix.Linkat(df.fd, fb, dt.fd, tb, 0) }); err != nil {
-			return err
+		err := retry(func() error { return unix.Linkat(df.fd, fb, dt.fd, tb, 0) })
+		switch err {
+		case nil:
+			df.unlink(fb)
+			return false, nil
+		case unix.EPERM, unix.EOPNOTSUPP, unix.EMLINK, unix.ENOSYS:
+			// No hard links here: fall through to check then rename.
+		default:
+			return false, err
 		}
-		return df.unlink(fb)
 	}
 	var other unix.Stat_t
 	switch err := unix.Fstatat(dt.fd, tb, &other, unix.AT_SYMLINK_NOFOLLOW); err {
 	case nil:
-		return unix.EEXIST
+		return true, unix.EEXIST
 	case unix.ENOENT:
 	default:
-		return err
+		return true, err
 	}
-	return retry(func() error { return unix.Renameat(df.fd, fb, dt.fd, tb) })
+	return true, retry(func() error { return unix.Renameat(df.fd, fb, dt.fd, tb) })
 }
 
 // lockPair takes the directory locks of df and dt (see dirHandle.lock) in

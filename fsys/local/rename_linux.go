@@ -16,5 +16,5 @@ func renameNoReplace(olddir int, oldname string, newdir int, newname string) err
 // unsupported reports whether err says renameat2 or its flag is missing
 // here (old kernel, or a filesystem without it).
 func unsupported(err error) bool {
-	return err == unix.EINVAL || err == unix.ENOSYS || err == unix.EOPNOTSUPP || err == unix.ENOTSUP
+	return err == unix.EINVAL || err == unix.ENOSYS || err == unix.EOPNOTSUPP
 }

@@ -1,9 +1,7 @@
 package local
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -12,81 +10,87 @@ import (
 )
 
 // Sweep removes temp files (names starting with TempPrefix) left under the
-// root by a process that died mid-commit, and returns how many it removed.
+// root by processes that died mid-commit, and returns how many it removed.
 // It walks every directory beneath the root without following symlinks,
-// reading directory entries with their types and no stat per entry.
+// reading entries with their types (no stat per entry); directories it
+// cannot open or read are skipped. Its cost grows with the number of
+// directories in the tree: on a large tree, prefer SweepDir on the
+// directories known to have seen commits.
 //
-// A temp file is removed only when the process whose id is in its name is
+// A temp file is removed only once the process whose id is in its name is
 // gone, so sweeping is safe while other stet processes on this machine
 // commit in the same tree. Processes in another PID namespace sharing the
-// directory are not told apart; their temp files can be removed under them
-// (their commit then fails rather than corrupting anything, except a
-// Remove caught between its rename and its unlink, whose file is then gone
-// as it was meant to be, or wrongly when the compare would have failed).
+// directory are not told apart: their temp files can be removed under
+// them, which makes their commit fail, not corrupt anything.
 func (l *FS) Sweep() (removed int, err error) {
-	f, err := l.root.OpenFile(".", os.O_RDONLY|unix.O_DIRECTORY, 0)
+	return l.sweep(".", true)
+}
+
+// SweepDir is Sweep for the one directory name (following symlinks inside
+// the root to reach it), without descending.
+func (l *FS) SweepDir(name string) (removed int, err error) {
+	r, err := l.walk("sweep", name, true)
 	if err != nil {
-		return 0, fmt.Errorf("local: sweep: %w", err)
+		return 0, err
+	}
+	return l.sweep(r.Path, false)
+}
+
+func (l *FS) sweep(rel string, deep bool) (int, error) {
+	f, err := l.root.OpenFile(rel, os.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return 0, l.fail("sweep", rel, err)
 	}
 	fd, err := unix.Dup(int(f.Fd()))
 	f.Close()
 	if err != nil {
-		return 0, fmt.Errorf("local: sweep: %w", err)
+		return 0, fmt.Errorf("sweep %s: %w", rel, err)
 	}
-	removed, err = l.sweepDir(fd, ".")
+	defer unix.Close(fd)
+	buf := make([]byte, direntBufSize)
+	removed, err := l.sweepDir(fd, buf, deep)
 	if err != nil {
-		return removed, fmt.Errorf("local: sweep: %w", err)
+		return removed, fmt.Errorf("sweep %s: %w", rel, err)
 	}
 	return removed, nil
 }
 
-// sweepDir sweeps the directory open at fd (taking ownership of fd) and
-// the directories below it.
-func (l *FS) sweepDir(fd int, rel string) (int, error) {
-	// Not opened through the Root: the entries' types come from the
-	// directory itself (no lstat per entry), and the only names used are
-	// single components relative to fd.
-	dir := os.NewFile(uintptr(fd), rel)
-	defer dir.Close()
+// sweepDir sweeps the directory open at fd, and with deep the directories
+// below it. Errors below fd are skipped.
+func (l *FS) sweepDir(fd int, buf []byte, deep bool) (int, error) {
 	removed := 0
-	for {
-		ents, err := dir.ReadDir(512)
-		for _, e := range ents {
-			name := e.Name()
-			switch {
-			case e.Type().IsDir():
-				var sub int
-				err := retry(func() (err error) {
-					sub, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-					return err
-				})
-				if err == unix.ENOENT || err == unix.ELOOP || err == unix.ENOTDIR || err == unix.EACCES {
-					continue
-				}
-				if err != nil {
-					return removed, err
-				}
-				n, err := l.sweepDir(sub, rel+"/"+name)
-				removed += n
-				if err != nil {
-					return removed, err
-				}
-			case strings.HasPrefix(name, TempPrefix) && l.stale(name):
-				err := retry(func() error { return unix.Unlinkat(fd, name, 0) })
-				if err == nil {
-					removed++
-				} else if err != unix.ENOENT {
-					return removed, err
-				}
+	var subdirs []string
+	err := eachEntry(fd, buf, func(name string, isDir bool) error {
+		switch {
+		case isDir:
+			if deep {
+				subdirs = append(subdirs, name)
+			}
+		case strings.HasPrefix(name, TempPrefix) && l.stale(name):
+			err := retry(func() error { return unix.Unlinkat(fd, name, 0) })
+			if err == nil {
+				removed++
 			}
 		}
-		if errors.Is(err, io.EOF) || (err == nil && len(ents) == 0) {
-			return removed, nil
-		}
-		if err != nil {
-			return removed, err
-		}
+		return nil
+	})
+	if err != nil {
+		return removed, err
 	}
+	for _, name := range subdirs {
+		var sub int
+		err := retry(func() (err error) {
+			sub, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			return err
+		})
+		if err != nil {
+			continue
+		}
+		n, _ := l.sweepDir(sub, buf, true)
+		unix.Close(sub)
+		removed += n
+	}
+	return removed, nil
 }
 
 // stale reports whether the temp file name was left by a process that is

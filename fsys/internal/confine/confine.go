@@ -233,13 +233,16 @@ func join(done []string, c string) string {
 // NeedFile returns the error for a file operation that did not end on a
 // regular file: ErrNotFound, ErrIsDir or ErrNotRegular; nil for a regular
 // file.
-func (r Result) NeedFile(op, name string) error {
+func (r Result) NeedFile(op, name string) error { return NeedFile(op, name, r.Info) }
+
+// NeedFile is Result.NeedFile for what fi describes (nil: nothing).
+func NeedFile(op, name string, fi fs.FileInfo) error {
 	switch {
-	case r.Info == nil:
+	case fi == nil:
 		return fsys.E(op, name, fsys.ErrNotFound, nil)
-	case r.Info.IsDir():
+	case fi.IsDir():
 		return fsys.E(op, name, fsys.ErrIsDir, nil)
-	case !r.Info.Mode().IsRegular():
+	case !fi.Mode().IsRegular():
 		return fsys.E(op, name, fsys.ErrNotRegular, nil)
 	}
 	return nil

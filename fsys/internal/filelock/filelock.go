@@ -1,5 +1,3 @@
-// Package filelock is a table of in-process locks keyed by file identity,
-// shared by the fsys backends to implement fsys.Locker. It does no IO.
 package filelock
 
 import (

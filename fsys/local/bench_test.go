@@ -1,0 +1,138 @@
+package local_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/local"
+)
+
+// BenchmarkCommit compares the full commit the facade does (version of the
+// new bytes, compare-and-swap Replace, read back, compare) with the plain
+// durable write every careful tool does (temp file, write, fsync, rename,
+// directory fsync). Both alternate two contents of the same size.
+func BenchmarkCommit(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"4KiB", 4 << 10}, {"1MiB", 1 << 20}, {"10MiB", 10 << 20}} {
+		one := bytes.Repeat([]byte("0123456789abcde\n"), size.n/16)
+		two := bytes.Repeat([]byte("fedcba9876543210"), size.n/16)
+		b.Run(size.name+"/stet", func(b *testing.B) {
+			l := benchFile(b, one)
+			b.SetBytes(int64(size.n))
+			old, next := one, two
+			oldVersion := fsys.VersionOf(old)
+			for b.Loop() {
+				v := fsys.VersionOf(next)
+				if _, err := l.Replace("f", next, fsys.Expected{Version: oldVersion, Bytes: old}); err != nil {
+					b.Fatal(err)
+				}
+				back, err := l.ReadFile("f")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !bytes.Equal(back, next) {
+					b.Fatal("read back other bytes")
+				}
+				old, next, oldVersion = next, old, v
+			}
+		})
+		// The backend alone: Replace with the expected bytes, no hashing and
+		// no read back.
+		b.Run(size.name+"/replace", func(b *testing.B) {
+			l := benchFile(b, one)
+			b.SetBytes(int64(size.n))
+			old, next := one, two
+			v := fsys.VersionOf(old)
+			for b.Loop() {
+				if _, err := l.Replace("f", next, fsys.Expected{Version: v, Bytes: old}); err != nil {
+					b.Fatal(err)
+				}
+				old, next = next, old
+			}
+		})
+		// The full commit with the version of the new bytes computed while
+		// the backend waits for the disk, as the facade may do it.
+		b.Run(size.name+"/stet-overlap", func(b *testing.B) {
+			l := benchFile(b, one)
+			b.SetBytes(int64(size.n))
+			old, next := one, two
+			oldVersion := fsys.VersionOf(old)
+			for b.Loop() {
+				vc := make(chan fsys.Version, 1)
+				go func(data []byte) { vc <- fsys.VersionOf(data) }(next)
+				if _, err := l.Replace("f", next, fsys.Expected{Version: oldVersion, Bytes: old}); err != nil {
+					b.Fatal(err)
+				}
+				back, err := l.ReadFile("f")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !bytes.Equal(back, next) {
+					b.Fatal("read back other bytes")
+				}
+				old, next, oldVersion = next, old, <-vc
+			}
+		})
+		b.Run(size.name+"/raw", func(b *testing.B) {
+			dir := b.TempDir()
+			name := filepath.Join(dir, "f")
+			if err := os.WriteFile(name, one, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(size.n))
+			next, after := two, one
+			for b.Loop() {
+				if err := rawWrite(dir, name, next); err != nil {
+					b.Fatal(err)
+				}
+				next, after = after, next
+			}
+		})
+	}
+}
+
+func rawWrite(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "raw")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// benchFile opens a root in a fresh directory holding f = data.
+func benchFile(b *testing.B, data []byte) *local.FS {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	l, err := local.Open(dir, local.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	return l
+}
