@@ -101,9 +101,9 @@ func (ws *Workspace) entryDiff(e LogEntry) string {
 	holds := curOK && r.After != nil && string(fsys.VersionOf(cur)) == r.After.Version
 	switch {
 	case r.Before == nil && holds:
-		return textedit.Diff(r.Path, nil, cur)
+		return textedit.DiffCreate(r.Path, cur)
 	case r.After == nil && pre != nil:
-		return textedit.Diff(r.Path, pre, nil)
+		return textedit.DiffDelete(r.Path, pre)
 	case holds && pre == nil && len(e.data.Old) == len(r.Matches):
 		s := &Session{ws: ws}
 		if b, err := s.preimage(e.data, cur); err == nil {

@@ -315,9 +315,9 @@ func (c *change) diff() string {
 	name := c.t.display()
 	switch {
 	case c.create:
-		return textedit.Diff(name, nil, c.post)
+		return textedit.DiffCreate(name, c.post)
 	case c.delete:
-		return textedit.Diff(name, c.pre, nil)
+		return textedit.DiffDelete(name, c.pre)
 	}
 	return textedit.Diff(name, c.pre, c.post)
 }

@@ -169,7 +169,11 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 		c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, delete: true, save: true, dryRun: dryRun, seen: &o,
 			matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), Line: 1, Old: cur, New: []byte{}}}, eol: "none"}
 		c.message = "deleted " + t.display()
-		return planned{c: c, verb: "deleted " + t.display()}, nil
+		verb := c.message
+		if !s.wasCreated(t.key()) {
+			verb = policy.DeletedMessage(t.spelled, policy.Count(len(cur), receipt.Lines(cur)))
+		}
+		return planned{c: c, verb: verb}, nil
 	}
 	if !exists {
 		return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot update it; check the path (find or list), or add it as a new file", t.spelled)
@@ -254,4 +258,3 @@ func asRefusal(err error) *Refusal {
 	return &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
 }
 
-var _ = policy.Thousands
