@@ -71,10 +71,12 @@ function landed(res, what) {
   return res.structuredContent;
 }
 
-// checkReceipt asserts a mutation's receipt against the bytes before and after.
-function checkReceipt(sc, { tool, file, before, after }) {
+// checkReceipt asserts a mutation's receipt against the bytes before and
+// after, and adds its id to ids.
+function checkReceipt(sc, { tool, file, before, after }, ids) {
   const r = sc.receipt;
   assert.ok(r, `no receipt in ${show(sc)}`);
+  ids.push(r.id);
   assert.equal(r.tool, tool, 'receipt.tool');
   assert.equal(r.path, file, 'receipt.path');
   assert.equal(r.verified, true, `receipt not verified: ${show(r)}`);
@@ -93,8 +95,10 @@ function checkReceipt(sc, { tool, file, before, after }) {
   }
 }
 
-// flow runs the whole loop against a connected client over a fresh workspace.
+// flow runs the whole loop against a connected client over a fresh
+// workspace, and returns the ids of the receipts it saw.
 async function flow(client, root, label) {
+  const ids = [];
   const file = 'notes.txt';
   const abs = path.join(root, file);
   const onDisk = () => fs.readFileSync(abs, 'utf8');
@@ -147,7 +151,7 @@ async function flow(client, root, label) {
   await step(`${label}: edit lands, verified, with a diff; the file on disk changed`, async () => {
     const res = await client.callTool({ name: 'edit', arguments: { path: file, old_string: 'beta', new_string: 'BETA' } });
     const sc = landed(res, 'edit');
-    checkReceipt(sc, { tool: 'edit', file, before: original, after: afterEdit1 });
+    checkReceipt(sc, { tool: 'edit', file, before: original, after: afterEdit1 }, ids);
     assert.deepEqual(sc.receipt.matches?.map((m) => [m.line, m.old_bytes, m.new_bytes]), [[2, 4, 4]]);
     assert.match(sc.diff, /^-beta$/m);
     assert.match(sc.diff, /^\+BETA$/m);
@@ -186,7 +190,7 @@ async function flow(client, root, label) {
   await step(`${label}: the same edit now lands and keeps the other writer's line`, async () => {
     const res = await client.callTool({ name: 'edit', arguments: { path: file, old_string: 'gamma', new_string: 'GAMMA' } });
     const sc = landed(res, 'edit after re-read');
-    checkReceipt(sc, { tool: 'edit', file, before: theirs, after: afterEdit2 });
+    checkReceipt(sc, { tool: 'edit', file, before: theirs, after: afterEdit2 }, ids);
     assert.equal(onDisk(), afterEdit2);
   });
 
@@ -206,22 +210,33 @@ async function flow(client, root, label) {
   await step(`${label}: write creates a new file beside it`, async () => {
     const res = await client.callTool({ name: 'write', arguments: { path: created, content: fresh } });
     const sc = landed(res, 'write');
-    checkReceipt(sc, { tool: 'write', file: created, before: null, after: fresh });
+    checkReceipt(sc, { tool: 'write', file: created, before: null, after: fresh }, ids);
     assert.equal(fs.readFileSync(path.join(root, created), 'utf8'), fresh);
   });
 
   await step(`${label}: undo of the created file removes it`, async () => {
     const res = await client.callTool({ name: 'undo', arguments: { path: created } });
     const sc = landed(res, 'undo create');
-    checkReceipt(sc, { tool: 'undo', file: created, before: fresh, after: null });
+    checkReceipt(sc, { tool: 'undo', file: created, before: fresh, after: null }, ids);
     assert.equal(fs.existsSync(path.join(root, created)), false, `${created} still exists`);
   });
 
   await step(`${label}: undo of the edited file restores the exact previous bytes`, async () => {
     const res = await client.callTool({ name: 'undo', arguments: { path: file } });
     const sc = landed(res, 'undo edit');
-    checkReceipt(sc, { tool: 'undo', file, before: afterEdit2, after: theirs });
+    checkReceipt(sc, { tool: 'undo', file, before: afterEdit2, after: theirs }, ids);
     assert.equal(fs.readFileSync(abs).equals(Buffer.from(theirs)), true, `on disk: ${show(onDisk())}`);
+  });
+  return ids;
+}
+
+// checkJournal asserts that the journal in the state directory records
+// every receipt the client was given.
+async function checkJournal(state, ids, label) {
+  await step(`${label}: the journal in STET_STATE records every receipt`, async () => {
+    const journal = fs.readFileSync(path.join(state, 'journal.jsonl'), 'utf8');
+    assert.equal(ids.length, 5, `receipts seen: ${ids}`);
+    for (const id of ids) assert.ok(journal.includes(`"${id}"`), `${id} is not in the journal`);
   });
 }
 
@@ -257,12 +272,17 @@ async function overStdio() {
   const pid = transport.pid; // set once the transport has spawned stet
   cleanups.push(() => killPid(pid));
   await connected;
-  await flow(c, root, 'stdio');
-  await step('stdio: closing the client ends the server', async () => {
+  const ids = await flow(c, root, 'stdio');
+  await step('stdio: closing stdin ends the server', async () => {
+    // The SDK ends stdin, waits 2 s for the process to exit, then sends
+    // SIGTERM: a close well under 2 s means stet exited on end of input.
+    const t0 = Date.now();
     await c.close();
+    const ms = Date.now() - t0;
     assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `stet (pid ${pid}) still runs`);
+    assert.ok(ms < 1900, `stet took ${ms} ms to exit after its stdin closed (it needed the SDK's SIGTERM)`);
   });
-  assert.ok(fs.readdirSync(state).length > 0, 'the journal went to STET_STATE');
+  await checkJournal(state, ids, 'stdio');
 }
 
 // envWithoutStet is this process's environment without STET_* settings
@@ -355,7 +375,8 @@ async function overHTTP() {
   current = 'http: connect';
   await c.connect(transport);
   assert.ok(transport.sessionId, 'the server gave no Mcp-Session-Id');
-  await flow(c, root, 'http');
+  const ids = await flow(c, root, 'http');
+  await checkJournal(state, ids, 'http');
 
   await step('http: a second connection is another session and must read before it edits', async () => {
     const other = client();
@@ -369,6 +390,7 @@ async function overHTTP() {
   });
 
   await c.close();
+  if (process.platform === 'win32') return; // no SIGTERM to send there; cleanup kills it
   await step('http: SIGTERM stops the server cleanly', async () => {
     srv.p.kill('SIGTERM');
     const { code, signal } = await srv.exited;
