@@ -107,6 +107,26 @@ type Resolver interface {
 	Resolve(name string) (string, error)
 }
 
+// Checker is an optional capability: Check reports whether the regular file
+// at name holds what expect describes, reading it in small chunks (and
+// comparing bytes when expect.Bytes is set) instead of into one buffer of
+// the file's size. It suits read-back verification of large files.
+type Checker interface {
+	Check(name string, expect Expected) (bool, error)
+}
+
+// Check asks p's Checker if it has one, or reads the file and compares.
+func Check(p Provider, name string, expect Expected) (bool, error) {
+	if c, ok := p.(Checker); ok {
+		return c.Check(name, expect)
+	}
+	data, err := p.ReadFile(name)
+	if err != nil {
+		return false, err
+	}
+	return expect.Matches(data), nil
+}
+
 // Hooks are fault-injection points for tests. A nil field does nothing.
 type Hooks struct {
 	// BeforeSwap runs after the new bytes are durable in the temp file and

@@ -12,8 +12,8 @@ import (
 	"github.com/stet-dev/stet/fsys"
 )
 
-// DiffTree is the tree every differential run starts from.
-var DiffTree = []string{
+// diffTree is the tree every differential run starts from.
+var diffTree = []string{
 	"a=alpha", "b=", "d/", "d/a=delta", "d/e/", "d/e/f=eff",
 	"l => a", "ld => d", "la => $ROOT/a", "lad => $ROOT/d",
 	"lo => ../outside/secret", "lod => ../outside", "loa => $OUTSIDE/secret",
@@ -35,13 +35,14 @@ var (
 )
 
 // Differential plays one random sequence of steps operations, drawn from
-// seed, against fresh harnesses made by mkA and mkB, each over DiffTree.
+// seed, against fresh harnesses made by mkA and mkB, each over the same small tree of files, directories and links
+// (inside, leaving, absolute, dangling, chained).
 // It fails at the first result (value or error kind) that differs, and if
 // the final trees differ or anything outside either root changed.
 func Differential(t *testing.T, mkA, mkB func(t *testing.T) Harness, seed uint64, steps int) {
 	ha, hb := mkA(t), mkB(t)
-	Build(t, ha, DiffTree...)
-	Build(t, hb, DiffTree...)
+	Build(t, ha, diffTree...)
+	Build(t, hb, diffTree...)
 	ea := newEnvOn(t, ha, fsys.Hooks{})
 	eb := newEnvOn(t, hb, fsys.Hooks{})
 	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))

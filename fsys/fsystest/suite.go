@@ -233,6 +233,19 @@ func testPaths(t *testing.T, mk func(t *testing.T) Harness) {
 					t.Fatalf("stat %q = %+v, want a file of %d bytes", name, fi, len(c.target))
 				}
 			})
+			run("Check", func(e *env, name string) {
+				for _, x := range []fsys.Expected{expect(c.target), {Version: ver(c.target), Bytes: []byte(c.target)}} {
+					ok, err := fsys.Check(e.p, name, x)
+					wantKind(t, "check", err, c.err)
+					if c.err == nil && !ok {
+						t.Fatalf("check %q: no match with its own bytes", name)
+					}
+				}
+				ok, err := fsys.Check(e.p, name, expect("other"))
+				if c.err == nil && (ok || err != nil) {
+					t.Fatalf("check %q against other bytes: %v, %v", name, ok, err)
+				}
+			})
 			run("Resolve", func(e *env, name string) {
 				r, ok := e.p.(fsys.Resolver)
 				if !ok {
@@ -357,6 +370,8 @@ func testReadFile(t *testing.T, mk func(t *testing.T) Harness) {
 		wantKind(t, "read dir", err, fsys.ErrIsDir)
 		_, err = e.p.ReadFile(".")
 		wantKind(t, "read root", err, fsys.ErrIsDir)
+		_, err = fsys.Check(e.p, "d", expect(""))
+		wantKind(t, "check dir", err, fsys.ErrIsDir)
 	})
 	t.Run("empty", func(t *testing.T) {
 		e := newEnv(t, mk, "f=")
@@ -381,7 +396,9 @@ func testReadFile(t *testing.T, mk func(t *testing.T) Harness) {
 				t.Fatalf("ReadFile(%q) on a FIFO with no writer blocked", name)
 			}
 		}
-		_, err := e.p.Replace("p", []byte("x"), expect(""))
+		_, err := fsys.Check(e.p, "p", expect(""))
+		wantKind(t, "check fifo", err, fsys.ErrNotRegular)
+		_, err = e.p.Replace("p", []byte("x"), expect(""))
 		wantKind(t, "replace fifo", err, fsys.ErrNotRegular)
 		_, err = e.p.Remove("p", expect(""))
 		wantKind(t, "remove fifo", err, fsys.ErrNotRegular)
@@ -402,6 +419,17 @@ func testReadFile(t *testing.T, mk func(t *testing.T) Harness) {
 		data, err := e.p.ReadFile("big")
 		if err != nil || string(data) != big {
 			t.Fatalf("read big: %d bytes, %v", len(data), err)
+		}
+		// Check in chunks: a difference in the last chunk, and a longer file.
+		for _, other := range []string{big[:len(big)-1] + "X", big + "0", big[1:]} {
+			for _, x := range []fsys.Expected{expect(other), {Version: ver(other), Bytes: []byte(other)}} {
+				if ok, err := fsys.Check(e.p, "big", x); ok || err != nil {
+					t.Fatalf("check big against other bytes: %v, %v", ok, err)
+				}
+			}
+		}
+		if ok, err := fsys.Check(e.p, "big", fsys.Expected{Version: ver(big), Bytes: []byte(big)}); !ok || err != nil {
+			t.Fatalf("check big: %v, %v", ok, err)
 		}
 	})
 }

@@ -54,6 +54,7 @@ var (
 	_ fsys.Provider = (*FS)(nil)
 	_ fsys.Locker   = (*FS)(nil)
 	_ fsys.Resolver = (*FS)(nil)
+	_ fsys.Checker  = (*FS)(nil)
 )
 
 // Open confines a new FS to the directory dir.
@@ -192,6 +193,45 @@ func (l *FS) ReadFile(name string) ([]byte, error) {
 			data = append(data, 0)[:len(data)]
 		}
 	}
+}
+
+// Check reports whether the regular file at name holds what expect
+// describes, comparing its bytes chunk by chunk with expect.Bytes (or
+// hashing it when Bytes is nil) without reading it into one buffer.
+func (l *FS) Check(name string, expect fsys.Expected) (bool, error) {
+	const op = "check"
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return false, err
+	}
+	if err := r.NeedFile(op, name); err != nil {
+		return false, err
+	}
+	f, err := l.root.OpenFile(r.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false, l.fail(op, name, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, l.fail(op, name, err)
+	}
+	if err := confine.NeedFile(op, name, fi); err != nil {
+		return false, err
+	}
+	fd := int(f.Fd())
+	var ok bool
+	if expect.Bytes == nil {
+		var v fsys.Version
+		v, err = l.versionOf(fd)
+		ok = v == expect.Version
+	} else {
+		ok, err = l.matches(fd, fi.Size(), expect.Bytes)
+	}
+	if err != nil {
+		return false, l.fail(op, name, err)
+	}
+	return ok, nil
 }
 
 // Stat describes name, following symlinks inside the root.

@@ -46,6 +46,7 @@ var (
 	_ fsys.Provider = (*FS)(nil)
 	_ fsys.Locker   = (*FS)(nil)
 	_ fsys.Resolver = (*FS)(nil)
+	_ fsys.Checker  = (*FS)(nil)
 )
 
 type node struct {
@@ -211,6 +212,22 @@ func (m *FS) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	return append([]byte{}, nodeOf(r).data...), nil
+}
+
+// Check reports whether the regular file at name holds what expect
+// describes.
+func (m *FS) Check(name string, expect fsys.Expected) (bool, error) {
+	const op = "check"
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.walk(op, name, true)
+	if err != nil {
+		return false, err
+	}
+	if err := r.NeedFile(op, name); err != nil {
+		return false, err
+	}
+	return expect.Matches(nodeOf(r).data), nil
 }
 
 // Stat describes name, following symlinks inside the root.
