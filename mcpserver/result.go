@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,12 +20,92 @@ import (
 // the JSON-RPC envelope is small.
 const maxReplyBytes = 9 << 20
 
+// toolResult is a tools/call result whose JSON is built once, by reply.
+// go-sdk's own CallToolResult goes through four JSON passes over every byte
+// of a large read (each Marshaler's output is re-compacted on the way up);
+// this one goes through two: escaping, and the one compaction of
+// MarshalJSON's output.
+type toolResult struct {
+	mcp.ResultBase // _meta, which go-sdk may set (server info on new protocols)
+	text           string
+	structured     json.RawMessage // nil for none
+	isError        bool
+	complete       bool   // the client speaks a protocol with resultType (2026-07-28 or later)
+	body           []byte // JSON without resultType and _meta, set by encode
+}
+
+// MarshalJSON returns the CallToolResult JSON: content (one text block),
+// structuredContent, isError, and resultType and _meta when set.
+func (r *toolResult) MarshalJSON() ([]byte, error) {
+	if r.body == nil {
+		if err := r.encode(); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.Meta) == 0 && !r.complete {
+		return r.body, nil
+	}
+	b := make([]byte, 0, len(r.body)+256)
+	b = append(b, r.body[:len(r.body)-1]...)
+	if r.complete {
+		b = append(b, `,"resultType":"complete"`...)
+	}
+	if len(r.Meta) > 0 {
+		m, err := json.Marshal(r.Meta)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"_meta":`...)
+		b = append(b, m...)
+	}
+	return append(b, '}'), nil
+}
+
+// encode sets r.body to the result's JSON without resultType and _meta.
+func (r *toolResult) encode() error {
+	var b bytes.Buffer
+	b.Grow(len(r.text) + len(r.structured) + len(r.text)/8 + 64)
+	b.WriteString(`{"content":[{"type":"text","text":`)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r.text); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1) // Encode's newline
+	b.WriteString(`}]`)
+	if r.structured != nil {
+		b.WriteString(`,"structuredContent":`)
+		b.Write(r.structured)
+	}
+	if r.isError {
+		b.WriteString(`,"isError":true`)
+	}
+	b.WriteByte('}')
+	r.body = b.Bytes()
+	return nil
+}
+
+// callToolResult is r as go-sdk's type, for the path through a registered
+// tool handler.
+func (r *toolResult) callToolResult() *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.text}}, IsError: r.isError}
+	if r.structured != nil {
+		res.StructuredContent = r.structured
+	}
+	return res
+}
+
+// textResult is an error result with text only.
+func textResult(text string) *toolResult {
+	return &toolResult{text: text, isError: true}
+}
+
 // reply turns a facade Output into a tool result: the text a model reads
 // (with the stall notice, if any, appended) and the structured content (the
 // CLI --json shape). A refusal is a result with isError set. A result whose
 // JSON would be over the size bound is shrunk (a change keeps its receipt
 // and loses its diff) or refused as too_large.
-func (s *Server) reply(tool string, out stet.Output, notice string) *mcp.CallToolResult {
+func (s *Server) reply(tool string, out stet.Output, notice string) *toolResult {
 	text := out.Text
 	if notice != "" {
 		text += "\n\n" + notice
@@ -34,19 +114,19 @@ func (s *Server) reply(tool string, out stet.Output, notice string) *mcp.CallToo
 	if err != nil {
 		return s.failed(tool, fmt.Errorf("encoding the result: %w", err))
 	}
-	if len(raw)+escapedLen(text) > s.maxReply {
-		return s.shrink(tool, out, notice, len(raw)+escapedLen(text))
+	r := &toolResult{text: text, structured: raw, isError: out.Refused != nil}
+	if err := r.encode(); err != nil {
+		return s.failed(tool, fmt.Errorf("encoding the result: %w", err))
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(raw),
-		IsError:           out.Refused != nil,
+	if len(r.body) > s.maxReply {
+		return s.shrink(tool, out, notice, len(r.body))
 	}
+	return r
 }
 
 // shrink answers a result too large to send. A change has already landed,
 // so it is still reported, without its diff; anything else is refused.
-func (s *Server) shrink(tool string, out stet.Output, notice string, size int) *mcp.CallToolResult {
+func (s *Server) shrink(tool string, out stet.Output, notice string, size int) *toolResult {
 	omitted := func(diff string) string {
 		return fmt.Sprintf("(diff omitted: %s bytes, too large for one response; the receipt above records every changed region; `stet show <receipt id>` prints the diff)", thousands(len(diff)))
 	}
@@ -91,7 +171,7 @@ func (s *Server) shrink(tool string, out stet.Output, notice string, size int) *
 // failed is the result of a call that broke (not a refusal): an error the
 // model can read, without Go's error text or host paths; the whole error
 // goes to the log.
-func (s *Server) failed(tool string, err error) *mcp.CallToolResult {
+func (s *Server) failed(tool string, err error) *toolResult {
 	s.log.Error("mcpserver: tool failed", "tool", tool, "error", err)
 	var msg string
 	var ve *stet.VerifyError
@@ -105,10 +185,7 @@ func (s *Server) failed(tool string, err error) *mcp.CallToolResult {
 	default:
 		msg = fmt.Sprintf("error: %s failed: %s; report this to the user if it persists (the server log has the details)", tool, cause(err))
 	}
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: msg}},
-		IsError: true,
-	}
+	return textResult(msg)
 }
 
 // cause is err's text with operating-system errors reduced to their reason
@@ -131,37 +208,6 @@ func cause(err error) string {
 		text = strings.Replace(text, e.Error(), inner.Error(), 1)
 	}
 	return strings.ReplaceAll(text, "\n", "; ")
-}
-
-// escapedLen is an upper bound on the length of s as a JSON string.
-func escapedLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
-				n += 2
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				n += 6
-			default:
-				n++
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			n += 6 // replaced by \ufffd
-		case r == '\u2028' || r == '\u2029':
-			n += 6
-		default:
-			n += size
-		}
-		i += size
-	}
-	return n
 }
 
 // thousands formats n with comma separators.

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,18 +49,6 @@ func TestCause(t *testing.T) {
 	}
 	if got := cause(errors.New("a\nb")); got != "a; b" {
 		t.Errorf("cause = %q", got)
-	}
-}
-
-func TestEscapedLenBounds(t *testing.T) {
-	for _, s := range []string{"", "plain", "tab\there \"q\" \\ \n", "<&>", "\x00\x1f", "é ü 漢字 \u2028", "bad \xff byte", strings.Repeat("\t\"x", 1000)} {
-		b, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := escapedLen(s); n < len(b) {
-			t.Errorf("escapedLen(%q) = %d, below json.Marshal's %d", s, n, len(b))
-		}
 	}
 }
 

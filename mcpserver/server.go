@@ -100,11 +100,22 @@ func New(ws *stet.Workspace, o Options) *Server {
 		if readOnly && spec.Mutating {
 			continue
 		}
-		s.mcp.AddTool(toolOf(spec), s.callTool)
+		s.mcp.AddTool(toolOf(spec), s.toolHandler)
 		s.listed[spec.Name] = true
 	}
-	s.mcp.AddReceivingMiddleware(s.routeUnlisted)
+	s.mcp.AddReceivingMiddleware(s.route)
 	return s
+}
+
+// newProtocol reports whether the client speaks MCP 2026-07-28 or later,
+// whose tool results carry "resultType" (go-sdk adds it to its own result
+// types only).
+func newProtocol(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	return ip != nil && ip.ProtocolVersion >= "2026-07-28"
 }
 
 // rank is a tool's place in the catalog (SPEC order: read first).
@@ -136,17 +147,34 @@ func toolOf(spec tools.Spec) *mcp.Tool {
 	}
 }
 
-// routeUnlisted sends calls of tools that are not in the tool list (an
-// unknown name, or a mutating tool of a read-only workspace) to the facade
-// too, so that they get a refusal the model can act on instead of a
-// protocol error. It also lists the tools in the catalog's order (go-sdk
-// sorts them by name), so that read comes first.
-func (s *Server) routeUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
+// toolHandler is the registered handler of every listed tool. Calls
+// normally do not reach it (route answers them first, faster); it gives the
+// same answer in go-sdk's result type.
+func (s *Server) toolHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	r, err := s.callTool(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return r.callToolResult(), nil
+}
+
+// route answers every tools/call itself: listed tools with a result
+// encoded once (see toolResult), and tools that are not in the tool list
+// (an unknown name, or a mutating tool of a read-only workspace) with the
+// facade's refusal, which the model can act on, instead of a protocol
+// error. It also lists the tools in the catalog's order (go-sdk sorts them
+// by name), so that read comes first.
+func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/call":
-			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && !s.listed[r.Params.Name] {
-				return s.callTool(ctx, r)
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				res, err := s.callTool(ctx, r)
+				if err != nil {
+					return nil, err
+				}
+				res.complete = newProtocol(r.Session)
+				return res, nil
 			}
 		case "tools/list":
 			res, err := next(ctx, method, req)
@@ -211,7 +239,7 @@ func (s *Server) sessionID(n int) string {
 
 // callTool handles one tools/call: the _meta keys, the stall guard, the
 // roots, then the facade, then the result's size.
-func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*toolResult, error) {
 	name := req.Params.Name
 	c := s.connOf(req.Session)
 	pin, ref := parseMeta(req.Params.Meta)

@@ -20,7 +20,7 @@ import (
 // way a stdio client does, with no SDK in between.
 type rawClient struct {
 	t     testing.TB
-	w     io.Writer
+	w     *io.PipeWriter
 	lines chan []byte
 }
 
@@ -177,6 +177,29 @@ func TestStdioBadLines(t *testing.T) {
 
 	c.send(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
 	c.wantResult("10")
+}
+
+// TestStdioAnswersAfterEOF: a client that writes its requests and closes
+// its end still gets every answer before the server stops.
+func TestStdioAnswersAfterEOF(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "x\n"}, stet.Options{})
+	c := startRaw(t, New(f.ws, Options{}), 0)
+	c.initialize()
+	for id := 2; id <= 6; id++ {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt"}}}`, id))
+	}
+	c.w.Close()
+	got := map[string]bool{}
+	for range 5 {
+		m := c.recv()
+		if m.Error != nil {
+			t.Fatalf("id %s: %+v", m.ID, m.Error)
+		}
+		got[string(m.ID)] = true
+	}
+	if len(got) != 5 {
+		t.Fatalf("answered ids %v, want 2..6", got)
+	}
 }
 
 // TestStdioOversizedLine: a line over the limit is answered with an error

@@ -41,10 +41,12 @@ func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 		max = MaxMessageBytes
 	}
 	c := &lineConn{
-		out:    t.out,
-		msgs:   make(chan readResult),
-		closed: make(chan struct{}),
+		out:     t.out,
+		msgs:    make(chan readResult),
+		closed:  make(chan struct{}),
+		pending: map[jsonrpc.ID]bool{},
 	}
+	c.idle = sync.NewCond(&c.mu)
 	go c.readLoop(bufio.NewReaderSize(t.in, 64<<10), max)
 	return c, nil
 }
@@ -62,6 +64,14 @@ type lineConn struct {
 	msgs      chan readResult
 	closed    chan struct{}
 	closeOnce sync.Once
+
+	// Calls read but not yet answered. At the end of the input the
+	// connection waits for them, so that a client that writes its requests
+	// and closes stdin still gets every answer.
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]bool
+	isClosed bool
+	idle     *sync.Cond // signalled when pending shrinks or the connection closes
 }
 
 var _ mcp.Connection = (*lineConn)(nil)
@@ -81,7 +91,11 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write writes msg as one line.
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil && len(r.Result) > 0 && r.ID.IsValid() {
+	r, ok := msg.(*jsonrpc.Response)
+	if ok {
+		defer c.answered(r.ID)
+	}
+	if ok && r.Error == nil && len(r.Result) > 0 && r.ID.IsValid() {
 		// A result is already compact JSON made by the SDK's encoder; writing
 		// it as is saves a validating pass over every byte of a large read
 		// (EncodeMessage re-compacts the RawMessage).
@@ -122,8 +136,32 @@ func (c *lineConn) writeLine(data []byte) error {
 // Close stops delivering messages. The reader is the caller's: it is not
 // closed, and the read loop ends at its EOF.
 func (c *lineConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.mu.Lock()
+		c.isClosed = true
+		c.idle.Broadcast()
+		c.mu.Unlock()
+	})
 	return nil
+}
+
+// answered forgets a call once its response is written.
+func (c *lineConn) answered(id jsonrpc.ID) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.idle.Broadcast()
+	c.mu.Unlock()
+}
+
+// drain waits until every call read has been answered, or the connection
+// closes.
+func (c *lineConn) drain() {
+	c.mu.Lock()
+	for len(c.pending) > 0 && !c.isClosed {
+		c.idle.Wait()
+	}
+	c.mu.Unlock()
 }
 
 // SessionID implements mcp.Connection; stdio has no session id.
@@ -145,7 +183,7 @@ func (c *lineConn) readLoop(br *bufio.Reader, max int) {
 		switch {
 		case size > max:
 			id := findID(head)
-			c.reply(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message too large: %d bytes or more, over the %d-byte limit of one message; send smaller arguments (for a large file, write part of it, then add the rest with edit)", size, max))
+			c.reply(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message too large: %s bytes, over the %s-byte limit of one message; send smaller arguments (for a large file, write part of it, then add the rest with edit)", thousands(size), thousands(max)))
 		case len(bytes.TrimSpace(line)) > 0:
 			if !c.handleLine(line) {
 				return
@@ -155,6 +193,7 @@ func (c *lineConn) readLoop(br *bufio.Reader, max int) {
 			if errors.Is(err, io.EOF) {
 				err = io.EOF
 			}
+			c.drain()
 			c.deliver(readResult{err: err})
 			return
 		}
@@ -171,6 +210,11 @@ func (c *lineConn) handleLine(line []byte) bool {
 	}
 	m, err := jsonrpc.DecodeMessage(line)
 	if err == nil {
+		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+			c.mu.Lock()
+			c.pending[r.ID] = true
+			c.mu.Unlock()
+		}
 		return c.deliver(readResult{msg: m})
 	}
 	if !json.Valid(line) {

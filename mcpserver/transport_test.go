@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the connection's concurrent
@@ -31,16 +33,18 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// drain runs a lineConn over input and returns the messages it delivered
-// and the lines it answered by itself.
+// drain runs a lineConn over input, answering every call it delivers, and
+// returns how many messages it delivered and the lines it answered by
+// itself (the error replies).
 func drain(t testing.TB, input string, max int) (delivered int, replies []string) {
 	var out lockedBuffer
-	conn, err := (&lineTransport{in: strings.NewReader(input), out: &out, max: max}).Connect(context.Background())
+	ctx := context.Background()
+	conn, err := (&lineTransport{in: strings.NewReader(input), out: &out, max: max}).Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
-		_, err := conn.Read(context.Background())
+		m, err := conn.Read(ctx)
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				t.Fatalf("Read: %v", err)
@@ -48,10 +52,15 @@ func drain(t testing.TB, input string, max int) (delivered int, replies []string
 			break
 		}
 		delivered++
+		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+			if err := conn.Write(ctx, &jsonrpc.Response{ID: r.ID, Result: json.RawMessage(`{"answered":true}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	conn.Close()
 	for _, l := range strings.Split(out.String(), "\n") {
-		if l != "" {
+		if l != "" && !strings.Contains(l, `"result":{"answered":true}`) {
 			replies = append(replies, l)
 		}
 	}

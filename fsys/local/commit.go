@@ -48,6 +48,15 @@ func (d *dirHandle) lock() (unlock func()) {
 	return func() { unix.Flock(d.fd, unix.LOCK_UN) }
 }
 
+// rlock takes a shared flock(2) on the directory: readers hold it while
+// they open a file, so they wait out a commit's unchecked swap.
+func (d *dirHandle) rlock() (unlock func()) {
+	if err := retry(func() error { return unix.Flock(d.fd, unix.LOCK_SH) }); err != nil {
+		return func() {}
+	}
+	return func() { unix.Flock(d.fd, unix.LOCK_UN) }
+}
+
 // ino returns the inode number of the entry name, or 0.
 func (d *dirHandle) ino(name string) uint64 {
 	var st unix.Stat_t

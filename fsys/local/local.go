@@ -163,9 +163,7 @@ func (l *FS) ReadFile(name string) ([]byte, error) {
 	if err := r.NeedFile(op, name); err != nil {
 		return nil, err
 	}
-	// O_NONBLOCK: if a FIFO was swapped in after the walk, the open returns
-	// at once and the fstat below refuses it.
-	f, err := l.root.OpenFile(r.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := l.openForRead(r.Path)
 	if err != nil {
 		return nil, l.fail(op, name, err)
 	}
@@ -207,7 +205,7 @@ func (l *FS) Check(name string, expect fsys.Expected) (bool, error) {
 	if err := r.NeedFile(op, name); err != nil {
 		return false, err
 	}
-	f, err := l.root.OpenFile(r.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := l.openForRead(r.Path)
 	if err != nil {
 		return false, l.fail(op, name, err)
 	}
@@ -366,4 +364,19 @@ func unixPerm(m fs.FileMode) uint32 {
 		p |= syscall.S_ISVTX
 	}
 	return p
+}
+
+// openForRead opens a resolved regular file for reading. It holds a shared
+// flock on the file's directory for the instant of the open, so it never
+// opens bytes another stet commit has swapped in but not yet checked (a
+// compare-and-swap that fails swaps them back under the exclusive lock).
+// Once open, the descriptor's bytes are fixed: commits never write into a
+// file, they swap whole files. O_NONBLOCK: if a FIFO was swapped in after the
+// walk, the open returns at once and the caller's fstat refuses it.
+func (l *FS) openForRead(rel string) (*os.File, error) {
+	if d, err := l.openDir(path.Dir(rel)); err == nil {
+		defer d.close()
+		defer d.rlock()()
+	}
+	return l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }

@@ -245,6 +245,9 @@ func (r *report) markdown() string {
 				if q >= goalMemVsPeer {
 					goal = "**no**"
 				}
+				if sc.extra {
+					goal = "(extra)"
+				}
 			} else if stet != nil && stet.Err != "" {
 				goal = "no: stet failed"
 			} else if peer != nil && peer.Err != "" {
