@@ -400,3 +400,20 @@ func TestWorkerRequestIsTheQuotedBlock(t *testing.T) {
 		t.Fatalf("report.md is named by the quoted request: %v", err)
 	}
 }
+
+func TestConflictDuringSwap(t *testing.T) {
+	var root string
+	opts := stet.Options{Hooks: stet.Hooks{BeforeSwap: func(p string) {
+		os.WriteFile(filepath.Join(root, p), []byte("the other writer\n"), 0o644)
+	}}}
+	_, s, r := open(t, map[string]string{"a.txt": "one\n"}, opts)
+	root = r
+	s.Read(ctx, stet.ReadArgs{Path: "a.txt"})
+	_, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("two")})
+	if kindOf(err) != stet.KindConflict {
+		t.Fatalf("want conflict, got %v", err)
+	}
+	if got := content(t, root, "a.txt"); got != "the other writer\n" {
+		t.Fatalf("the other writer's bytes were lost: %q", got)
+	}
+}

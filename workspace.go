@@ -63,6 +63,9 @@ type Options struct {
 
 // Hooks are test points of the commit sequence.
 type Hooks struct {
+	// BeforeSwap runs when the new bytes are durable in their temp file, just
+	// before they are swapped in (host backends only; path is root-relative).
+	BeforeSwap func(path string)
 	// BeforeReadback runs after the swap and before the file is read back.
 	BeforeReadback func(path string)
 }
@@ -154,7 +157,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 			if real, err := filepath.EvalSymlinks(abs); err == nil {
 				r.real = real
 			}
-			p, err := local.Open(abs, local.Options{Sweep: !opts.NoSweep})
+			p, err := local.Open(abs, local.Options{Sweep: !opts.NoSweep, Hooks: fsys.Hooks{BeforeSwap: opts.Hooks.BeforeSwap}})
 			if err != nil {
 				closeAll()
 				return nil, fmt.Errorf("stet: root %q: %w", dir, err)
