@@ -257,4 +257,3 @@ func asRefusal(err error) *Refusal {
 	}
 	return &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
 }
-
