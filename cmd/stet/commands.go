@@ -292,18 +292,23 @@ func cmdGrep(e *env, args []string) error {
 	return e.toolCall(false, &a)
 }
 
-func cmdMkdir(e *env, args []string) error {
-	var a stet.MkdirArgs
-	fs := e.newFlags("mkdir", "mkdir PATH")
-	fs.StringVar(&a.Path, "path", "", "directory to create")
+// pathCommand is a tool whose only argument is a required PATH.
+func (e *env) pathCommand(name, usage string, path *string, args []string, mutating bool, a any) error {
+	fs := e.newFlags(name, name+" PATH")
+	fs.StringVar(path, "path", "", usage)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
 	}
-	if a.Path, err = onePath(a.Path, pos, true); err != nil {
+	if *path, err = onePath(*path, pos, true); err != nil {
 		return err
 	}
-	return e.toolCall(true, &a)
+	return e.toolCall(mutating, a)
+}
+
+func cmdMkdir(e *env, args []string) error {
+	var a stet.MkdirArgs
+	return e.pathCommand("mkdir", "directory to create", &a.Path, args, true, &a)
 }
 
 func cmdMove(e *env, args []string) error {
@@ -332,30 +337,12 @@ func cmdMove(e *env, args []string) error {
 
 func cmdDelete(e *env, args []string) error {
 	var a stet.DeleteArgs
-	fs := e.newFlags("delete", "delete PATH")
-	fs.StringVar(&a.Path, "path", "", "file to delete")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return parseErr(err)
-	}
-	if a.Path, err = onePath(a.Path, pos, true); err != nil {
-		return err
-	}
-	return e.toolCall(true, &a)
+	return e.pathCommand("delete", "file to delete", &a.Path, args, true, &a)
 }
 
 func cmdUndo(e *env, args []string) error {
 	var a stet.UndoArgs
-	fs := e.newFlags("undo", "undo PATH")
-	fs.StringVar(&a.Path, "path", "", "file whose last change to revert")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return parseErr(err)
-	}
-	if a.Path, err = onePath(a.Path, pos, true); err != nil {
-		return err
-	}
-	return e.toolCall(true, &a)
+	return e.pathCommand("undo", "file whose last change to revert", &a.Path, args, true, &a)
 }
 
 func cmdCall(e *env, args []string) error {
