@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"strconv"
@@ -364,7 +365,7 @@ func parseVmHWM(status []byte) (int64, error) {
 			return 0, fmt.Errorf("unexpected VmHWM line %q", line)
 		}
 		n, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > math.MaxInt64>>10 {
 			return 0, fmt.Errorf("unexpected VmHWM line %q", line)
 		}
 		return n << 10, nil
