@@ -25,12 +25,12 @@ type Output struct {
 // wrong types: an invalid refusal). A refusal comes back as an Output with
 // Refused set and a nil error; the error is for what broke.
 func (s *Session) Call(ctx context.Context, name string, raw json.RawMessage) (Output, error) {
-	spec, ok := tools.Lookup(name)
+	mutating, ok := tools.Mutating(name)
 	if !ok {
 		r := refuse(KindInvalid, "", "there is no tool %q; the tools are %s", name, strings.Join(tools.Names(false), ", "))
 		return refusalOutput(name, r), nil
 	}
-	if spec.Mutating && s.ws.opts.Effects == policy.ReadOnly {
+	if mutating && s.ws.opts.Effects == policy.ReadOnly {
 		r := refuse(KindReadOnly, "", "%s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)
 		return refusalOutput(name, r), nil
 	}

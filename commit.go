@@ -1,11 +1,13 @@
 package stet
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
@@ -310,16 +312,51 @@ func (c *change) nextObservation(r receipt.Receipt) *observation {
 	return n
 }
 
-// diff renders the unified diff of the change for the model.
+// Bounds of the diff a result carries: a model needs to see what changed,
+// not megabytes of it; `stet show` rebuilds the whole diff from the journal.
+const (
+	maxDiffBytes      = 64 << 10  // a longer diff is cut at a line boundary
+	maxWholeDiffInput = 512 << 10 // a whole-file replace this large is summarized, not diffed
+)
+
+// diff renders the unified diff of the change for the model, bounded.
 func (c *change) diff() string {
 	name := c.t.display()
+	var d, more string
+	shown := func(b []byte) []byte {
+		h := head(b, maxDiffBytes)
+		if len(h) < len(b) {
+			more = fmt.Sprintf("(%s more bytes not shown: `stet show` with this receipt's id prints all of it)\n", policy.Thousands(len(b)-len(h)))
+		}
+		return h
+	}
 	switch {
 	case c.create:
-		return textedit.DiffCreate(name, c.post)
+		d = textedit.DiffCreate(name, shown(c.post))
 	case c.delete:
-		return textedit.DiffDelete(name, c.pre)
+		d = textedit.DiffDelete(name, shown(c.pre))
+	case len(c.matches) == 1 && c.matches[0].OldBytes == len(c.pre) && len(c.pre)+len(c.post) > maxWholeDiffInput:
+		return fmt.Sprintf("--- a/%s\n+++ b/%s\n(the whole file was replaced: %s → %s; a diff this large is not shown here: `stet show` with this receipt's id prints it)\n",
+			name, name, linesWord(receipt.Lines(c.pre)), linesWord(receipt.Lines(c.post)))
+	default:
+		d = textedit.Diff(name, c.pre, c.post)
 	}
-	return textedit.Diff(name, c.pre, c.post)
+	if len(d) <= maxDiffBytes {
+		return d + more
+	}
+	cut := strings.LastIndexByte(d[:maxDiffBytes], '\n') + 1
+	return d[:cut] + fmt.Sprintf("(diff cut at %s of %s bytes: `stet show` with this receipt's id prints all of it)\n", policy.Thousands(cut), policy.Thousands(len(d)))
+}
+
+// head returns at most about n bytes of b, ending at a line boundary.
+func head(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	if i := bytes.LastIndexByte(b[:n], '\n'); i >= 0 {
+		return b[:i+1]
+	}
+	return b[:n]
 }
 
 func frameLines(b []byte) int { return receipt.Lines(b) }

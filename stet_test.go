@@ -417,3 +417,24 @@ func TestConflictDuringSwap(t *testing.T) {
 		t.Fatalf("the other writer's bytes were lost: %q", got)
 	}
 }
+
+func TestLargeDiffsAreBounded(t *testing.T) {
+	big := strings.Repeat("a line of text that is long enough\n", 30000) // about 1 MiB
+	_, s, _ := open(t, map[string]string{"big.txt": big}, stet.Options{})
+	s.List(ctx, stet.ListArgs{})
+	res, err := s.Write(ctx, stet.WriteArgs{Path: "new.txt", Content: big})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diff) > 70<<10 || !strings.Contains(res.Diff, "stet show") {
+		t.Fatalf("create diff is %d bytes: %q", len(res.Diff), res.Diff[len(res.Diff)-200:])
+	}
+	s.Read(ctx, stet.ReadArgs{Path: "big.txt", Limit: 100000})
+	res, err = s.Write(ctx, stet.WriteArgs{Path: "big.txt", Content: strings.ToUpper(big)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diff) > 1<<10 || !strings.Contains(res.Diff, "the whole file was replaced") {
+		t.Fatalf("replace diff: %q", res.Diff)
+	}
+}

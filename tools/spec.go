@@ -338,6 +338,18 @@ func Lookup(name string) (Spec, bool) {
 	return Spec{}, false
 }
 
+// Mutating reports whether the tool named name changes files; ok is false
+// for an unknown name. Unlike Lookup it builds no schema, so it is cheap
+// enough for every call.
+func Mutating(name string) (mutating, ok bool) {
+	for _, t := range catalog {
+		if t.name == name {
+			return t.mutating, true
+		}
+	}
+	return false, false
+}
+
 // Names returns the tool names in SPEC order; with readOnly, the mutating
 // tools are left out, as they are from a read-only server's tool list.
 func Names(readOnly bool) []string {

@@ -373,8 +373,8 @@ func cmdCall(e *env, args []string) error {
 		raw = "{}"
 	}
 	e.g.json = true
-	spec, ok := tools.Lookup(pos[0])
-	ws, s, err := e.open(!ok || spec.Mutating)
+	mutating, ok := tools.Mutating(pos[0])
+	ws, s, err := e.open(!ok || mutating)
 	if err != nil {
 		return err
 	}
