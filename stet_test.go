@@ -420,7 +420,7 @@ func TestConflictDuringSwap(t *testing.T) {
 
 func TestLargeDiffsAreBounded(t *testing.T) {
 	big := strings.Repeat("a line of text that is long enough\n", 30000) // about 1 MiB
-	_, s, _ := open(t, map[string]string{"big.txt": big}, stet.Options{})
+	_, s, _ := open(t, map[string]string{"big.txt": big}, stet.Options{MaxReadBytes: 8 << 20})
 	s.List(ctx, stet.ListArgs{})
 	res, err := s.Write(ctx, stet.WriteArgs{Path: "new.txt", Content: big})
 	if err != nil {
