@@ -25,6 +25,12 @@ type Output struct {
 // wrong types: an invalid refusal). A refusal comes back as an Output with
 // Refused set and a nil error; the error is for what broke.
 func (s *Session) Call(ctx context.Context, name string, raw json.RawMessage) (Output, error) {
+	return s.CallWithin(ctx, name, raw, 0)
+}
+
+// CallWithin is Call with a byte bound for a read's window smaller than the
+// workspace's (see ReadWithin); 0 means the workspace's.
+func (s *Session) CallWithin(ctx context.Context, name string, raw json.RawMessage, maxReadBytes int) (Output, error) {
 	mutating, ok := tools.Mutating(name)
 	if !ok {
 		r := refuse(KindInvalid, "", "there is no tool %q; the tools are %s", name, strings.Join(tools.Names(false), ", "))
@@ -46,7 +52,12 @@ func (s *Session) Call(ctx context.Context, name string, raw json.RawMessage) (O
 		}
 		return refusalOutput(name, r), nil
 	}
-	res, err := s.Do(ctx, args)
+	var res any
+	if a, ok := args.(*ReadArgs); ok && maxReadBytes > 0 {
+		res, err = s.ReadWithin(ctx, *a, maxReadBytes)
+	} else {
+		res, err = s.Do(ctx, args)
+	}
 	if err != nil {
 		if r, ok := AsRefusal(err); ok {
 			return refusalOutput(name, r), nil

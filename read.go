@@ -15,6 +15,17 @@ import (
 // Read returns the numbered frame of a file, or a window of it, and records
 // what was shown as seen by this session (SPEC section 3).
 func (s *Session) Read(ctx context.Context, a ReadArgs) (*ReadResult, error) {
+	return s.ReadWithin(ctx, a, s.ws.opts.MaxReadBytes)
+}
+
+// ReadWithin is Read with a smaller byte bound for the window, for a surface
+// whose responses must stay under a size (the MCP server retries a read whose
+// response would be too large with a smaller bound). A bound of 0 or above
+// the workspace's --max-read-bytes means the workspace's.
+func (s *Session) ReadWithin(ctx context.Context, a ReadArgs, maxBytes int) (*ReadResult, error) {
+	if maxBytes <= 0 || maxBytes > s.ws.opts.MaxReadBytes {
+		maxBytes = s.ws.opts.MaxReadBytes
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -35,7 +46,7 @@ func (s *Session) Read(ctx context.Context, a ReadArgs) (*ReadResult, error) {
 	if ref := checkText(t, data); ref != nil {
 		return nil, ref
 	}
-	w, err := frame.EncodeWindow(data, frame.Options{Offset: a.Offset, Limit: a.Limit, MaxBytes: s.ws.opts.MaxReadBytes})
+	w, err := frame.EncodeWindow(data, frame.Options{Offset: a.Offset, Limit: a.Limit, MaxBytes: maxBytes})
 	if err != nil {
 		var long *frame.LineTooLongError
 		var off *frame.OffsetError
