@@ -172,14 +172,19 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if !c.create {
 		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
 	}
-	// The new bytes' hash is needed only for the receipt: on large files,
-	// compute it while the bytes are written and fsynced.
+	// The receipt's after state. When every match carries its old and new
+	// bytes, it is taken from the bytes read back, and verification proves
+	// those bytes are the preimage with exactly the new regions: one hash of
+	// the new bytes instead of two. Otherwise it is computed from the new
+	// bytes (while they are written) and the readback is hashed to match.
+	fromReadback := !c.dryRun && !c.delete && carriesBytes(c.matches)
 	after := make(chan *receipt.State, 1)
-	if c.delete {
+	switch {
+	case c.delete || fromReadback:
 		after <- nil
-	} else if len(c.post) >= 256<<10 && !c.dryRun {
+	case len(c.post) >= 256<<10 && !c.dryRun:
 		go func() { after <- receipt.StateOf(c.post) }()
-	} else {
+	default:
 		after <- receipt.StateOf(c.post)
 	}
 	diff := c.diff()
@@ -251,7 +256,17 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if c.create {
 		pre = nil
 	}
-	verr := receipt.Verify(pre, readback, r)
+	var verr error
+	switch {
+	case !c.delete && readback == nil:
+		r.After = receipt.StateOf(c.post)
+		verr = errors.New("the file is gone right after the swap")
+	case fromReadback:
+		r.After = receipt.StateOf(readback)
+		verr = receipt.VerifyShape(pre, readback, r)
+	default:
+		verr = receipt.Verify(pre, readback, r)
+	}
 	r.Verified = verr == nil
 	data.Receipt = r
 	recs := []journal.Record{s.rec(recReceipt, c.key, data)}
@@ -290,6 +305,17 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		msg += "; receipt " + r.ID + " (verified)"
 	}
 	return &MutationResult{Message: msg, Receipt: r, Diff: diff}, nil
+}
+
+// carriesBytes reports whether every match records its old and new bytes,
+// so that receipt.VerifyShape proves the readback byte for byte.
+func carriesBytes(ms []receipt.Match) bool {
+	for _, m := range ms {
+		if m.Old == nil || m.New == nil {
+			return false
+		}
+	}
+	return len(ms) > 0
 }
 
 // nextObservation is what the session knows of the file after its own

@@ -79,10 +79,10 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if err != nil {
 		return nil, s.ws.fileErr("edit", t, err)
 	}
-	if ref := s.checkEditable(t, cur); ref != nil {
+	ver, ref := s.editableVersion(t, cur)
+	if ref != nil {
 		return nil, ref
 	}
-	ver := fsys.VersionOf(cur)
 	o, ref := s.checkFresh("edit", t, cur, ver, a.ExpectedVersion)
 	if ref != nil {
 		return nil, ref
@@ -116,6 +116,22 @@ func (s *Session) checkEditable(t target, cur []byte) *Refusal {
 			t.spelled, policy.Thousands(len(cur)), policy.Thousands(int(s.ws.opts.MaxFileBytes))).with("bytes", len(cur))
 	}
 	return nil
+}
+
+// editableVersion checks that cur can be edited and returns its version. On
+// large files the hash runs beside the UTF-8 check: both are full passes.
+func (s *Session) editableVersion(t target, cur []byte) (fsys.Version, *Refusal) {
+	if len(cur) < 256<<10 {
+		if ref := s.checkEditable(t, cur); ref != nil {
+			return "", ref
+		}
+		return fsys.VersionOf(cur), nil
+	}
+	done := make(chan fsys.Version, 1)
+	go func() { done <- fsys.VersionOf(cur) }()
+	ref := s.checkEditable(t, cur)
+	ver := <-done
+	return ver, ref
 }
 
 // editRefusal turns a textedit error into a no_match, ambiguous or invalid refusal.
