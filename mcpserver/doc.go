@@ -12,7 +12,10 @@
 //     stet/session, stet/request and stet/inputs on a call;
 //   - a stdio transport that answers a malformed line with a JSON-RPC parse
 //     error and an oversized one with an error reply, and keeps serving
-//     (go-sdk's own stdio transport ends the session on either);
+//     (go-sdk's own stdio transport ends the session on either); once a
+//     session is initialized it answers tools/call itself, through the same
+//     handler, reading the arguments without decoding them and encoding the
+//     result once (go-sdk still handles every other message);
 //   - bearer-token checks on HTTP;
 //   - the roots a client announces, which can only narrow the workspace;
 //   - the size of a response, kept under what MCP clients accept;

@@ -11,7 +11,9 @@ import (
 // TestFlow walks the loop a model goes through: read, edit, the file
 // changes behind the server's back, the next edit is refused as changed,
 // re-read, edit again, list, create a file, undo.
-func TestFlow(t *testing.T) {
+func TestFlow(t *testing.T) { eachTransport(t, testFlow) }
+
+func testFlow(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"src/main.go": "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"}, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{Version: "test"}), nil, nil)
 
@@ -76,7 +78,9 @@ func TestFlow(t *testing.T) {
 
 // TestUnknownAndBadArguments: unknown tools, wrong types and malformed
 // arguments come back as refusals naming the problem.
-func TestUnknownAndBadArguments(t *testing.T) {
+func TestUnknownAndBadArguments(t *testing.T) { eachTransport(t, testUnknownAndBadArguments) }
+
+func testUnknownAndBadArguments(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"a.txt": "x\n"}, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{}), nil, nil)
 
@@ -103,7 +107,9 @@ func TestUnknownAndBadArguments(t *testing.T) {
 // TestReadOnlyUnlistedTool: a mutating tool is absent from a read-only
 // server's list, and calling it anyway is a read_only refusal, not a
 // protocol error.
-func TestReadOnlyUnlistedTool(t *testing.T) {
+func TestReadOnlyUnlistedTool(t *testing.T) { eachTransport(t, testReadOnlyUnlistedTool) }
+
+func testReadOnlyUnlistedTool(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"a.txt": "x\n"}, stet.Options{Effects: "read-only"})
 	cs, _ := connect(t, New(f.ws, Options{}), nil, nil)
 	for _, name := range []string{"edit", "write", "patch", "mkdir", "move", "delete", "undo"} {

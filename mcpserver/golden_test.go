@@ -207,6 +207,10 @@ func TestRefusalGolden(t *testing.T) {
 // TestRefusalValidatesAgainstOutputSchema checks a refusal's structured
 // content against the tool's output schema, as TypeScript clients do.
 func TestRefusalValidatesAgainstOutputSchema(t *testing.T) {
+	eachTransport(t, testRefusalValidatesAgainstOutputSchema)
+}
+
+func testRefusalValidatesAgainstOutputSchema(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"a.txt": "x\n"}, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{}), nil, nil)
 	for _, tc := range []struct {

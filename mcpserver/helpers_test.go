@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -242,4 +243,49 @@ func indent(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// connectFunc connects an SDK client to srv and returns its session.
+type connectFunc func(t *testing.T, srv *Server, copts *mcp.ClientOptions, sopts *mcp.ClientSessionOptions) (*mcp.ClientSession, *mcp.Client)
+
+// eachTransport runs test once over go-sdk's in-memory transports (every
+// call through go-sdk) and once over the stdio line transport on pipes
+// (calls through the fast path), with go-sdk's client both times.
+func eachTransport(t *testing.T, test func(t *testing.T, connect connectFunc)) {
+	t.Run("memory", func(t *testing.T) { test(t, connect) })
+	t.Run("stdio", func(t *testing.T) { test(t, connectStdio) })
+}
+
+// connectStdio serves srv over the line transport on pipes, as ServeStdio
+// does, and returns a connected client session. It fails the test if no
+// call took the fast path.
+func connectStdio(t *testing.T, srv *Server, copts *mcp.ClientOptions, sopts *mcp.ClientSessionOptions) (*mcp.ClientSession, *mcp.Client) {
+	t.Helper()
+	ctx := context.Background()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	lt := &lineTransport{in: inR, out: outW}
+	done := make(chan error, 1)
+	go func() {
+		done <- srv.run(ctx, lt)
+		outW.Close()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, copts)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		inW.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not stop after its input closed")
+		}
+		if lt.conn.served.Load() == 0 {
+			t.Error("no call took the stdio fast path")
+		}
+	})
+	return cs, client
 }

@@ -9,7 +9,9 @@ import (
 
 // TestMetaTurnInputs: stet/request and stet/inputs pin the turn, and a
 // whole-file replace of a declared input is refused as input.
-func TestMetaTurnInputs(t *testing.T) {
+func TestMetaTurnInputs(t *testing.T) { eachTransport(t, testMetaTurnInputs) }
+
+func testMetaTurnInputs(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"data/sales.csv": "region,total\nnorth,10\n", "notes.txt": "n\n"}, stet.Options{})
 	srv := New(f.ws, Options{Session: "worker"})
 	cs, _ := connect(t, srv, nil, nil)
@@ -42,7 +44,9 @@ func TestMetaTurnInputs(t *testing.T) {
 
 // TestMetaBad: wrong _meta values are invalid refusals naming the key, and
 // change nothing.
-func TestMetaBad(t *testing.T) {
+func TestMetaBad(t *testing.T) { eachTransport(t, testMetaBad) }
+
+func testMetaBad(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"a.txt": "x\n"}, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{}), nil, nil)
 	for _, tc := range []struct {
@@ -65,7 +69,9 @@ func TestMetaBad(t *testing.T) {
 
 // TestMetaSession: stet/session runs a call in another session, with that
 // session's observations.
-func TestMetaSession(t *testing.T) {
+func TestMetaSession(t *testing.T) { eachTransport(t, testMetaSession) }
+
+func testMetaSession(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"a.txt": "hello\n"}, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{}), nil, nil)
 	other := map[string]any{metaSession: "other"}

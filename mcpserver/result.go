@@ -1,13 +1,13 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,33 +20,42 @@ import (
 // the JSON-RPC envelope is small.
 const maxReplyBytes = 9 << 20
 
+// headroom is the room left in front of a toolResult's JSON, so that the
+// stdio fast path can put the JSON-RPC envelope there without copying the
+// result (see toolResult.line).
+const headroom = 64
+
 // toolResult is a tools/call result whose JSON is built once, by reply.
 // go-sdk's own CallToolResult goes through four JSON passes over every byte
 // of a large read (each Marshaler's output is re-compacted on the way up);
-// this one goes through two: escaping, and the one compaction of
-// MarshalJSON's output.
+// this one escapes each string once, and a string the result carries twice
+// (a read's frame, a change's diff) is escaped once for both places. The
+// stdio fast path writes it as it is; go-sdk compacts it once more.
 type toolResult struct {
-	mcp.ResultBase // _meta, which go-sdk may set (server info on new protocols)
-	text           string
-	structured     json.RawMessage // nil for none
-	isError        bool
+	mcp.ResultBase        // _meta, which go-sdk may set (server info on new protocols)
+	buf            []byte // headroom bytes, then the JSON without resultType and _meta
 	complete       bool   // the client speaks a protocol with resultType (2026-07-28 or later)
-	body           []byte // JSON without resultType and _meta, set by encode
 }
+
+// body is the result's JSON without resultType and _meta.
+func (r *toolResult) body() []byte { return r.buf[headroom:] }
 
 // MarshalJSON returns the CallToolResult JSON: content (one text block),
 // structuredContent, isError, and resultType and _meta when set.
 func (r *toolResult) MarshalJSON() ([]byte, error) {
-	if r.body == nil {
-		if err := r.encode(); err != nil {
-			return nil, err
-		}
-	}
 	if len(r.Meta) == 0 && !r.complete {
-		return r.body, nil
+		return r.body(), nil
 	}
-	b := make([]byte, 0, len(r.body)+256)
-	b = append(b, r.body[:len(r.body)-1]...)
+	return r.finish(slices.Clone(r.body()))
+}
+
+// finish appends resultType and _meta, when set, to b, the result's JSON
+// without them.
+func (r *toolResult) finish(b []byte) ([]byte, error) {
+	if len(r.Meta) == 0 && !r.complete {
+		return b, nil
+	}
+	b = b[:len(b)-1] // '}'
 	if r.complete {
 		b = append(b, `,"resultType":"complete"`...)
 	}
@@ -61,43 +70,45 @@ func (r *toolResult) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// encode sets r.body to the result's JSON without resultType and _meta.
-func (r *toolResult) encode() error {
-	var b bytes.Buffer
-	b.Grow(len(r.text) + len(r.structured) + len(r.text)/8 + 64)
-	b.WriteString(`{"content":[{"type":"text","text":`)
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r.text); err != nil {
-		return err
+// line returns the JSON-RPC response line (with its newline) that answers
+// the call id (its JSON) with r. It reuses r's buffer: r must not be used
+// again.
+func (r *toolResult) line(id []byte) ([]byte, error) {
+	const open, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	var b []byte
+	if n := len(open) + len(id) + len(mid); n <= headroom {
+		b = r.buf[headroom-n:]
+		copy(b, open)
+		copy(b[len(open):], id)
+		copy(b[len(open)+len(id):], mid)
+	} else {
+		b = make([]byte, 0, n+len(r.buf)+64)
+		b = append(b, open...)
+		b = append(b, id...)
+		b = append(b, mid...)
+		b = append(b, r.body()...)
 	}
-	b.Truncate(b.Len() - 1) // Encode's newline
-	b.WriteString(`}]`)
-	if r.structured != nil {
-		b.WriteString(`,"structuredContent":`)
-		b.Write(r.structured)
+	b, err := r.finish(b)
+	if err != nil {
+		return nil, err
 	}
-	if r.isError {
-		b.WriteString(`,"isError":true`)
-	}
-	b.WriteByte('}')
-	r.body = b.Bytes()
-	return nil
+	return append(b, '}', '\n'), nil
 }
 
 // callToolResult is r as go-sdk's type, for the path through a registered
 // tool handler.
-func (r *toolResult) callToolResult() *mcp.CallToolResult {
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.text}}, IsError: r.isError}
-	if r.structured != nil {
-		res.StructuredContent = r.structured
+func (r *toolResult) callToolResult() (*mcp.CallToolResult, error) {
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(r.body(), &res); err != nil {
+		return nil, fmt.Errorf("mcpserver: decoding a result: %w", err)
 	}
-	return res
+	return &res, nil
 }
 
 // textResult is an error result with text only.
 func textResult(text string) *toolResult {
-	return &toolResult{text: text, isError: true}
+	b, _ := encodeResult(text, "", nil, false, true) // text alone cannot fail
+	return &toolResult{buf: b}
 }
 
 // reply turns a facade Output into a tool result: the text a model reads
@@ -106,20 +117,13 @@ func textResult(text string) *toolResult {
 // JSON would be over the size bound is shrunk (a change keeps its receipt
 // and loses its diff) or refused as too_large.
 func (s *Server) reply(tool string, out stet.Output, notice string) *toolResult {
-	text := out.Text
-	if notice != "" {
-		text += "\n\n" + notice
-	}
-	raw, err := json.Marshal(out.Structured)
+	buf, err := encodeResult(out.Text, notice, out.Structured, true, out.Refused != nil)
 	if err != nil {
 		return s.failed(tool, fmt.Errorf("encoding the result: %w", err))
 	}
-	r := &toolResult{text: text, structured: raw, isError: out.Refused != nil}
-	if err := r.encode(); err != nil {
-		return s.failed(tool, fmt.Errorf("encoding the result: %w", err))
-	}
-	if len(r.body) > s.maxReply {
-		return s.shrink(tool, out, notice, len(r.body))
+	r := &toolResult{buf: buf}
+	if n := len(r.body()); n > s.maxReply {
+		return s.shrink(tool, out, notice, n)
 	}
 	return r
 }

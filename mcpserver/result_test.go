@@ -14,7 +14,9 @@ import (
 // TestReplySizeBound: a read whose result would be over the response bound
 // is refused as too_large with the next step; a change that landed is
 // reported without its diff, never as refused.
-func TestReplySizeBound(t *testing.T) {
+func TestReplySizeBound(t *testing.T) { eachTransport(t, testReplySizeBound) }
+
+func testReplySizeBound(t *testing.T, connect connectFunc) {
 	body := strings.Repeat("line of text\n", 400)
 	f := newFixture(t, map[string]string{"a.txt": body}, stet.Options{})
 	srv := New(f.ws, Options{})

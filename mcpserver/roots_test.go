@@ -19,7 +19,9 @@ func fileURI(p string) string {
 // TestRootsNarrow: roots a client announces narrow the workspace (paths
 // outside them are refused as outside), follow roots/list_changed, and
 // never widen it.
-func TestRootsNarrow(t *testing.T) {
+func TestRootsNarrow(t *testing.T) { eachTransport(t, testRootsNarrow) }
+
+func testRootsNarrow(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"sub/a.txt": "a\n", "b.txt": "b\n", "sub/c.txt": "c\n"}, stet.Options{})
 	outside := t.TempDir()
 	srv := New(f.ws, Options{})
@@ -59,7 +61,9 @@ func TestRootsNarrow(t *testing.T) {
 }
 
 // TestRootsAbsent: a client without the roots capability is not narrowed.
-func TestRootsAbsent(t *testing.T) {
+func TestRootsAbsent(t *testing.T) { eachTransport(t, testRootsAbsent) }
+
+func testRootsAbsent(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"b.txt": "b\n"}, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{}), &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	mustOK(t, "read", call(t, cs, "read", map[string]any{"path": "b.txt"}))

@@ -46,9 +46,12 @@ type Server struct {
 	ws       *stet.Workspace
 	o        Options
 	mcp      *mcp.Server
+	impl     *mcp.Implementation // the server's name and version
 	log      *slog.Logger
 	listed   map[string]bool // tools in tools/list
 	maxReply int             // bound on a result's JSON, in bytes
+
+	bufs bufPool // request line buffers of the stdio fast path
 
 	mu     sync.Mutex
 	conns  map[*mcp.ServerSession]*conn
@@ -88,7 +91,8 @@ func New(ws *stet.Workspace, o Options) *Server {
 		conns:    map[*mcp.ServerSession]*conn{},
 		stalls:   map[string]*stallState{},
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "stet", Title: "stet", Version: version}, &mcp.ServerOptions{
+	s.impl = &mcp.Implementation{Name: "stet", Title: "stet", Version: version}
+	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: tools.Instructions(),
 		Logger:       o.Logger,
 		// Tools only, and a tool list that never changes.
@@ -151,11 +155,11 @@ func toolOf(spec tools.Spec) *mcp.Tool {
 // normally do not reach it (route answers them first, faster); it gives the
 // same answer in go-sdk's result type.
 func (s *Server) toolHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	r, err := s.callTool(ctx, req)
+	r, err := s.callTool(ctx, req.Session, req.Params.Name, req.Params.Arguments, req.Params.Meta)
 	if err != nil {
 		return nil, err
 	}
-	return r.callToolResult(), nil
+	return r.callToolResult()
 }
 
 // route answers every tools/call itself: listed tools with a result
@@ -169,12 +173,7 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
-				res, err := s.callTool(ctx, r)
-				if err != nil {
-					return nil, err
-				}
-				res.complete = newProtocol(r.Session)
-				return res, nil
+				return s.callTool(ctx, r.Session, r.Params.Name, r.Params.Arguments, r.Params.Meta)
 			}
 		case "tools/list":
 			res, err := next(ctx, method, req)
@@ -187,16 +186,41 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// run serves one connection over t until it ends or ctx is done.
+// run serves one connection over t until it ends or ctx is done. A
+// lineTransport is bound to the connection's session once it exists, so
+// that it can answer tools/call itself (see fastpath.go).
 func (s *Server) run(ctx context.Context, t mcp.Transport) error {
-	return s.mcp.Run(ctx, t)
+	lt, ok := t.(*lineTransport)
+	if !ok || lt.general {
+		return s.mcp.Run(ctx, t)
+	}
+	lt.srv = s
+	ss, err := s.mcp.Connect(ctx, lt, nil)
+	if err != nil {
+		return err
+	}
+	lt.conn.bind(ss)
+	closed := make(chan error, 1)
+	go func() { closed <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-closed
+		return ctx.Err()
+	case err := <-closed:
+		return err
+	}
 }
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on in and
 // out until in ends or ctx is done. A line that is not a JSON-RPC message
 // gets a parse error (-32700) or invalid-request error (-32600) and the
-// session goes on; so does a line over MaxMessageBytes.
+// session goes on; so does a line over MaxMessageBytes. When in or out is
+// a pipe (an *os.File), its kernel buffer is raised where the system allows,
+// so that large messages cross it faster.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	widenPipe(in)
+	widenPipe(out)
 	return s.run(ctx, &lineTransport{in: in, out: out, max: MaxMessageBytes})
 }
 
@@ -237,12 +261,24 @@ func (s *Server) sessionID(n int) string {
 	return "mcp-" + hex.EncodeToString(b[:])
 }
 
-// callTool handles one tools/call: the _meta keys, the stall guard, the
-// roots, then the facade, then the result's size.
-func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*toolResult, error) {
-	name := req.Params.Name
-	c := s.connOf(req.Session)
-	pin, ref := parseMeta(req.Params.Meta)
+// callTool handles one tools/call of the client connected as ss (nil for
+// none): the _meta keys, the stall guard, the roots, then the facade, then
+// the result's size. Both the go-sdk path (route) and the stdio fast path
+// (fastpath.go) answer calls with it. The error is the context's, for a call
+// cancelled before it was answered.
+func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, name string, args json.RawMessage, meta map[string]any) (*toolResult, error) {
+	r, err := s.handleCall(ctx, ss, name, args, meta)
+	if err != nil {
+		return nil, err
+	}
+	r.complete = newProtocol(ss)
+	return r, nil
+}
+
+// handleCall is callTool without the protocol's resultType.
+func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name string, args json.RawMessage, meta map[string]any) (*toolResult, error) {
+	c := s.connOf(ss)
+	pin, ref := parseMeta(meta)
 	id := c.id
 	if ref == nil && pin.session != "" {
 		id = pin.session
@@ -269,12 +305,12 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*toolR
 	if ref := st.guard(name); ref != nil {
 		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
 	}
-	if roots := s.rootsOf(ctx, req.Session, c); roots != nil {
-		if ref := s.checkRoots(roots, name, req.Params.Arguments); ref != nil {
+	if roots := s.rootsOf(ctx, ss, c); roots != nil {
+		if ref := s.checkRoots(roots, name, args); ref != nil {
 			return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
 		}
 	}
-	out, err := s.call(ctx, sess, name, req.Params.Arguments)
+	out, err := s.call(ctx, sess, name, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Cancelled: the client no longer waits for this answer.

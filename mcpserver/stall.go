@@ -58,8 +58,7 @@ func (st *stallState) guard(tool string) *stet.Refusal {
 	if st == nil {
 		return nil
 	}
-	spec, ok := tools.Lookup(tool)
-	if !ok || spec.Mutating {
+	if mutating, ok := tools.Mutating(tool); !ok || mutating {
 		return nil
 	}
 	st.mu.Lock()
@@ -82,10 +81,10 @@ func (st *stallState) step(tool string, refused, landed bool) string {
 	if st == nil {
 		return ""
 	}
-	spec, _ := tools.Lookup(tool)
+	mutating, _ := tools.Mutating(tool)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	d := st.c.Step([]stall.Call{{Mutating: spec.Mutating, Landed: landed, Refused: refused}})
+	d := st.c.Step([]stall.Call{{Mutating: mutating, Landed: landed, Refused: refused}})
 	st.cut, st.quiet = d.Cut, d.Quiet
 	if d.Notice {
 		return stall.NoticeText(st.c.Threshold())

@@ -11,7 +11,9 @@ import (
 // TestStall: with N = 2, the second quiet call carries the notice once;
 // after 2N quiet calls reads are refused as stalled (and count as quiet
 // steps); a landed change gives the reads back.
-func TestStall(t *testing.T) {
+func TestStall(t *testing.T) { eachTransport(t, testStall) }
+
+func testStall(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"a.txt": "one\ntwo\n"}, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{StallSteps: 2}), nil, nil)
 	notice := stall.NoticeText(2)
@@ -54,7 +56,9 @@ func TestStall(t *testing.T) {
 }
 
 // TestStallOff: StallSteps 0 never refuses.
-func TestStallOff(t *testing.T) {
+func TestStallOff(t *testing.T) { eachTransport(t, testStallOff) }
+
+func testStallOff(t *testing.T, connect connectFunc) {
 	f := newFixture(t, map[string]string{"a.txt": "x\n"}, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{}), nil, nil)
 	for i := 0; i < 20; i++ {

@@ -25,19 +25,37 @@ type rawClient struct {
 }
 
 // startRaw serves srv over t's pipes (max: the line limit, 0 for the
-// default) and returns a raw client for it.
+// default, through ServeStdio) and returns a raw client for it.
 func startRaw(t testing.TB, srv *Server, max int) *rawClient {
+	t.Helper()
+	return startServing(t, func(ctx context.Context, in io.Reader, out io.Writer) error {
+		if max == 0 {
+			return srv.ServeStdio(ctx, in, out)
+		}
+		return srv.run(ctx, &lineTransport{in: in, out: out, max: max})
+	})
+}
+
+// startTransport serves srv over lt on t's pipes and returns a raw client
+// for it.
+func startTransport(t testing.TB, srv *Server, lt *lineTransport) *rawClient {
+	t.Helper()
+	return startServing(t, func(ctx context.Context, in io.Reader, out io.Writer) error {
+		lt.in, lt.out = in, out
+		return srv.run(ctx, lt)
+	})
+}
+
+// startServing runs serve over a pair of pipes and returns a raw client
+// for it.
+func startServing(t testing.TB, serve func(ctx context.Context, in io.Reader, out io.Writer) error) *rawClient {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		if max == 0 {
-			done <- srv.ServeStdio(ctx, inR, outW)
-		} else {
-			done <- srv.run(ctx, &lineTransport{in: inR, out: outW, max: max})
-		}
+		done <- serve(ctx, inR, outW)
 	}()
 	lines := make(chan []byte, 64)
 	go func() {
@@ -289,7 +307,9 @@ func TestStdioCancel(t *testing.T) {
 
 // TestParallelCalls: calls on different files run at the same time through
 // the SDK client too.
-func TestParallelCalls(t *testing.T) {
+func TestParallelCalls(t *testing.T) { eachTransport(t, testParallelCalls) }
+
+func testParallelCalls(t *testing.T, connect connectFunc) {
 	entered := make(chan string, 4)
 	release := make(chan struct{})
 	f := newFixture(t, map[string]string{"other.txt": "other\n"}, stet.Options{

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,6 +33,12 @@ type lineTransport struct {
 	in  io.Reader
 	out io.Writer
 	max int // longest line accepted, in bytes
+
+	// general turns the fast path off: every message goes through go-sdk
+	// (tests compare the two paths).
+	general bool
+	srv     *Server   // set by Server.run: the server whose calls the fast path answers
+	conn    *lineConn // set by Connect
 }
 
 // Connect implements mcp.Transport.
@@ -44,9 +51,15 @@ func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 		out:     t.out,
 		msgs:    make(chan readResult),
 		closed:  make(chan struct{}),
-		pending: map[jsonrpc.ID]bool{},
+		pending: map[jsonrpc.ID]context.CancelFunc{},
+		srv:     t.srv,
+	}
+	if t.srv != nil {
+		c.bufs = &t.srv.bufs
 	}
 	c.idle = sync.NewCond(&c.mu)
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	t.conn = c
 	go c.readLoop(bufio.NewReaderSize(t.in, 64<<10), max)
 	return c, nil
 }
@@ -65,13 +78,31 @@ type lineConn struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 
-	// Calls read but not yet answered. At the end of the input the
-	// connection waits for them, so that a client that writes its requests
-	// and closes stdin still gets every answer.
+	// Calls read but not yet answered, with the cancel function of those
+	// the fast path answers (nil for those go-sdk answers). At the end of
+	// the input the connection waits for them, so that a client that writes
+	// its requests and closes stdin still gets every answer.
 	mu       sync.Mutex
-	pending  map[jsonrpc.ID]bool
+	pending  map[jsonrpc.ID]context.CancelFunc
+	writing  int // fast-path answers being written (their ids are out of pending)
 	isClosed bool
 	idle     *sync.Cond // signalled when pending shrinks or the connection closes
+
+	// The fast path (fastpath.go): srv answers tools/call of session ss
+	// once ss is bound and initialized. ctx is the parent of those calls'
+	// contexts; cancel ends them when the connection closes.
+	srv    *Server
+	bufs   *bufPool // the server's; nil without a server
+	ss     atomic.Pointer[mcp.ServerSession]
+	ctx    context.Context
+	cancel context.CancelFunc
+	served atomic.Int64 // calls the fast path took (tests check it)
+
+	// The per-request protocol keys of _meta (MCP 2026-07-28) go-sdk has
+	// accepted on this connection, and the calls whose answer will tell;
+	// under mu. See protoKnown.
+	protoOK   map[string]bool
+	protoWait map[jsonrpc.ID]string
 }
 
 var _ mcp.Connection = (*lineConn)(nil)
@@ -93,6 +124,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	r, ok := msg.(*jsonrpc.Response)
 	if ok {
+		c.learnProto(r)
 		defer c.answered(r.ID)
 	}
 	if ok && r.Error == nil && len(r.Result) > 0 && r.ID.IsValid() {
@@ -121,12 +153,16 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // lines whole even on a writer shared with someone else. data may be
 // appended to.
 func (c *lineConn) writeLine(data []byte) error {
+	return c.writeFull(append(data, '\n'))
+}
+
+// writeFull writes line, which ends with its newline, in one Write call.
+func (c *lineConn) writeFull(line []byte) error {
 	select {
 	case <-c.closed:
 		return mcp.ErrConnectionClosed
 	default:
 	}
-	line := append(data, '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_, err := c.out.Write(line)
@@ -137,6 +173,7 @@ func (c *lineConn) writeLine(data []byte) error {
 // closed, and the read loop ends at its EOF.
 func (c *lineConn) Close() error {
 	c.closeOnce.Do(func() {
+		c.cancel()
 		close(c.closed)
 		c.mu.Lock()
 		c.isClosed = true
@@ -158,7 +195,7 @@ func (c *lineConn) answered(id jsonrpc.ID) {
 // closes.
 func (c *lineConn) drain() {
 	c.mu.Lock()
-	for len(c.pending) > 0 && !c.isClosed {
+	for (len(c.pending) > 0 || c.writing > 0) && !c.isClosed {
 		c.idle.Wait()
 	}
 	c.mu.Unlock()
@@ -179,15 +216,20 @@ func (c *lineConn) deliver(r readResult) bool {
 
 func (c *lineConn) readLoop(br *bufio.Reader, max int) {
 	for {
-		line, head, size, err := readLine(br, max)
+		line, head, size, err := readLine(br, max, c.bufs.get())
+		free := true // nothing holds on to line once this turn ends
 		switch {
 		case size > max:
 			id := findID(head)
 			c.reply(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message too large: %s bytes, over the %s-byte limit of one message; send smaller arguments (for a large file, write part of it, then add the rest with edit)", thousands(size), thousands(max)))
 		case len(bytes.TrimSpace(line)) > 0:
-			if !c.handleLine(line) {
+			var open bool
+			if open, free = c.handleLine(line); !open {
 				return
 			}
+		}
+		if free {
+			c.bufs.put(line)
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -201,21 +243,37 @@ func (c *lineConn) readLoop(br *bufio.Reader, max int) {
 }
 
 // handleLine decodes one line and delivers its message, or answers it with
-// an error. It reports false when the connection has closed.
-func (c *lineConn) handleLine(line []byte) bool {
-	line = bytes.TrimSpace(line)
+// an error (or the fast path answers it). It reports whether the connection
+// is still open, and whether line's buffer is free for reuse (nothing
+// delivered or still running refers to it).
+func (c *lineConn) handleLine(whole []byte) (open, free bool) {
+	line := bytes.TrimSpace(whole)
+	if c.srv != nil && line[0] == '{' {
+		if taken, free := c.intercept(line, whole); taken {
+			return true, free
+		}
+	}
 	if line[0] == '[' && json.Valid(line) {
 		c.rejectBatch(line)
-		return true
+		return true, true
 	}
 	m, err := jsonrpc.DecodeMessage(line)
 	if err == nil {
 		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
 			c.mu.Lock()
-			c.pending[r.ID] = true
+			cancel, dup := c.pending[r.ID]
+			if !dup {
+				c.pending[r.ID] = nil
+			}
 			c.mu.Unlock()
+			if cancel != nil {
+				// The id of a call the fast path is answering: refused as
+				// go-sdk refuses an id in use.
+				c.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: request ID %s already in use", findID(line)))
+				return true, true
+			}
 		}
-		return c.deliver(readResult{msg: m})
+		return c.deliver(readResult{msg: m}), false
 	}
 	if !json.Valid(line) {
 		var v json.RawMessage
@@ -225,14 +283,14 @@ func (c *lineConn) handleLine(line []byte) bool {
 			msg = fmt.Sprintf("parse error: %s (at byte %d of the line); send one JSON-RPC message per line", se.Error(), se.Offset)
 		}
 		c.reply(nil, jsonrpc.CodeParseError, msg)
-		return true
+		return true, true
 	}
 	if id := findID(line); id != nil || isRequest(line) {
 		c.reply(id, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 message (it needs \"jsonrpc\": \"2.0\", a string \"method\" and a string or number \"id\")")
 	}
 	// An undecodable message that is not a request (a reply to nothing we
 	// asked) has nobody waiting for an answer: drop it.
-	return true
+	return true, true
 }
 
 // rejectBatch answers every request of a batch with an error, so that no
@@ -253,6 +311,17 @@ func (c *lineConn) rejectBatch(line []byte) {
 // reply writes an error response. id is the request's id as JSON, or nil
 // for null.
 func (c *lineConn) reply(id json.RawMessage, code int64, msg string) {
+	data, err := errorLine(id, code, msg)
+	if err != nil {
+		return
+	}
+	// A failed write is the peer gone; Read reports it at EOF.
+	_ = c.writeFull(data)
+}
+
+// errorLine is the line of an error response. id is the request's id as
+// JSON, or nil for null.
+func errorLine(id json.RawMessage, code int64, msg string) ([]byte, error) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -262,17 +331,17 @@ func (c *lineConn) reply(id json.RawMessage, code int64, msg string) {
 		Error   jsonrpc.Error   `json:"error"`
 	}{"2.0", id, jsonrpc.Error{Code: code, Message: msg}})
 	if err != nil {
-		return
+		return nil, err
 	}
-	// A failed write is the peer gone; Read reports it at EOF.
-	_ = c.writeLine(data)
+	return append(data, '\n'), nil
 }
 
-// readLine reads one line of at most max bytes (without its newline). An
-// oversized line is consumed to its end but not kept: only its first
-// headBytes come back in head, and size is its length so far (> max).
-// err is io.EOF after the last line.
-func readLine(br *bufio.Reader, max int) (line, head []byte, size int, err error) {
+// readLine reads one line of at most max bytes (without its newline),
+// into buf's memory when it is large enough. An oversized line is consumed
+// to its end but not kept: only its first headBytes come back in head, and
+// size is its length so far (> max). err is io.EOF after the last line.
+func readLine(br *bufio.Reader, max int, buf []byte) (line, head []byte, size int, err error) {
+	line = buf[:0]
 	for {
 		chunk, rerr := br.ReadSlice('\n')
 		size += len(chunk)

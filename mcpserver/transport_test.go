@@ -100,15 +100,15 @@ func TestLineConn(t *testing.T) {
 
 func TestReadLine(t *testing.T) {
 	br := bufio.NewReaderSize(strings.NewReader("short\n"+strings.Repeat("x", 100)+"\nlast"), 16)
-	line, head, size, err := readLine(br, 50)
+	line, head, size, err := readLine(br, 50, nil)
 	if string(line) != "short" || head != nil || size != 6 || err != nil {
 		t.Fatalf("first line: %q %q %d %v", line, head, size, err)
 	}
-	line, head, size, err = readLine(br, 50)
+	line, head, size, err = readLine(br, 50, nil)
 	if line != nil || string(head) != strings.Repeat("x", 64) || size != 101 || err != nil {
 		t.Fatalf("long line: %q %q %d %v", line, head, size, err)
 	}
-	line, _, _, err = readLine(br, 50)
+	line, _, _, err = readLine(br, 50, nil)
 	if string(line) != "last" || err != io.EOF {
 		t.Fatalf("last line: %q %v", line, err)
 	}
