@@ -31,6 +31,16 @@ func (s *Session) Call(ctx context.Context, name string, raw json.RawMessage) (O
 // CallWithin is Call with a byte bound for a read's window smaller than the
 // workspace's (see ReadWithin); 0 means the workspace's.
 func (s *Session) CallWithin(ctx context.Context, name string, raw json.RawMessage, maxReadBytes int) (Output, error) {
+	return s.CallFit(ctx, name, raw, func(Output) int { return 0 }, maxReadBytes)
+}
+
+// CallFit is Call for a surface whose answers must fit a size. For a read,
+// fit sees each candidate answer before the session records it as seen; it
+// returns 0 to accept it, or a smaller byte bound for the window to try
+// instead (at most a few times). The session records only the answer
+// accepted, so nothing counts as seen that the model was not shown. Other
+// tools ignore fit.
+func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage, fit func(Output) int, maxReadBytes int) (Output, error) {
 	mutating, ok := tools.Mutating(name)
 	if !ok {
 		r := refuse(KindInvalid, "", "there is no tool %q; the tools are %s", name, strings.Join(tools.Names(false), ", "))
@@ -53,8 +63,8 @@ func (s *Session) CallWithin(ctx context.Context, name string, raw json.RawMessa
 		return refusalOutput(name, r), nil
 	}
 	var res any
-	if a, ok := args.(*ReadArgs); ok && maxReadBytes > 0 {
-		res, err = s.ReadWithin(ctx, *a, maxReadBytes)
+	if a, ok := args.(*ReadArgs); ok {
+		res, err = s.readFit(ctx, *a, fit, maxReadBytes)
 	} else {
 		res, err = s.Do(ctx, args)
 	}
@@ -65,6 +75,25 @@ func (s *Session) CallWithin(ctx context.Context, name string, raw json.RawMessa
 		return Output{}, err
 	}
 	return Output{Structured: res, Text: Text(res)}, nil
+}
+
+// readFit reads, lets fit shrink the window, and records only the answer
+// it accepts.
+func (s *Session) readFit(ctx context.Context, a ReadArgs, fit func(Output) int, maxBytes int) (*ReadResult, error) {
+	for try := 0; ; try++ {
+		res, observe, err := s.prepareRead(ctx, a, maxBytes)
+		if err != nil {
+			return nil, err
+		}
+		smaller := fit(Output{Structured: res, Text: Text(res)})
+		if smaller <= 0 || try == 4 {
+			if err := observe(); err != nil {
+				return nil, err
+			}
+			return res, nil
+		}
+		maxBytes = smaller
+	}
 }
 
 func refusalOutput(tool string, r *Refusal) Output {

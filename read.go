@@ -23,28 +23,43 @@ func (s *Session) Read(ctx context.Context, a ReadArgs) (*ReadResult, error) {
 // response would be too large with a smaller bound). A bound of 0 or above
 // the workspace's --max-read-bytes means the workspace's.
 func (s *Session) ReadWithin(ctx context.Context, a ReadArgs, maxBytes int) (*ReadResult, error) {
+	res, observe, err := s.prepareRead(ctx, a, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := observe(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// prepareRead makes a read's result without recording it: observe records
+// what the result shows as seen. A surface that may drop the result (too
+// large to send) calls observe only for the result it sends, so the session
+// never counts as seen what the model was not shown.
+func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (res *ReadResult, observe func() error, err error) {
 	if maxBytes <= 0 || maxBytes > s.ws.opts.MaxReadBytes {
 		maxBytes = s.ws.opts.MaxReadBytes
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if a.Offset < 0 || a.Limit < 0 {
-		return nil, refuse(KindInvalid, a.Path, "offset and limit must be positive (got offset %d, limit %d)", a.Offset, a.Limit)
+		return nil, nil, refuse(KindInvalid, a.Path, "offset and limit must be positive (got offset %d, limit %d)", a.Offset, a.Limit)
 	}
 	t, ref := s.ws.resolve("read", a.Path)
 	if ref != nil {
-		return nil, ref
+		return nil, nil, ref
 	}
 	if ref := s.ws.denied(t); ref != nil {
-		return nil, ref
+		return nil, nil, ref
 	}
 	data, err := t.root.p.ReadFile(t.rel)
 	if err != nil {
-		return nil, s.ws.fileErr("read", t, err)
+		return nil, nil, s.ws.fileErr("read", t, err)
 	}
 	if ref := checkText(t, data); ref != nil {
-		return nil, ref
+		return nil, nil, ref
 	}
 	w, err := frame.EncodeWindow(data, frame.Options{Offset: a.Offset, Limit: a.Limit, MaxBytes: maxBytes})
 	if err != nil {
@@ -52,23 +67,23 @@ func (s *Session) ReadWithin(ctx context.Context, a ReadArgs, maxBytes int) (*Re
 		var off *frame.OffsetError
 		switch {
 		case errors.As(err, &long):
-			return nil, refuse(KindTooLarge, t.spelled, "%s line %d is %s bytes, over the %s-byte read limit; no frame can show it whole; use grep to see the parts you need",
+			return nil, nil, refuse(KindTooLarge, t.spelled, "%s line %d is %s bytes, over the %s-byte read limit; no frame can show it whole; use grep to see the parts you need",
 				t.spelled, long.Line, policy.Thousands(long.Bytes), policy.Thousands(long.Max)).with("line", long.Line, "bytes", long.Bytes)
 		case errors.As(err, &off):
-			return nil, refuse(KindInvalid, t.spelled, "%s has %s lines; offset %d is past the end; read from offset 1", t.spelled, policy.Thousands(off.Lines), off.Offset).with("lines", off.Lines)
+			return nil, nil, refuse(KindInvalid, t.spelled, "%s has %s lines; offset %d is past the end; read from offset 1", t.spelled, policy.Thousands(off.Lines), off.Offset).with("lines", off.Lines)
 		}
-		return nil, fmt.Errorf("read %s: %w", t.spelled, err)
+		return nil, nil, fmt.Errorf("read %s: %w", t.spelled, err)
 	}
 	version := string(fsys.VersionOf(data))
-	if err := s.observeFile(t, version, len(data), w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole); err != nil {
-		return nil, err
-	}
-	res := &ReadResult{Path: t.display(), Version: version, Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+	res = &ReadResult{Path: t.display(), Version: version, Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
 	if int64(len(data)) > s.ws.opts.MaxFileBytes {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s is %s bytes, over the %s-byte edit limit: it can be read in windows but not edited",
 			t.spelled, policy.Thousands(len(data)), policy.Thousands(int(s.ws.opts.MaxFileBytes))))
 	}
-	return res, nil
+	observe = func() error {
+		return s.observeFile(t, version, len(data), w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole)
+	}
+	return res, observe, nil
 }
 
 // checkText refuses bytes that are not text: a NUL in the first 8 KiB

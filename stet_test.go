@@ -438,3 +438,30 @@ func TestLargeDiffsAreBounded(t *testing.T) {
 		t.Fatalf("replace diff: %q", res.Diff)
 	}
 }
+
+// TestCallFitRecordsOnlyWhatWasSent: a read shrunk to fit a surface's size
+// bound counts as seen only for the window finally sent.
+func TestCallFitRecordsOnlyWhatWasSent(t *testing.T) {
+	text := strings.Repeat("0123456789\n", 100) + "tail marker\n"
+	_, s, _ := open(t, map[string]string{"f.txt": text}, stet.Options{})
+	tries := 0
+	fit := func(out stet.Output) int {
+		tries++
+		if r := out.Structured.(*stet.ReadResult); r.To > 50 {
+			return 500 // bytes: about 45 lines
+		}
+		return 0
+	}
+	out, err := s.CallFit(ctx, "read", []byte(`{"path":"f.txt"}`), fit, 0)
+	if err != nil || out.Refused != nil {
+		t.Fatal(err, out.Refused)
+	}
+	r := out.Structured.(*stet.ReadResult)
+	if tries != 2 || r.To >= 50 || !strings.Contains(r.Frame, "next: offset") {
+		t.Fatalf("tries %d, window to %d: %s", tries, r.To, r.Frame[len(r.Frame)-60:])
+	}
+	_, err = s.Edit(ctx, stet.EditArgs{Path: "f.txt", OldString: ptr("tail marker"), NewString: ptr("end")})
+	if kindOf(err) != stet.KindNotSeen {
+		t.Fatalf("the dropped window counted as seen: %v", err)
+	}
+}

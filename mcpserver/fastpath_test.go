@@ -189,12 +189,17 @@ func TestFastPathMatchesGoSDK(t *testing.T) {
 				}
 			}},
 		{name: "bound", files: files, opts: opts, maxReply: 16 << 10,
-			want: map[int]string{0: `"refused":"too_large"`, 3: `diff omitted`}, steps: func(f *fixture) []step {
+			// A read too large for one answer comes back as the first window
+			// that fits; a landed change too large keeps its receipt, not its diff.
+			want: map[int]string{0: `; next: offset `, 7: `diff omitted`}, steps: func(f *fixture) []step {
+				window := func(id, offset int) step {
+					return fastCall(callLine(id, "read", map[string]any{"path": "mid.txt", "offset": offset, "limit": 50}, nil))
+				}
 				return []step{
 					read(1, "big.go"),
 					fastCall(callLine(2, "read", map[string]any{"path": "big.go", "limit": 10}, nil)),
-					read(3, "mid.txt"),
-					fastCall(callLine(4, "write", map[string]any{"path": "mid.txt", "content": strings.ToUpper(mid), "overwrite": true}, nil)),
+					window(3, 1), window(4, 51), window(5, 101), window(6, 151), window(7, 201),
+					fastCall(callLine(8, "write", map[string]any{"path": "mid.txt", "content": strings.ToUpper(mid), "overwrite": true}, nil)),
 				}
 			}},
 		{name: "protocol-2026", files: files, opts: opts,

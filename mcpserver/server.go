@@ -342,7 +342,7 @@ func (s *Server) call(ctx context.Context, sess *stet.Session, name string, args
 			}
 			done <- r
 		}()
-		r.out, r.err = sess.Call(ctx, name, args)
+		r.out, r.err = sess.CallFit(ctx, name, args, s.fitRead, 0)
 	}()
 	select {
 	case r := <-done:
@@ -350,6 +350,28 @@ func (s *Server) call(ctx context.Context, sess *stet.Session, name string, args
 	case <-ctx.Done():
 		return stet.Output{}, ctx.Err()
 	}
+}
+
+// fitRead keeps a read's answer under the response bound: when the frame,
+// sent as text and inside the structured result, would make the JSON too
+// large, it asks the facade for a smaller window (returning its byte bound),
+// so the model gets the first window that fits, with the trailer naming the
+// next offset, as with any windowed read. The session records as seen only
+// the window finally sent.
+func (s *Server) fitRead(out stet.Output) int {
+	rr, ok := out.Structured.(*stet.ReadResult)
+	if !ok {
+		return 0
+	}
+	buf, err := encodeResult(out.Text, "", out.Structured, true, false)
+	if err != nil {
+		return 0
+	}
+	size := len((&toolResult{buf: buf}).body())
+	if size <= s.maxReply {
+		return 0
+	}
+	return max(1, int(float64(len(rr.Frame))*0.9*float64(s.maxReply)/float64(size)))
 }
 
 // landed reports whether a result is a change that reached the disk.
