@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -363,6 +364,11 @@ func (s *Server) fitRead(out stet.Output) int {
 	if !ok {
 		return 0
 	}
+	// The frame goes out twice (text and structured); a cheap count of the
+	// escaped sizes settles almost every read without encoding it.
+	if escapedLen(out.Text)+escapedLen(rr.Frame)+4096 <= s.maxReply {
+		return 0
+	}
 	buf, err := encodeResult(out.Text, "", out.Structured, true, false)
 	if err != nil {
 		return 0
@@ -403,4 +409,34 @@ func refusalOutput(tool string, r *stet.Refusal) stet.Output {
 // invalid is an invalid refusal about the call itself (its _meta).
 func invalid(tool, format string, args ...any) *stet.Refusal {
 	return &stet.Refusal{Kind: stet.KindInvalid, Tool: tool, Message: "refused: " + fmt.Sprintf(format, args...)}
+}
+
+// escapedLen is the length of s as a JSON string body (without quotes) as
+// the result encoder writes it: quote, backslash and the short control
+// escapes take two bytes, other control bytes and U+2028, U+2029 six, an
+// invalid UTF-8 byte six (\ufffd); every other byte one.
+func escapedLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n++
+			case c < 0x20:
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5
+		case r == '\u2028' || r == '\u2029':
+			n += 3
+		}
+		i += size
+	}
+	return n
 }
