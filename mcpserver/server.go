@@ -366,7 +366,16 @@ func (s *Server) fitRead(out stet.Output) int {
 	}
 	// The frame goes out twice (text and structured); a cheap count of the
 	// escaped sizes settles almost every read without encoding it.
-	if escapedLen(out.Text)+escapedLen(rr.Frame)+4096 <= s.maxReply {
+	if 12*len(rr.Frame)+4096 <= s.maxReply { // even if every byte took six
+		return 0
+	}
+	n := escapedLen(rr.Frame)
+	if out.Text == rr.Frame {
+		n *= 2
+	} else {
+		n += escapedLen(out.Text)
+	}
+	if n+4096 <= s.maxReply {
 		return 0
 	}
 	buf, err := encodeResult(out.Text, "", out.Structured, true, false)
@@ -412,18 +421,26 @@ func invalid(tool, format string, args ...any) *stet.Refusal {
 }
 
 // escapedLen is the length of s as a JSON string body (without quotes) as
-// the result encoder writes it: quote, backslash and the short control
-// escapes take two bytes, other control bytes and U+2028, U+2029 six, an
-// invalid UTF-8 byte six (\ufffd); every other byte one.
+// appendEscaped writes it, counted with the same scan: quote, backslash and
+// the short control escapes take two bytes, other control bytes, U+2028,
+// U+2029 and each invalid UTF-8 byte (\ufffd) six; every other byte one.
 func escapedLen(s string) int {
 	n := len(s)
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+		for i+4 <= len(s) && plainByte[s[i]] && plainByte[s[i+1]] && plainByte[s[i+2]] && plainByte[s[i+3]] {
+			i += 4
+		}
+		for i < len(s) && plainByte[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\', '\b', '\f', '\n', '\r', '\t':
 				n++
-			case c < 0x20:
+			default:
 				n += 5
 			}
 			i++
