@@ -172,15 +172,15 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if !c.create {
 		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
 	}
-	// The receipt's after state. When every match carries its old and new
-	// bytes, it is taken from the bytes read back, and verification proves
-	// those bytes are the preimage with exactly the new regions: one hash of
-	// the new bytes instead of two. Otherwise it is computed from the new
-	// bytes (while they are written) and the readback is hashed to match.
-	fromReadback := !c.dryRun && !c.delete && carriesBytes(c.matches)
+	// The receipt's after state, hashed from the new bytes while they are
+	// written and fsynced. When the bytes read back equal the new bytes, their
+	// hash is that same version, and receipt.VerifyShape proves, byte for
+	// byte, that they are the preimage with exactly the receipt's regions
+	// replaced: the readback is compared, not hashed again.
+	shape := !c.dryRun && !c.delete && carriesBytes(c.matches)
 	after := make(chan *receipt.State, 1)
 	switch {
-	case c.delete || fromReadback:
+	case c.delete:
 		after <- nil
 	case len(c.post) >= 256<<10 && !c.dryRun:
 		go func() { after <- receipt.StateOf(c.post) }()
@@ -261,8 +261,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	case !c.delete && readback == nil:
 		r.After = receipt.StateOf(c.post)
 		verr = errors.New("the file is gone right after the swap")
-	case fromReadback:
-		r.After = receipt.StateOf(readback)
+	case shape && bytes.Equal(readback, c.post):
 		verr = receipt.VerifyShape(pre, readback, r)
 	default:
 		verr = receipt.Verify(pre, readback, r)
