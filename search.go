@@ -258,8 +258,8 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 			prefix = ""
 		}
 		err = s.ws.walk(ctx, t, 0, func(rel string, e fsys.Info, _ int) error {
-			if e.Type != fsys.TypeFile {
-				return nil
+			if e.Type != fsys.TypeFile || e.Size > s.ws.opts.MaxFileBytes {
+				return nil // links, special files and files too large to edit are not searched
 			}
 			if a.Glob != "" && !glob.Match(a.Glob, strings.TrimPrefix(rel, prefix)) {
 				return nil
