@@ -161,7 +161,7 @@ func (r *report) markdown() string {
 	b.WriteString("\n")
 	if len(windowed) > 0 {
 		fmt.Fprintf(&b, "† read in several windows, timed as the sum of the calls (%s): stet answers a read with the frame twice "+
-			"(text content and structured result) and refuses a result over 9 MiB of JSON, so a 10 MiB file takes %d-line windows.\n\n",
+			"(text content and structured result) and keeps an answer under 9 MiB of JSON, so a 10 MiB file is read in %d-line windows.\n\n",
 			strings.Join(windowed, ", "), windowLines)
 	}
 	if len(failed) > 0 {

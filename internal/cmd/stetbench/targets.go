@@ -230,7 +230,7 @@ func (t *stetTarget) wrap(err error) error {
 // windowLines is the line limit of stet's reads: all of a 1 MiB fixture
 // (10,486 lines) in one call, and windows of a larger file that fit one
 // response. stet answers with the frame twice (the text content and the
-// structured result's frame), JSON-escaped, and refuses a result over 9 MiB
+// structured result's frame), JSON-escaped, and keeps an answer under 9 MiB
 // of JSON; 36,000 fixture lines make about 8 MB.
 const windowLines = 36000
 
