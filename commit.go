@@ -246,6 +246,18 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		} else if !errors.Is(err, fsys.ErrNotFound) {
 			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
 		}
+	} else if shape {
+		// Compare the file with the new bytes chunk by chunk, without a
+		// buffer of its size; only a mismatch reads it whole, to report.
+		same, err := fsys.Check(p, c.t.rel, fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.post})
+		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
+			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
+		}
+		if same {
+			readback = c.post
+		} else if readback, err = p.ReadFile(c.t.rel); err != nil && !errors.Is(err, fsys.ErrNotFound) {
+			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
+		}
 	} else {
 		readback, err = p.ReadFile(c.t.rel)
 		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
@@ -261,7 +273,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	case !c.delete && readback == nil:
 		r.After = receipt.StateOf(c.post)
 		verr = errors.New("the file is gone right after the swap")
-	case shape && bytes.Equal(readback, c.post):
+	case shape && bytes.Equal(readback, c.post): // the same slice when fsys.Check matched
 		verr = receipt.VerifyShape(pre, readback, r)
 	default:
 		verr = receipt.Verify(pre, readback, r)
