@@ -2,7 +2,6 @@ package stet
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -245,4 +244,3 @@ func (ws *Workspace) checkEntry(e LogEntry, newest bool, rep *VerifyReport) []st
 	return out
 }
 
-var _ = errors.New

@@ -3,7 +3,6 @@ package stet
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -197,7 +196,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		<-after
 		return nil, err
 	}
-	data := receiptData{FromKey: "", Undoes: c.undoes}
+	data := receiptData{Undoes: c.undoes}
 	if c.save && !c.create {
 		blob, err := ws.journal.Put(c.pre)
 		if err != nil {
@@ -405,4 +404,3 @@ func linesWord(n int) string {
 	return policy.Thousands(n) + " lines"
 }
 
-func decodeJSON(b json.RawMessage, v any) error { return json.Unmarshal(b, v) }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -355,4 +354,3 @@ func (s *Session) grepObserve(t target, data []byte, seen policy.Ranges) *journa
 	return &r
 }
 
-var _ = path.Join
