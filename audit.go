@@ -243,4 +243,3 @@ func (ws *Workspace) checkEntry(e LogEntry, newest bool, rep *VerifyReport) []st
 	rep.Checked++
 	return out
 }
-

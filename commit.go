@@ -403,4 +403,3 @@ func linesWord(n int) string {
 	}
 	return policy.Thousands(n) + " lines"
 }
-

@@ -353,4 +353,3 @@ func (s *Session) grepObserve(t target, data []byte, seen policy.Ranges) *journa
 	r := s.rec(recObserve, key, next)
 	return &r
 }
-
