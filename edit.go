@@ -13,6 +13,24 @@ import (
 	"github.com/stet-dev/stet/textedit"
 )
 
+// claim maps a path about to change into the workspace, applies the rules
+// that need no file content (confinement, effects, protected paths) and
+// takes the file's lock, held until the caller's unlock.
+func (s *Session) claim(ctx context.Context, tool, p string) (target, func(), error) {
+	t, ref := s.ws.resolve(tool, p)
+	if ref != nil {
+		return target{}, nil, ref
+	}
+	if ref := s.gateWrite(tool, t); ref != nil {
+		return target{}, nil, ref
+	}
+	unlock, err := s.ws.lock(ctx, t)
+	if err != nil {
+		return target{}, nil, err
+	}
+	return t, unlock, nil
+}
+
 // editOps checks rule 1 for an edit call and returns its replacements.
 func editOps(a EditArgs) ([]textedit.Edit, *Refusal) {
 	bad := func(format string, args ...any) *Refusal {
@@ -63,14 +81,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if ref != nil {
 		return nil, ref
 	}
-	t, ref := s.ws.resolve("edit", a.Path)
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.gateWrite("edit", t); ref != nil {
-		return nil, ref
-	}
-	unlock, err := s.ws.lock(ctx, t)
+	t, unlock, err := s.claim(ctx, "edit", a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -206,23 +217,16 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	if a.ExpectedVersion != "" && !fsys.Version(a.ExpectedVersion).Valid() {
 		return nil, refuse(KindInvalid, a.Path, "expected_version %q is not a version; pass the version a read returned (sha256:<64 hex>)", a.ExpectedVersion)
 	}
-	t, ref := s.ws.resolve("write", a.Path)
-	if ref != nil {
-		return nil, ref
+	t, unlock, err := s.claim(ctx, "write", a.Path)
+	if err != nil {
+		return nil, err
 	}
-	if ref := s.gateWrite("write", t); ref != nil {
-		return nil, ref
-	}
+	defer unlock()
 	post := []byte(a.Content)
 	if int64(len(post)) > s.ws.opts.MaxFileBytes {
 		return nil, refuse(KindTooLarge, t.spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
 			t.spelled, policy.Thousands(len(post)), policy.Thousands(int(s.ws.opts.MaxFileBytes)))
 	}
-	unlock, err := s.ws.lock(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	cur, err := t.root.p.ReadFile(t.rel)
 	if errors.Is(err, fsys.ErrNotFound) {
 		return s.create(ctx, t, post, a)

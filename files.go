@@ -17,14 +17,7 @@ func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, er
 	if a.Path == "" {
 		return nil, refuse(KindInvalid, "", "delete needs a path")
 	}
-	t, ref := s.ws.resolve("delete", a.Path)
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.gateWrite("delete", t); ref != nil {
-		return nil, ref
-	}
-	unlock, err := s.ws.lock(ctx, t)
+	t, unlock, err := s.claim(ctx, "delete", a.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -56,14 +56,7 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 	if a.Path == "" {
 		return nil, refuse(KindInvalid, "", "undo needs a path")
 	}
-	t, ref := s.ws.resolve("undo", a.Path)
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.gateWrite("undo", t); ref != nil {
-		return nil, ref
-	}
-	unlock, err := s.ws.lock(ctx, t)
+	t, unlock, err := s.claim(ctx, "undo", a.Path)
 	if err != nil {
 		return nil, err
 	}
