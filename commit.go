@@ -197,18 +197,46 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		return nil, err
 	}
 	data := receiptData{Undoes: c.undoes}
+	// The bytes a whole-file replace or a delete takes away are saved in
+	// the journal, durably, before the swap. For a replace the save runs
+	// while the new bytes are written and fsynced; the swap waits for it
+	// (fsys.Expected.Ready), and a failed save aborts the replace.
+	var saved chan error
 	if c.save && !c.create {
-		blob, err := ws.journal.Put(c.pre)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: saving the previous content: %w", c.tool, c.t.spelled, err)
+		saved = make(chan error, 1)
+		save := func() {
+			blob, err := ws.journal.Put(c.pre)
+			data.Pre = blob
+			saved <- err
 		}
-		data.Pre = blob
+		if c.delete {
+			save()
+		} else {
+			go save()
+		}
 	} else if !c.create {
 		for _, m := range c.matches {
 			data.Old = append(data.Old, string(c.pre[m.Offset:m.Offset+m.OldBytes]))
 		}
 	}
+	waitSaved := func() error {
+		if saved == nil {
+			return nil
+		}
+		err := <-saved
+		saved = nil
+		if err != nil {
+			return fmt.Errorf("%s %s: saving the previous content: %w", c.tool, c.t.spelled, err)
+		}
+		return nil
+	}
+	if c.delete {
+		if err := waitSaved(); err != nil {
+			return nil, err
+		}
+	}
 	if err := ctx.Err(); err != nil {
+		waitSaved()
 		return nil, err
 	}
 	p := c.t.root.p
@@ -216,7 +244,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		cm  fsys.Commit
 		err error
 	)
-	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre}
+	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: waitSaved}
 	switch {
 	case c.create:
 		if dir := path.Dir(c.t.rel); dir != "." {
@@ -229,6 +257,9 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		cm, err = p.Remove(c.t.rel, exp)
 	default:
 		cm, err = p.Replace(c.t.rel, c.post, exp)
+	}
+	if serr := waitSaved(); serr != nil && err == nil {
+		err = serr // a provider that ignored Ready: the save must still have landed
 	}
 	r.After = <-after
 	if err != nil {

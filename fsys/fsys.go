@@ -66,9 +66,16 @@ type Provider interface {
 // required. Bytes, when not nil, are those very bytes (the caller's promise
 // that VersionOf(Bytes) == Version); a backend may then compare bytes directly
 // instead of hashing what it finds, which is cheaper for large files.
+//
+// Ready, when not nil, is called by Replace once the new bytes are durable in
+// their temp file and just before the swap; an error from it aborts the
+// replace (the temp file is removed, the file keeps its bytes) and is
+// returned. A caller uses it to finish durable work of its own, such as
+// saving the bytes about to be replaced, while the new bytes are written.
 type Expected struct {
 	Version Version
 	Bytes   []byte
+	Ready   func() error
 }
 
 // Matches reports whether data is what e expects.

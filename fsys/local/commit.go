@@ -361,6 +361,12 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
 	cm := fsys.Commit{Resolved: r.Path}
+	if expect.Ready != nil {
+		if err := expect.Ready(); err != nil {
+			d.unlink(tmp)
+			return cm, err
+		}
+	}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
 	unlock := d.lock()
 	f, err := l.swap(d, tmp, ino, base, expect, &cm)

@@ -338,3 +338,32 @@ func TestMemfsAgreesOnNotes(t *testing.T) {
 		t.Fatalf("local %q %v\nmemfs %q %v", a.Notes, errA, b.Notes, errB)
 	}
 }
+
+// TestReadyGatesTheSwap: Replace calls Expected.Ready after the new bytes
+// are durable and before the swap; an error from it leaves the file as it
+// was and no temp file behind.
+func TestReadyGatesTheSwap(t *testing.T) {
+	for _, o := range []local.Options{{}, {NoExchange: true}} {
+		dir := t.TempDir()
+		must(t, os.WriteFile(filepath.Join(dir, "f"), []byte("old\n"), 0o644))
+		l := openRoot(t, dir, o)
+		old := []byte("old\n")
+		stop := errors.New("the caller's save failed")
+		_, err := l.Replace("f", []byte("new\n"), fsys.Expected{Version: fsys.VersionOf(old), Bytes: old, Ready: func() error { return stop }})
+		if !errors.Is(err, stop) {
+			t.Fatalf("Replace returned %v, want the Ready error", err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "old\n" {
+			t.Fatalf("the file holds %q after an aborted replace", b)
+		}
+		assertNoTemps(t, dir)
+		called := false
+		_, err = l.Replace("f", []byte("new\n"), fsys.Expected{Version: fsys.VersionOf(old), Bytes: old, Ready: func() error { called = true; return nil }})
+		if err != nil || !called {
+			t.Fatalf("Replace: %v, Ready called %v", err, called)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "new\n" {
+			t.Fatalf("the file holds %q", b)
+		}
+	}
+}

@@ -426,6 +426,11 @@ func (m *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 	}
 	n := &node{typ: fsys.TypeFile, data: append([]byte{}, data...), perm: perm, links: 1, mtime: time.Now()}
 	cm := fsys.Commit{Resolved: r.Path}
+	if expect.Ready != nil {
+		if err := expect.Ready(); err != nil {
+			return cm, err
+		}
+	}
 	m.hook(m.hooks.BeforeSwap, r.Path)
 	m.mu.Lock()
 	cur := parent.kids[base]
@@ -463,6 +468,11 @@ func (m *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 		return fsys.Commit{}, err
 	}
 	cm := fsys.Commit{Resolved: r.Path}
+	if expect.Ready != nil {
+		if err := expect.Ready(); err != nil {
+			return cm, err
+		}
+	}
 	m.hook(m.hooks.BeforeSwap, r.Path)
 	m.mu.Lock()
 	cur := parent.kids[base]
