@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/stet-dev/stet/internal/jsonscan"
 )
 
 // The stdio fast path. go-sdk decodes every message into its own types and
@@ -254,57 +255,59 @@ type callMembers struct {
 func parseEnvelope(line []byte) (envelope, bool) {
 	var e envelope
 	var version []byte
-	s := &jscan{b: line}
-	s.space()
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
-		return e, false
+	s := jsonscan.New(line, jsonscan.Options{MaxDepth: maxNesting, CheckStrings: true})
+	// take reads a value into *dst; a value already there (a repeated key)
+	// is refused.
+	take := func(dst *[]byte, depth int) bool {
+		if *dst != nil {
+			return false
+		}
+		v, ok := s.Value(depth)
+		*dst = v
+		return ok
 	}
 	param := func(key []byte, depth int) bool {
 		var dst *[]byte
 		switch string(key) {
-		case "name":
+		case `"name"`:
 			dst = &e.call.name
-		case "arguments":
+		case `"arguments"`:
 			dst = &e.call.args
-		case "_meta":
+		case `"_meta"`:
 			dst = &e.call.meta
 		}
 		if dst == nil || *dst != nil {
 			e.call.odd = true
-			return s.value(depth)
+			return true // the scanner skips the value
 		}
-		return s.take(dst, depth)
+		return take(dst, depth)
 	}
-	ok := s.object(0, func(key []byte, depth int) bool {
+	s.SkipSpace()
+	_, ok := s.Object(0, func(key []byte, depth int) bool {
 		switch string(key) {
-		case "jsonrpc":
-			return s.take(&version, depth)
-		case "id":
-			return s.take(&e.id, depth)
-		case "method":
-			return s.take(&e.method, depth)
-		case "params":
+		case `"jsonrpc"`:
+			return take(&version, depth)
+		case `"id"`:
+			return take(&e.id, depth)
+		case `"method"`:
+			return take(&e.method, depth)
+		case `"params"`:
 			if e.params != nil {
 				return false
 			}
-			v0 := s.i
-			if s.i < len(s.b) && s.b[s.i] == '{' {
-				if !s.object(depth, param) {
-					return false
-				}
+			var ok bool
+			if s.Peek() == '{' {
+				e.params, ok = s.Object(depth, param)
 			} else {
 				e.call.odd = true
-				if !s.value(depth) {
-					return false
-				}
+				e.params, ok = s.Value(depth)
 			}
-			e.params = s.b[v0:s.i]
-			return true
+			return ok
 		}
 		return false
 	})
-	s.space()
-	if !ok || s.i != len(s.b) || string(version) != `"2.0"` || e.method == nil || e.method[0] != '"' {
+	s.SkipSpace()
+	if !ok || s.Pos() != len(line) || string(version) != `"2.0"` || e.method == nil || e.method[0] != '"' {
 		return e, false
 	}
 	if e.params == nil {
@@ -399,243 +402,4 @@ func parseCallParams(m callMembers) (callParams, bool) {
 		return p, false
 	}
 	return p, true
-}
-
-// jscan checks JSON text strictly (RFC 8259: structure, numbers, literals,
-// string escapes, no control characters in strings) and, beyond it, refuses
-// invalid UTF-8 and nesting deeper than maxNesting. Its methods report
-// false for anything they do not accept.
-type jscan struct {
-	b []byte
-	i int
-}
-
-func (s *jscan) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// object reads an object starting at s.i ('{'). For each member it calls
-// member (when not nil) with the raw key (without its quotes, escapes as
-// they are) and the depth of the value, which member must read (with
-// take, value or object); member returning false stops the scan.
-func (s *jscan) object(depth int, member func(key []byte, depth int) bool) bool {
-	if depth > maxNesting {
-		return false
-	}
-	s.i++ // '{'
-	s.space()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return true
-	}
-	for {
-		s.space()
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			return false
-		}
-		k0 := s.i
-		if !s.str() {
-			return false
-		}
-		key := s.b[k0+1 : s.i-1]
-		s.space()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return false
-		}
-		s.i++
-		s.space()
-		if member != nil {
-			if !member(key, depth+1) {
-				return false
-			}
-		} else if !s.value(depth + 1) {
-			return false
-		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// take reads a value into *dst, as raw JSON; a value already there (a
-// repeated key) is refused.
-func (s *jscan) take(dst *[]byte, depth int) bool {
-	if *dst != nil {
-		return false
-	}
-	v0 := s.i
-	if !s.value(depth) {
-		return false
-	}
-	*dst = s.b[v0:s.i]
-	return true
-}
-
-func (s *jscan) array(depth int) bool {
-	if depth > maxNesting {
-		return false
-	}
-	s.i++ // '['
-	s.space()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		return true
-	}
-	for {
-		s.space()
-		if !s.value(depth + 1) {
-			return false
-		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-func (s *jscan) value(depth int) bool {
-	if s.i >= len(s.b) {
-		return false
-	}
-	switch c := s.b[s.i]; {
-	case c == '"':
-		return s.str()
-	case c == '{':
-		return s.object(depth, nil)
-	case c == '[':
-		return s.array(depth)
-	case c == 't':
-		return s.literal("true")
-	case c == 'f':
-		return s.literal("false")
-	case c == 'n':
-		return s.literal("null")
-	case c == '-' || ('0' <= c && c <= '9'):
-		return s.number()
-	}
-	return false
-}
-
-// str reads a string starting at s.i ('"').
-func (s *jscan) str() bool {
-	b := s.b
-	i := s.i + 1
-	for {
-		for i+4 <= len(b) && plainByte[b[i]] && plainByte[b[i+1]] && plainByte[b[i+2]] && plainByte[b[i+3]] {
-			i += 4
-		}
-		for i < len(b) && plainByte[b[i]] {
-			i++
-		}
-		if i >= len(b) {
-			return false
-		}
-		switch c := b[i]; {
-		case c == '"':
-			s.i = i + 1
-			return true
-		case c == '\\':
-			if i+1 >= len(b) {
-				return false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return false
-				}
-				for _, h := range b[i+2 : i+6] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return false
-					}
-				}
-				i += 6
-			default:
-				return false
-			}
-		case c < 0x20:
-			return false
-		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				return false
-			}
-			i += size
-		}
-	}
-}
-
-func (s *jscan) literal(lit string) bool {
-	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
-		return false
-	}
-	s.i += len(lit)
-	return true
-}
-
-// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *jscan) number() bool {
-	b := s.b
-	if b[s.i] == '-' {
-		s.i++
-	}
-	switch {
-	case s.i < len(b) && b[s.i] == '0':
-		s.i++
-	case s.i < len(b) && '1' <= b[s.i] && b[s.i] <= '9':
-		s.digits()
-	default:
-		return false
-	}
-	if s.i < len(b) && b[s.i] == '.' {
-		s.i++
-		if s.digits() == 0 {
-			return false
-		}
-	}
-	if s.i < len(b) && (b[s.i] == 'e' || b[s.i] == 'E') {
-		s.i++
-		if s.i < len(b) && (b[s.i] == '+' || b[s.i] == '-') {
-			s.i++
-		}
-		if s.digits() == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *jscan) digits() int {
-	start := s.i
-	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
-		s.i++
-	}
-	return s.i - start
 }

@@ -72,9 +72,9 @@ func Decode(tool string, raw []byte) (any, error) {
 // topMembers parses the whole argument text. Empty input and null stand for
 // no arguments.
 func topMembers(tool string, raw []byte) ([]member, error) {
-	s := scanner{b: raw}
-	s.skipSpace()
-	rest := raw[s.i:]
+	s := newScanner(raw)
+	s.SkipSpace()
+	rest := raw[s.Pos():]
 	if len(rest) == 0 || string(trimSpace(rest)) == "null" {
 		return nil, nil
 	}

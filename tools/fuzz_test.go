@@ -107,8 +107,8 @@ func FuzzUnquote(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s []byte) {
 		raw := append(append([]byte{'"'}, s...), '"')
-		sc := scanner{b: raw}
-		if sc.str() != nil || sc.i != len(raw) {
+		sc := newScanner(raw)
+		if _, ok := sc.Value(0); !ok || sc.Pos() != len(raw) {
 			return // not one string literal
 		}
 		got, err := unquote(raw)

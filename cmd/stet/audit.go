@@ -44,9 +44,7 @@ func cmdTurn(e *env, args []string) error {
 	}
 	var in []string
 	for _, v := range inputs {
-		for _, p := range strings.Split(v, ",") {
-			in = append(in, p)
-		}
+		in = append(in, strings.Split(v, ",")...)
 	}
 	ws, s, err := e.open(false)
 	if err != nil {
