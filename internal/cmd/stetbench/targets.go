@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/stet-dev/stet"
@@ -486,6 +485,3 @@ func startTarget(ctx context.Context, c *config, name, tag string) (target, erro
 	}
 	return nil, fmt.Errorf("no target %q", name)
 }
-
-// isPeer reports whether a target name is the peer.
-func isPeer(name string) bool { return strings.HasPrefix(name, "peer") }
