@@ -59,7 +59,8 @@ func decodeKey(raw []byte) (string, error) {
 func parseObject(b []byte) ([]member, error) {
 	s := newScanner(b)
 	s.SkipSpace()
-	var ms []member
+	// Calls have a few arguments: one allocation holds them.
+	ms := make([]member, 0, 4)
 	var keyErr error
 	_, ok := s.Object(0, func(kraw []byte, depth int) bool {
 		v, ok := s.Value(depth)
