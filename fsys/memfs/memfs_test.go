@@ -20,21 +20,21 @@ func TestDifferentialSelf(t *testing.T) {
 }
 
 func TestDir(t *testing.T) {
-	m := memfs.NewWithOptions(memfs.Options{Dir: "/work/tree/"})
-	if m.Dir() != "/work/tree" {
+	m := memfs.NewWithOptions(memfs.Options{Dir: "/srv/tree/"})
+	if m.Dir() != "/srv/tree" {
 		t.Fatalf("Dir = %q", m.Dir())
 	}
 	if err := m.WriteFile("f", []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for target, kind := range map[string]error{
-		"/work/tree/f":    nil,
-		"/work/tree/../f": fsys.ErrOutside,
-		"/work/treef":     fsys.ErrOutside,
+		"/srv/tree/f":    nil,
+		"/srv/tree/../f": fsys.ErrOutside,
+		"/srv/treef":     fsys.ErrOutside,
 		"/memfs/f":        fsys.ErrOutside,
-		"/work/tree/./f/": fsys.ErrNotDir,
-		"/work/tree/nope": fsys.ErrNotFound,
-		"/work/tree//f":   nil,
+		"/srv/tree/./f/": fsys.ErrNotDir,
+		"/srv/tree/nope": fsys.ErrNotFound,
+		"/srv/tree//f":   nil,
 	} {
 		if err := m.RemoveAll("l"); err != nil {
 			t.Fatal(err)
