@@ -31,7 +31,7 @@ func TestDir(t *testing.T) {
 		"/srv/tree/f":    nil,
 		"/srv/tree/../f": fsys.ErrOutside,
 		"/srv/treef":     fsys.ErrOutside,
-		"/memfs/f":        fsys.ErrOutside,
+		"/memfs/f":       fsys.ErrOutside,
 		"/srv/tree/./f/": fsys.ErrNotDir,
 		"/srv/tree/nope": fsys.ErrNotFound,
 		"/srv/tree//f":   nil,
