@@ -8,7 +8,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
@@ -62,98 +61,6 @@ type receiptData struct {
 	Old     []string        `json:"old,omitempty"` // each match's old bytes, when Pre is not kept
 	FromKey string          `json:"from_key,omitempty"`
 	Undoes  string          `json:"undoes,omitempty"`
-}
-
-// gateWrite applies rules 3 (effects) and 4 (protected paths) to a path
-// about to change.
-func (s *Session) gateWrite(tool string, t target) *Refusal {
-	if s.ws.opts.NoGate {
-		return nil
-	}
-	if s.ws.opts.Effects == policy.ReadOnly {
-		return refuse(KindReadOnly, t.spelled, "%s was not changed: this workspace is read-only (--effects read-only); report the change you would make instead", t.spelled)
-	}
-	if ref := s.ws.denied(t); ref != nil {
-		return ref
-	}
-	rels := []string{t.rel}
-	if r, ok := t.root.p.(fsys.Resolver); ok {
-		if res, err := r.Resolve(t.rel); err == nil && res != t.rel {
-			rels = append(rels, res)
-		}
-	}
-	for _, rel := range rels {
-		if pat, ok := s.ws.rules.Protected(rel); ok {
-			return refuse(KindProtected, t.spelled, "%s is protected (it matches %s); no tool may change it; leave it alone, or tell the user what should change there", t.spelled, pat).with("pattern", pat)
-		}
-	}
-	return nil
-}
-
-// checkFresh applies rules 5 (observation) and 6 (freshness) to an existing
-// file whose current bytes are cur.
-func (s *Session) checkFresh(tool string, t target, cur []byte, ver fsys.Version, expected string) (observation, *Refusal) {
-	o, ok := s.observed(t.key())
-	if s.ws.opts.NoGate {
-		return o, nil
-	}
-	if !ok {
-		return o, refuse(KindNotRead, t.spelled, "%s has not been read in this session (it has %s); read it first (read path=%s), then retry the %s",
-			t.spelled, linesWord(frameLines(cur)), t.spelled, tool)
-	}
-	want := o.Version
-	if expected != "" {
-		want = expected
-	}
-	if string(ver) != want {
-		var ref *Refusal
-		if expected != "" && expected != o.Version {
-			ref = refuse(KindChanged, t.spelled, "%s does not hold expected_version %s (now %s, %s bytes, %s); read it again, then retry the %s",
-				t.spelled, fsys.Version(expected).Short(), ver.Short(), policy.Thousands(len(cur)), linesWord(frameLines(cur)), tool)
-		} else {
-			ref = refuse(KindChanged, t.spelled, "%s changed since you read it (then %s bytes, %s; now %s bytes, %s); read it again, then retry the %s",
-				t.spelled, policy.Thousands(o.Size), linesWord(o.Lines), policy.Thousands(len(cur)), linesWord(frameLines(cur)), tool)
-		}
-		return o, ref.with("before", map[string]any{"version": want, "bytes": o.Size, "lines": o.Lines},
-			"now", map[string]any{"version": string(ver), "bytes": len(cur), "lines": frameLines(cur)})
-	}
-	return o, nil
-}
-
-// checkBinding applies rule 7: the regions an edit replaces must have been
-// shown to the model at this version (mode seen), or the file observed at
-// this version (read), or read whole (full).
-func (s *Session) checkBinding(t target, o observation, cur []byte, ver fsys.Version, regions []policy.Range, whole bool) *Refusal {
-	if s.ws.opts.NoGate {
-		return nil
-	}
-	obs := policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur)}
-	if o.Version != string(ver) {
-		obs = policy.Observation{Version: string(ver), Size: len(cur)}
-	}
-	ns := policy.CheckBinding(s.ws.opts.Binding, obs, regions, whole)
-	if ns == nil {
-		return nil
-	}
-	n := frameLines(cur)
-	if s.ws.opts.Binding == policy.BindFull {
-		return refuse(KindNotSeen, t.spelled, "%s must be read whole before it is changed (--binding full); read it without offset or limit, then retry", t.spelled).with("offset", 1, "limit", n)
-	}
-	from := frame.LineOf(cur, ns.Gap.Start)
-	end := ns.Gap.End - 1
-	if end < ns.Gap.Start {
-		end = ns.Gap.Start
-	}
-	to := frame.LineOf(cur, end)
-	if to < from {
-		to = from
-	}
-	what := fmt.Sprintf("lines %d-%d", from, to)
-	if from == to {
-		what = fmt.Sprintf("line %d", from)
-	}
-	return refuse(KindNotSeen, t.spelled, "%s %s were not shown to you at this version, and the change touches them; read them (offset %d, limit %d), then retry",
-		t.spelled, what, from, to-from+1).with("offset", from, "limit", to-from+1)
 }
 
 // commit runs the one commit sequence: save the preimage if needed, swap the
@@ -424,13 +331,4 @@ func head(b []byte, n int) []byte {
 		return b[:i+1]
 	}
 	return b[:n]
-}
-
-func frameLines(b []byte) int { return receipt.Lines(b) }
-
-func linesWord(n int) string {
-	if n == 1 {
-		return "1 line"
-	}
-	return policy.Thousands(n) + " lines"
 }

@@ -6,30 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
 )
-
-// claim maps a path about to change into the workspace, applies the rules
-// that need no file content (confinement, effects, protected paths) and
-// takes the file's lock, held until the caller's unlock.
-func (s *Session) claim(ctx context.Context, tool, p string) (target, func(), error) {
-	t, ref := s.ws.resolve(tool, p)
-	if ref != nil {
-		return target{}, nil, ref
-	}
-	if ref := s.gateWrite(tool, t); ref != nil {
-		return target{}, nil, ref
-	}
-	unlock, err := s.ws.lock(ctx, t)
-	if err != nil {
-		return target{}, nil, err
-	}
-	return t, unlock, nil
-}
 
 // editOps checks rule 1 for an edit call and returns its replacements.
 func editOps(a EditArgs) ([]textedit.Edit, *Refusal) {
@@ -117,34 +98,6 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	return s.commit(ctx, c)
 }
 
-// checkEditable refuses what cannot be edited: binary, not UTF-8, too large.
-func (s *Session) checkEditable(t target, cur []byte) *Refusal {
-	if ref := checkText(t, cur); ref != nil {
-		return ref
-	}
-	if int64(len(cur)) > s.ws.opts.MaxFileBytes {
-		return refuse(KindTooLarge, t.spelled, "%s is %s bytes, over the %s-byte edit limit; it can be read in windows but not changed by stet",
-			t.spelled, policy.Thousands(len(cur)), policy.Thousands(int(s.ws.opts.MaxFileBytes))).with("bytes", len(cur))
-	}
-	return nil
-}
-
-// editableVersion checks that cur can be edited and returns its version. On
-// large files the hash runs beside the UTF-8 check: both are full passes.
-func (s *Session) editableVersion(t target, cur []byte) (fsys.Version, *Refusal) {
-	if len(cur) < 256<<10 {
-		if ref := s.checkEditable(t, cur); ref != nil {
-			return "", ref
-		}
-		return fsys.VersionOf(cur), nil
-	}
-	done := make(chan fsys.Version, 1)
-	go func() { done <- fsys.VersionOf(cur) }()
-	ref := s.checkEditable(t, cur)
-	ver := <-done
-	return ver, ref
-}
-
 // editRefusal turns a textedit error into a no_match, ambiguous or invalid refusal.
 func editRefusal(t target, err error, several bool) *Refusal {
 	var nm *textedit.NoMatchError
@@ -181,156 +134,4 @@ func regions(ms []receipt.Match) []policy.Range {
 		out[i] = policy.Range{Start: m.Offset, End: m.Offset + m.OldBytes}
 	}
 	return out
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func lineList(ms []receipt.Match) string {
-	var b strings.Builder
-	b.WriteString("line")
-	if len(ms) > 1 {
-		b.WriteString("s")
-	}
-	for i, m := range ms {
-		if i == 5 {
-			fmt.Fprintf(&b, ", … (%d in all)", len(ms))
-			break
-		}
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, " %d", m.Line)
-	}
-	return b.String()
-}
-
-// Write creates a file, or replaces one the session has read whole.
-func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, error) {
-	if a.Path == "" {
-		return nil, refuse(KindInvalid, "", "write needs a path")
-	}
-	if a.ExpectedVersion != "" && !fsys.Version(a.ExpectedVersion).Valid() {
-		return nil, refuse(KindInvalid, a.Path, "expected_version %q is not a version; pass the version a read returned (sha256:<64 hex>)", a.ExpectedVersion)
-	}
-	t, unlock, err := s.claim(ctx, "write", a.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	post := []byte(a.Content)
-	if int64(len(post)) > s.ws.opts.MaxFileBytes {
-		return nil, refuse(KindTooLarge, t.spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
-			t.spelled, policy.Thousands(len(post)), policy.Thousands(int(s.ws.opts.MaxFileBytes)))
-	}
-	cur, err := t.root.p.ReadFile(t.rel)
-	if errors.Is(err, fsys.ErrNotFound) {
-		return s.create(ctx, t, post, a)
-	}
-	if err != nil {
-		return nil, s.ws.fileErr("write", t, err)
-	}
-	ver := fsys.VersionOf(cur)
-	o, ref := s.checkFresh("write", t, cur, ver, a.ExpectedVersion)
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.checkBinding(t, o, cur, ver, nil, true); ref != nil {
-		return nil, ref
-	}
-	key := t.key()
-	mine := s.wasCreated(key)
-	counts := policy.Counts(len(cur), receipt.Lines(cur), len(post), receipt.Lines(post))
-	if len(cur) > 0 && !mine && !s.ws.opts.NoGate {
-		if ref := s.inputGuard(t, counts, a.Overwrite); ref != nil {
-			return nil, ref
-		}
-	}
-	c := &change{
-		tool: "write", t: t, key: key, pre: cur, preVer: ver, post: post, dryRun: a.DryRun, seen: &o,
-		matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: len(post), Line: 1, Old: cur, New: post}},
-		eol:     textedit.DetectEOL(post),
-		save:    true,
-	}
-	if mine {
-		c.message = fmt.Sprintf("replaced %s (%s), a file this session created", t.display(), counts)
-	} else {
-		c.message, c.warned = policy.ReplacedMessage(t.spelled, counts, policy.Alarm(t.rel, cur, post)), true
-	}
-	return s.commit(ctx, c)
-}
-
-// inputGuard applies rule 8 to a whole-file replace of an existing
-// non-empty file the session did not create.
-func (s *Session) inputGuard(t target, counts string, overwrite bool) *Refusal {
-	request, inputs := s.Request()
-	for _, in := range inputs {
-		it, ref := s.ws.resolve("write", in)
-		if ref == nil && it.key() == t.key() {
-			return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.InputRefusal(t.spelled, counts)}
-		}
-	}
-	if q, ok := brief.QuotedRequest(request); ok {
-		request = q // a worker's request is only the ORIGINAL REQUEST block of its brief
-	}
-	if request != "" && policy.NamesFile(request, t.rel) && !overwrite && !policy.AsksToReplace(request, t.rel) {
-		return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.RequestRefusal(t.spelled, counts)}
-	}
-	return nil
-}
-
-// create writes a new file: its parent directory (or the nearest existing
-// ancestor) must have been observed.
-func (s *Session) create(ctx context.Context, t target, post []byte, a WriteArgs) (*MutationResult, error) {
-	if a.ExpectedVersion != "" && !s.ws.opts.NoGate {
-		return nil, refuse(KindChanged, t.spelled, "%s does not exist, but expected_version %s was given; check the path (list its directory), then retry", t.spelled, fsys.Version(a.ExpectedVersion).Short())
-	}
-	if ref := s.checkParentObserved("write", t); ref != nil {
-		return nil, ref
-	}
-	c := &change{
-		tool: "write", t: t, key: t.key(), post: post, create: true, dryRun: a.DryRun,
-		matches: []receipt.Match{{Offset: 0, OldBytes: 0, NewBytes: len(post), Line: 1, Old: []byte{}, New: post}},
-		eol:     textedit.DetectEOL(post),
-	}
-	c.message = fmt.Sprintf("created %s (%s, %s bytes)", t.display(), linesWord(receipt.Lines(post)), policy.Thousands(len(post)))
-	return s.commit(ctx, c)
-}
-
-// checkParentObserved applies rule 5 to a file about to be created: the
-// nearest existing ancestor directory must have been observed.
-func (s *Session) checkParentObserved(tool string, t target) *Refusal {
-	if s.ws.opts.NoGate {
-		return nil
-	}
-	dir := t.parent()
-	for {
-		info, err := dir.root.p.Stat(dir.rel)
-		if err == nil {
-			if info.Type != fsys.TypeDir {
-				return refuse(KindNotFound, t.spelled, "cannot create %s: %s is a file, not a directory; choose another path", t.spelled, dir.display())
-			}
-			break
-		}
-		if errors.Is(err, fsys.ErrOutside) {
-			return s.ws.fileErr(tool, dir, err).(*Refusal)
-		}
-		if dir.rel == "." {
-			break
-		}
-		dir = dir.parent()
-	}
-	if s.dirObserved(dir.key()) {
-		return nil
-	}
-	shown := dir.display()
-	if shown == "." {
-		shown = ". (the workspace root)"
-	}
-	return refuse(KindNotRead, t.spelled, "%s would be created in %s, which has not been listed in this session; list it first (list path=%s) to see what is there, then retry",
-		t.spelled, shown, dir.display()).with("dir", dir.display())
 }

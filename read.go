@@ -114,14 +114,6 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
-// denied hides files matching --deny-read globs from every tool.
-func (ws *Workspace) denied(t target) *Refusal {
-	if _, ok := ws.rules.Denied(t.rel); ok {
-		return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
-	}
-	return nil
-}
-
 // fileErr turns a backend error into a refusal where it has a kind, and
 // wraps it otherwise. Raw OS error text never reaches the message.
 func (ws *Workspace) fileErr(tool string, t target, err error) error {

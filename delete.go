@@ -1,0 +1,49 @@
+package stet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+)
+
+// Delete removes a file the session has read (never a directory). Its bytes
+// go to the journal first; undo brings them back.
+func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, error) {
+	if a.Path == "" {
+		return nil, refuse(KindInvalid, "", "delete needs a path")
+	}
+	t, unlock, err := s.claim(ctx, "delete", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cur, err := t.root.p.ReadFile(t.rel)
+	if err != nil {
+		if errors.Is(err, fsys.ErrIsDir) {
+			return nil, refuse(KindNotRegular, t.spelled, "%s is a directory; delete removes single files only (never a directory tree); delete its files one by one if that is really the task", t.spelled)
+		}
+		return nil, s.ws.fileErr("delete", t, err)
+	}
+	ver := fsys.VersionOf(cur)
+	o, ref := s.checkFresh("delete", t, cur, ver, "")
+	if ref != nil {
+		return nil, ref
+	}
+	key := t.key()
+	counts := policy.Count(len(cur), receipt.Lines(cur))
+	c := &change{
+		tool: "delete", t: t, key: key, pre: cur, preVer: ver, delete: true, save: true, seen: &o,
+		matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: 0, Line: 1, Old: cur, New: []byte{}}},
+		eol:     "none",
+	}
+	if s.wasCreated(key) {
+		c.message = fmt.Sprintf("deleted %s (%s), a file this session created; its content is saved — undo brings it back", t.display(), linesWord(receipt.Lines(cur)))
+	} else {
+		c.message, c.warned = policy.DeletedMessage(t.spelled, counts), true
+	}
+	return s.commit(ctx, c)
+}

@@ -1,0 +1,42 @@
+package stet
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stet-dev/stet/fsys"
+)
+
+// Mkdir creates a directory and its missing parents inside the workspace.
+// The new directory counts as observed.
+func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if a.Path == "" {
+		return nil, refuse(KindInvalid, "", "mkdir needs a path")
+	}
+	t, ref := s.ws.resolve("mkdir", a.Path)
+	if ref != nil {
+		return nil, ref
+	}
+	if ref := s.gateWrite("mkdir", t); ref != nil {
+		return nil, ref
+	}
+	if info, err := t.root.p.Stat(t.rel); err == nil {
+		if info.Type != fsys.TypeDir {
+			return nil, refuse(KindExists, t.spelled, "%s already exists and is a file; choose another name", t.spelled)
+		}
+		if err := s.observeDirs(t); err != nil {
+			return nil, err
+		}
+		return &MkdirResult{Message: fmt.Sprintf("%s already exists; nothing to do", t.display()), Path: t.display()}, nil
+	}
+	if err := t.root.p.MkdirAll(t.rel); err != nil {
+		return nil, s.ws.fileErr("mkdir", t, err)
+	}
+	if err := s.observeDirs(t); err != nil {
+		return nil, err
+	}
+	return &MkdirResult{Message: fmt.Sprintf("created directory %s", t.display()), Path: t.display()}, nil
+}

@@ -1,0 +1,44 @@
+package stet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+)
+
+func frameLines(b []byte) int { return receipt.Lines(b) }
+
+func linesWord(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return policy.Thousands(n) + " lines"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func lineList(ms []receipt.Match) string {
+	var b strings.Builder
+	b.WriteString("line")
+	if len(ms) > 1 {
+		b.WriteString("s")
+	}
+	for i, m := range ms {
+		if i == 5 {
+			fmt.Fprintf(&b, ", … (%d in all)", len(ms))
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %d", m.Line)
+	}
+	return b.String()
+}

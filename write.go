@@ -1,0 +1,85 @@
+package stet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/textedit"
+)
+
+// Write creates a file, or replaces one the session has read whole.
+func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, error) {
+	if a.Path == "" {
+		return nil, refuse(KindInvalid, "", "write needs a path")
+	}
+	if a.ExpectedVersion != "" && !fsys.Version(a.ExpectedVersion).Valid() {
+		return nil, refuse(KindInvalid, a.Path, "expected_version %q is not a version; pass the version a read returned (sha256:<64 hex>)", a.ExpectedVersion)
+	}
+	t, unlock, err := s.claim(ctx, "write", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	post := []byte(a.Content)
+	if int64(len(post)) > s.ws.opts.MaxFileBytes {
+		return nil, refuse(KindTooLarge, t.spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
+			t.spelled, policy.Thousands(len(post)), policy.Thousands(int(s.ws.opts.MaxFileBytes)))
+	}
+	cur, err := t.root.p.ReadFile(t.rel)
+	if errors.Is(err, fsys.ErrNotFound) {
+		return s.create(ctx, t, post, a)
+	}
+	if err != nil {
+		return nil, s.ws.fileErr("write", t, err)
+	}
+	ver := fsys.VersionOf(cur)
+	o, ref := s.checkFresh("write", t, cur, ver, a.ExpectedVersion)
+	if ref != nil {
+		return nil, ref
+	}
+	if ref := s.checkBinding(t, o, cur, ver, nil, true); ref != nil {
+		return nil, ref
+	}
+	key := t.key()
+	mine := s.wasCreated(key)
+	counts := policy.Counts(len(cur), receipt.Lines(cur), len(post), receipt.Lines(post))
+	if len(cur) > 0 && !mine && !s.ws.opts.NoGate {
+		if ref := s.inputGuard(t, counts, a.Overwrite); ref != nil {
+			return nil, ref
+		}
+	}
+	c := &change{
+		tool: "write", t: t, key: key, pre: cur, preVer: ver, post: post, dryRun: a.DryRun, seen: &o,
+		matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: len(post), Line: 1, Old: cur, New: post}},
+		eol:     textedit.DetectEOL(post),
+		save:    true,
+	}
+	if mine {
+		c.message = fmt.Sprintf("replaced %s (%s), a file this session created", t.display(), counts)
+	} else {
+		c.message, c.warned = policy.ReplacedMessage(t.spelled, counts, policy.Alarm(t.rel, cur, post)), true
+	}
+	return s.commit(ctx, c)
+}
+
+// create writes a new file: its parent directory (or the nearest existing
+// ancestor) must have been observed.
+func (s *Session) create(ctx context.Context, t target, post []byte, a WriteArgs) (*MutationResult, error) {
+	if a.ExpectedVersion != "" && !s.ws.opts.NoGate {
+		return nil, refuse(KindChanged, t.spelled, "%s does not exist, but expected_version %s was given; check the path (list its directory), then retry", t.spelled, fsys.Version(a.ExpectedVersion).Short())
+	}
+	if ref := s.checkParentObserved("write", t); ref != nil {
+		return nil, ref
+	}
+	c := &change{
+		tool: "write", t: t, key: t.key(), post: post, create: true, dryRun: a.DryRun,
+		matches: []receipt.Match{{Offset: 0, OldBytes: 0, NewBytes: len(post), Line: 1, Old: []byte{}, New: post}},
+		eol:     textedit.DetectEOL(post),
+	}
+	c.message = fmt.Sprintf("created %s (%s, %s bytes)", t.display(), linesWord(receipt.Lines(post)), policy.Thousands(len(post)))
+	return s.commit(ctx, c)
+}
