@@ -57,9 +57,15 @@ type Provider interface {
 	// Remove deletes the regular file at name if it holds the expected bytes;
 	// otherwise ErrConflict. It never removes directories.
 	Remove(name string, expect Expected) (Commit, error)
-	// Rename moves from to to. Unless overwrite, it fails with ErrExists if
-	// to exists.
-	Rename(from, to string, overwrite bool) error
+	// Rename moves from to to, proving both names at the swap, as Replace
+	// proves its file. src is what the regular file at from must hold; a
+	// zero src.Version checks nothing (a directory or a symlink moves by
+	// name only). A nil dst means to must not exist (ErrExists otherwise,
+	// atomically); a non-nil dst is what the regular file at to must hold,
+	// and it is replaced. A mismatch on either side fails with ErrConflict
+	// and leaves both names as they were. Neither final component is
+	// followed: renaming a symlink moves the link.
+	Rename(from, to string, src Expected, dst *Expected) (Commit, error)
 }
 
 // Expected is what a compare-and-swap expects the file to hold. Version is

@@ -117,7 +117,10 @@ func Differential(t *testing.T, mkA, mkB func(t *testing.T) Harness, seed uint64
 		case 12, 13:
 			from, to, ow := pick(diffNames), pick(diffNames), rng.IntN(2) == 0
 			desc = fmt.Sprintf("Rename(%q, %q, %v)", from, to, ow)
-			step = func(e *env) string { return kindName(e.p.Rename(e.h.expand(from), e.h.expand(to), ow)) }
+			step = func(e *env) string {
+				cm, err := Rename(e.p, e.h.expand(from), e.h.expand(to), ow)
+				return commitString(cm) + " " + kindName(err) + conflictString(err)
+			}
 		case 14:
 			target, name := pick(diffTargets), pick(diffTop)
 			desc = fmt.Sprintf("raw Symlink(%q, %q)", target, name)

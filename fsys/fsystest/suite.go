@@ -350,8 +350,8 @@ func testBadNames(t *testing.T, mk func(t *testing.T) Harness) {
 			_, err := e.p.ReadDir(b.name)
 			wantKind(t, "list", err, b.kind)
 			wantKind(t, "mkdir", e.p.MkdirAll(b.name), b.kind)
-			wantKind(t, "rename from", e.p.Rename(b.name, "g", false), b.kind)
-			wantKind(t, "rename to", e.p.Rename("f", b.name, true), b.kind)
+			wantKind(t, "rename from", second(Rename(e.p, b.name, "g", false)), b.kind)
+			wantKind(t, "rename to", second(Rename(e.p, "f", b.name, true)), b.kind)
 			if lp, ok := e.p.(interface {
 				Lstat(string) (fsys.Info, error)
 			}); ok {
@@ -759,15 +759,15 @@ func testRename(t *testing.T, mk func(t *testing.T) Harness) {
 		{name: "link moves", fs: []string{"f=1", "l => f", "d/"}, from: "l", to: "d/l", after: []string{"f=1", "d/", "d/l => f"}},
 		{name: "exists", fs: []string{"a=1", "b=2"}, from: "a", to: "b", kind: fsys.ErrExists, after: []string{"a=1", "b=2"}},
 		{name: "exists dir", fs: []string{"a=1", "b/"}, from: "a", to: "b", kind: fsys.ErrExists, after: []string{"a=1", "b/"}},
-		{name: "same", fs: []string{"a=1"}, from: "a", to: "a", kind: fsys.ErrExists, after: []string{"a=1"}},
-		{name: "same overwrite", fs: []string{"a=1"}, from: "a", to: "a", overwrite: true, after: []string{"a=1"}},
+		{name: "same", fs: []string{"a=1"}, from: "a", to: "a", kind: fsys.ErrInvalid, after: []string{"a=1"}},
+		{name: "same overwrite", fs: []string{"a=1"}, from: "a", to: "a", overwrite: true, kind: fsys.ErrInvalid, after: []string{"a=1"}},
 		{name: "overwrite", fs: []string{"a=1", "b=2"}, from: "a", to: "b", overwrite: true, after: []string{"b=1"}},
-		{name: "overwrite link", fs: []string{"a=1", "f=2", "b => f"}, from: "a", to: "b", overwrite: true, after: []string{"b=1", "f=2"}},
+		{name: "overwrite link", fs: []string{"a=1", "f=2", "b => f"}, from: "a", to: "b", overwrite: true, kind: fsys.ErrNotRegular, after: []string{"a=1", "b => f", "f=2"}},
 		{name: "overwrite leaving link", fs: []string{"a=1", "b => ../outside/secret"}, from: "a", to: "b", overwrite: true, kind: fsys.ErrOutside, after: []string{"a=1", "b => ../outside/secret"}},
-		{name: "overwrite empty dir", fs: []string{"d/x=1", "e/"}, from: "d", to: "e", overwrite: true, after: []string{"e/", "e/x=1"}},
-		{name: "overwrite full dir", fs: []string{"d/x=1", "e/y=2"}, from: "d", to: "e", overwrite: true, kind: fsys.ErrNotEmpty, after: []string{"d/", "d/x=1", "e/", "e/y=2"}},
+		{name: "overwrite empty dir", fs: []string{"d/x=1", "e/"}, from: "d", to: "e", overwrite: true, kind: fsys.ErrIsDir, after: []string{"d/", "d/x=1", "e/"}},
+		{name: "overwrite full dir", fs: []string{"d/x=1", "e/y=2"}, from: "d", to: "e", overwrite: true, kind: fsys.ErrIsDir, after: []string{"d/", "d/x=1", "e/", "e/y=2"}},
 		{name: "file over dir", fs: []string{"a=1", "e/"}, from: "a", to: "e", overwrite: true, kind: fsys.ErrIsDir, after: []string{"a=1", "e/"}},
-		{name: "dir over file", fs: []string{"d/", "f=1"}, from: "d", to: "f", overwrite: true, kind: fsys.ErrNotDir, after: []string{"d/", "f=1"}},
+		{name: "dir over file", fs: []string{"d/", "f=1"}, from: "d", to: "f", overwrite: true, kind: fsys.ErrIsDir, after: []string{"d/", "f=1"}},
 		{name: "dir into itself", fs: []string{"d/"}, from: "d", to: "d/e", kind: fsys.ErrInvalid, after: []string{"d/"}},
 		{name: "missing", from: "a", to: "b", kind: fsys.ErrNotFound},
 		{name: "missing parent", fs: []string{"a=1"}, from: "a", to: "x/b", kind: fsys.ErrNotFound, after: []string{"a=1"}},
@@ -783,7 +783,7 @@ func testRename(t *testing.T, mk func(t *testing.T) Harness) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, mk, c.fs...)
-			err := e.p.Rename(c.from, c.to, c.overwrite)
+			_, err := Rename(e.p, c.from, c.to, c.overwrite)
 			wantKind(t, "rename", err, c.kind)
 			var want []string
 			for _, a := range c.after {
@@ -805,6 +805,50 @@ func testRaces(t *testing.T, mk func(t *testing.T) Harness) {
 		after  []string
 	}
 	races := []race{
+		{
+			name: "move over vs target writer",
+			fs:   []string{"a=mine", "b=old"},
+			op: func(p fsys.Provider) (fsys.Commit, error) {
+				dst := expect("old")
+				return p.Rename("a", "b", expect("mine"), &dst)
+			},
+			inject: func(h Harness) error { return h.WriteFile("b", []byte("theirs"), 0o644) },
+			kind:   fsys.ErrConflict, after: []string{"a=mine", "b=theirs"},
+		},
+		{
+			name: "move over vs source writer",
+			fs:   []string{"a=mine", "b=old"},
+			op: func(p fsys.Provider) (fsys.Commit, error) {
+				dst := expect("old")
+				return p.Rename("a", "b", expect("mine"), &dst)
+			},
+			inject: func(h Harness) error { return h.WriteFile("a", []byte("theirs"), 0o644) },
+			kind:   fsys.ErrConflict, after: []string{"a=theirs", "b=old"},
+		},
+		{
+			name:   "move vs source writer",
+			fs:     []string{"a=mine"},
+			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Rename("a", "b", expect("mine"), nil) },
+			inject: func(h Harness) error { return h.WriteFile("a", []byte("theirs"), 0o644) },
+			kind:   fsys.ErrConflict, after: []string{"a=theirs"},
+		},
+		{
+			name:   "move vs creator of the target",
+			fs:     []string{"a=mine"},
+			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Rename("a", "b", expect("mine"), nil) },
+			inject: func(h Harness) error { return h.WriteFile("b", []byte("theirs"), 0o644) },
+			kind:   fsys.ErrExists, after: []string{"a=mine", "b=theirs"},
+		},
+		{
+			name: "move over vs remover of the target",
+			fs:   []string{"a=mine", "b=old"},
+			op: func(p fsys.Provider) (fsys.Commit, error) {
+				dst := expect("old")
+				return p.Rename("a", "b", expect("mine"), &dst)
+			},
+			inject: func(h Harness) error { return h.RemoveAll("b") },
+			kind:   fsys.ErrConflict, after: []string{"a=mine"},
+		},
 		{
 			name:   "replace vs writer",
 			fs:     []string{"f=old"},
@@ -1054,3 +1098,26 @@ func testConcurrent(t *testing.T, mk func(t *testing.T) Harness) {
 	}
 	e.wantTree("concurrent", want)
 }
+
+// Rename calls p.Rename as a caller that has just read both names would:
+// src is what ReadFile finds at from now, and with overwrite dst is what it
+// finds at to (nil when to does not exist).
+func Rename(p fsys.Provider, from, to string, overwrite bool) (fsys.Commit, error) {
+	var src fsys.Expected
+	if b, err := p.ReadFile(from); err == nil {
+		src = fsys.Expected{Version: fsys.VersionOf(b)}
+	}
+	var dst *fsys.Expected
+	if overwrite {
+		b, err := p.ReadFile(to)
+		switch {
+		case err == nil:
+			dst = &fsys.Expected{Version: fsys.VersionOf(b)}
+		case !errors.Is(err, fsys.ErrNotFound):
+			dst = &fsys.Expected{Version: fsys.VersionOf(nil)}
+		}
+	}
+	return p.Rename(from, to, src, dst)
+}
+
+func second(_ fsys.Commit, err error) error { return err }

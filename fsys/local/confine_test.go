@@ -84,8 +84,8 @@ func TestConfinementStatic(t *testing.T) {
 			_, ops["remove"] = l.Remove(name, secret)
 			_, ops["create"] = l.Create(name, []byte("pwned"), 0o644)
 			ops["mkdir"] = l.MkdirAll(name + "/x")
-			ops["rename from"] = l.Rename(name, "stolen", false)
-			ops["rename to"] = l.Rename("plain", name, true)
+			_, ops["rename from"] = l.Rename(name, "stolen", secret, nil)
+			_, ops["rename to"] = l.Rename("plain", name, fsys.Expected{}, &secret)
 			_, ops["resolve"] = l.Resolve(name)
 			_, ops["lock"] = l.Lock(t.Context(), name)
 			for op, err := range ops {
@@ -193,7 +193,7 @@ func TestConfinementRacingSwaps(t *testing.T) {
 				landed++
 			}
 			l.MkdirAll("d/sub/x")
-			l.Rename(name, name, true)
+			l.Rename(name, name, fsys.Expected{}, &fsys.Expected{Version: fsys.VersionOf([]byte("inside"))})
 		}
 	}
 	stop.Store(true)

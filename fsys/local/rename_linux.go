@@ -3,8 +3,12 @@ package local
 import "golang.org/x/sys/unix"
 
 // exchange atomically swaps the entries a and b of one directory.
-func exchange(dirfd int, a, b string) error {
-	return retry(func() error { return unix.Renameat2(dirfd, a, dirfd, b, unix.RENAME_EXCHANGE) })
+func exchange(dirfd int, a, b string) error { return exchangeAt(dirfd, a, dirfd, b) }
+
+// exchangeAt atomically swaps the entry a of one directory with the entry b
+// of another (or the same).
+func exchangeAt(adir int, a string, bdir int, b string) error {
+	return retry(func() error { return unix.Renameat2(adir, a, bdir, b, unix.RENAME_EXCHANGE) })
 }
 
 // renameNoReplace renames without replacing anything at the new name

@@ -8,6 +8,8 @@ var errNoRenameat2 = errors.New("renameat2 is Linux only")
 
 func exchange(dirfd int, a, b string) error { return errNoRenameat2 }
 
+func exchangeAt(adir int, a string, bdir int, b string) error { return errNoRenameat2 }
+
 func renameNoReplace(olddir int, oldname string, newdir int, newname string) error {
 	return errNoRenameat2
 }

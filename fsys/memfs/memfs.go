@@ -494,74 +494,108 @@ func (m *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	return cm, nil
 }
 
-// Rename moves from to to with the rules of fsys/local (and of Linux
-// rename(2)): final symlinks are moved, not followed.
-func (m *FS) Rename(from, to string, overwrite bool) error {
+// Rename moves from to to with the rules of fsys/local: final symlinks are
+// moved, not followed; the source file must hold src and an overwritten
+// target dst (fsys.ErrConflict otherwise); a directory is never moved over
+// anything.
+func (m *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsys.Commit, error) {
 	const op = "rename"
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	rf, err := m.walk(op, from, false)
+	rf, rt, err := m.renameWalk(op, from, to, dst != nil)
+	m.mu.Unlock()
 	if err != nil {
-		return err
+		return fsys.Commit{}, err
+	}
+	cm := fsys.Commit{Resolved: rt.Path}
+	if dst != nil && dst.Ready != nil {
+		if err := dst.Ready(); err != nil {
+			return cm, err
+		}
+	}
+	m.hook(m.hooks.BeforeSwap, rt.Path)
+	m.mu.Lock()
+	fp, fb := m.parentOf(rf.Path)
+	tp, tb := m.parentOf(rt.Path)
+	sn, tn := fp.kids[fb], tp.kids[tb]
+	switch {
+	case sn == nil:
+		m.mu.Unlock()
+		return cm, fsys.E(op, from, fsys.ErrNotFound, nil)
+	case src.Version != "" && sn.typ == fsys.TypeFile && !src.Matches(sn.data):
+		m.mu.Unlock()
+		return cm, conflict(op, from, src.Version, sn)
+	case dst == nil && tn != nil:
+		m.mu.Unlock()
+		return cm, fsys.E(op, to, fsys.ErrExists, nil)
+	case dst != nil && (tn == nil || tn.typ != fsys.TypeFile || !dst.Matches(tn.data)):
+		m.mu.Unlock()
+		return cm, conflict(op, to, dst.Version, tn)
+	}
+	links := 0
+	if tn != nil {
+		links = tn.links
+		tn.links--
+	}
+	delete(fp.kids, fb)
+	tp.kids[tb] = sn
+	m.mu.Unlock()
+	m.hook(m.hooks.AfterSwap, rt.Path)
+	if links > 1 {
+		cm.Notes = append(cm.Notes, linkNote(to, links, "old bytes"))
+	}
+	return cm, nil
+}
+
+// renameWalk resolves both names of a rename and applies the checks that
+// need no content. The caller holds m.mu.
+func (m *FS) renameWalk(op, from, to string, overwrite bool) (rf, rt confine.Result, err error) {
+	rf, err = m.walk(op, from, false)
+	if err != nil {
+		return rf, rt, err
 	}
 	switch {
 	case !rf.Exists():
-		return fsys.E(op, from, fsys.ErrNotFound, nil)
+		return rf, rt, fsys.E(op, from, fsys.ErrNotFound, nil)
 	case rf.Path == ".":
-		return fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot rename the root"))
+		return rf, rt, fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot rename the root"))
 	case nodeOf(rf).typ == fsys.TypeSymlink:
 		if _, err := m.walk(op, from, true); errors.Is(err, fsys.ErrOutside) {
-			return err
+			return rf, rt, err
 		}
 	}
-	rt, err := m.walk(op, to, false)
+	rt, err = m.walk(op, to, false)
 	if err != nil {
-		return err
+		return rf, rt, err
 	}
 	if rt.Exists() && confine.TypeOf(rt.Info.Mode()) == fsys.TypeSymlink {
 		// Replacing such a link touches nothing outside, but it is refused
 		// like every other use of a name that leads out.
 		if _, err := m.walk(op, to, true); errors.Is(err, fsys.ErrOutside) {
-			return err
+			return rf, rt, err
 		}
 	}
+	isDir := nodeOf(rf).typ == fsys.TypeDir
 	switch {
 	case len(rt.Rest) > 0:
-		return fsys.E(op, to, fsys.ErrNotFound, errors.New("parent directory does not exist"))
+		return rf, rt, fsys.E(op, to, fsys.ErrNotFound, errors.New("parent directory does not exist"))
 	case rt.Path == ".":
-		return fsys.E(op, to, fsys.ErrInvalid, errors.New("cannot rename over the root"))
+		return rf, rt, fsys.E(op, to, fsys.ErrInvalid, errors.New("cannot rename over the root"))
+	case rt.Path == rf.Path:
+		return rf, rt, fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are the same file"))
+	case isDir && within(rf.Path, rt.Path):
+		return rf, rt, fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot move a directory into itself"))
 	case rt.Exists() && !overwrite:
-		return fsys.E(op, to, fsys.ErrExists, nil)
+		return rf, rt, fsys.E(op, to, fsys.ErrExists, nil)
+	case !rt.Exists() && overwrite:
+		return rf, rt, conflict(op, to, "", nil)
+	case rt.Exists() && overwrite && nodeOf(rt).typ == fsys.TypeSymlink:
+		return rf, rt, fsys.E(op, to, fsys.ErrNotRegular, errors.New("a move does not replace a symlink; delete the link first"))
+	case rt.Exists() && nodeOf(rt).typ == fsys.TypeDir:
+		return rf, rt, fsys.E(op, to, fsys.ErrIsDir, errors.New("a move never replaces a directory"))
+	case isDir && overwrite:
+		return rf, rt, fsys.E(op, from, fsys.ErrIsDir, errors.New("a directory is never moved over a file"))
 	}
-	fp, fb := m.parentOf(rf.Path)
-	tp, tb := m.parentOf(rt.Path)
-	src := fp.kids[fb]
-	dst := tp.kids[tb]
-	if src == dst {
-		return nil // the same file under both names: nothing to do
-	}
-	// Linux checks ancestry before types: a directory into itself is
-	// EINVAL, over one of its own ancestors ENOTEMPTY.
-	if src.typ == fsys.TypeDir && within(rf.Path, rt.Path) {
-		return fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot move a directory into itself"))
-	}
-	if dst != nil && within(rt.Path, rf.Path) {
-		return fsys.E(op, from, fsys.ErrNotEmpty, nil)
-	}
-	if dst != nil {
-		switch {
-		case src.typ == fsys.TypeDir && dst.typ != fsys.TypeDir:
-			return fsys.E(op, from, fsys.ErrNotDir, nil)
-		case src.typ != fsys.TypeDir && dst.typ == fsys.TypeDir:
-			return fsys.E(op, from, fsys.ErrIsDir, nil)
-		case dst.typ == fsys.TypeDir && len(dst.kids) > 0:
-			return fsys.E(op, from, fsys.ErrNotEmpty, nil)
-		}
-		dst.links--
-	}
-	delete(fp.kids, fb)
-	tp.kids[tb] = src
-	return nil
+	return rf, rt, nil
 }
 
 // within reports whether the resolved path p is dir or lies below it.
