@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/journal"
@@ -31,11 +32,11 @@ func (e *VerifyError) Error() string {
 // Unwrap returns the verification failure.
 func (e *VerifyError) Unwrap() error { return e.Err }
 
-// change is one planned mutation of one file, checked by the gate and ready
-// for the one commit sequence.
+// change is one planned mutation of one file (or one rename), checked by
+// the gate and ready for the one commit sequence.
 type change struct {
 	tool    string
-	t       target
+	t       target // the file changed; for a move, the new name
 	key     string
 	pre     []byte // current bytes; nil when the file does not exist
 	preVer  fsys.Version
@@ -44,55 +45,41 @@ type change struct {
 	eol     string
 	create  bool // the file does not exist yet
 	delete  bool
-	save    bool // keep the preimage in the journal as a blob
+	save    bool // keep the bytes this change takes away in the journal
 	dryRun  bool
 	notes   []string
 	message string
 	undoes  string // the receipt id an undo reverts
-	from    string // a move's source, for the receipt
 	seen    *observation
 	warned  bool // message is the exact warn-and-save text of rule 9
+
+	// A move renames src to t; pre and post are the moved bytes (nil for a
+	// directory: dir). over holds the bytes of a file the move replaces.
+	src     *target
+	dir     bool
+	over    []byte
+	overVer fsys.Version
 }
 
 // receiptData is the journal payload of a receipt record.
 type receiptData struct {
 	Receipt receipt.Receipt `json:"receipt"`
-	Pre     string          `json:"pre,omitempty"` // blob holding the whole preimage
-	Old     []string        `json:"old,omitempty"` // each match's old bytes, when Pre is not kept
+	Pre     string          `json:"pre,omitempty"`  // blob holding the whole preimage
+	Old     []string        `json:"old,omitempty"`  // each match's old bytes, when Pre is not kept
+	Over    string          `json:"over,omitempty"` // blob holding the file a move replaced
 	FromKey string          `json:"from_key,omitempty"`
 	Undoes  string          `json:"undoes,omitempty"`
 }
 
-// commit runs the one commit sequence: save the preimage if needed, swap the
-// new bytes in by compare-and-swap, read back, verify the receipt, journal
-// it, and update the session. The caller holds the file's lock.
+// commit runs the one commit sequence every change takes: save what the
+// change takes away (durably, before anything moves), swap by compare-and-
+// swap, read back, verify the receipt, journal it, update the session. The
+// caller holds the locks of every name the change touches.
 func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error) {
-	ws := s.ws
-	r := receipt.Receipt{
-		ID: ws.newID("r_"), Session: s.id, Tool: c.tool, Path: c.t.display(), From: c.from,
-		Matches: c.matches, EOL: c.eol, Notes: c.notes, Time: ws.now(),
-	}
-	if r.Matches == nil {
-		r.Matches = []receipt.Match{}
-	}
-	if !c.create {
-		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
-	}
-	// The receipt's after state, hashed from the new bytes while they are
-	// written and fsynced. When the bytes read back equal the new bytes, their
-	// hash is that same version, and receipt.VerifyShape proves, byte for
-	// byte, that they are the preimage with exactly the receipt's regions
-	// replaced: the readback is compared, not hashed again.
-	shape := !c.dryRun && !c.delete && carriesBytes(c.matches)
-	after := make(chan *receipt.State, 1)
-	switch {
-	case c.delete:
-		after <- nil
-	case len(c.post) >= 256<<10 && !c.dryRun:
-		go func() { after <- receipt.StateOf(c.post) }()
-	default:
-		after <- receipt.StateOf(c.post)
-	}
+	r := s.newReceipt(c)
+	// The receipt's after state is hashed from the new bytes while they are
+	// written (see verifyReadback).
+	after := c.afterState()
 	diff := c.diff()
 	if c.dryRun {
 		r.After = <-after
@@ -103,156 +90,277 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		<-after
 		return nil, err
 	}
-	data := receiptData{Undoes: c.undoes}
-	// The bytes a whole-file replace or a delete takes away are saved in
-	// the journal, durably, before the swap. For a replace the save runs
-	// while the new bytes are written and fsynced; the swap waits for it
-	// (fsys.Expected.Ready), and a failed save aborts the replace.
-	var saved chan error
-	if c.save && !c.create {
-		saved = make(chan error, 1)
-		save := func() {
-			blob, err := ws.journal.Put(c.pre)
-			data.Pre = blob
-			saved <- err
-		}
-		if c.delete {
-			save()
-		} else {
-			go save()
-		}
-	} else if !c.create {
-		for _, m := range c.matches {
-			data.Old = append(data.Old, string(c.pre[m.Offset:m.Offset+m.OldBytes]))
-		}
-	}
-	waitSaved := func() error {
-		if saved == nil {
-			return nil
-		}
-		err := <-saved
-		saved = nil
-		if err != nil {
-			return fmt.Errorf("%s %s: saving the previous content: %w", c.tool, c.t.spelled, err)
-		}
-		return nil
-	}
-	if c.delete {
-		if err := waitSaved(); err != nil {
-			return nil, err
-		}
-	}
+	data, saved := s.saveUndo(c)
 	if err := ctx.Err(); err != nil {
-		waitSaved()
+		saved()
+		<-after
 		return nil, err
 	}
-	p := c.t.root.p
-	var (
-		cm  fsys.Commit
-		err error
-	)
-	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: waitSaved}
-	switch {
-	case c.create:
-		if dir := path.Dir(c.t.rel); dir != "." {
-			if err := p.MkdirAll(dir); err != nil {
-				return nil, ws.fileErr(c.tool, c.t.parent(), err)
-			}
-		}
-		cm, err = p.Create(c.t.rel, c.post, 0o644)
-	case c.delete:
-		cm, err = p.Remove(c.t.rel, exp)
-	default:
-		cm, err = p.Replace(c.t.rel, c.post, exp)
-	}
-	if serr := waitSaved(); serr != nil && err == nil {
+	cm, err := s.swap(c, saved)
+	if serr := saved(); serr != nil && err == nil {
 		err = serr // a provider that ignored Ready: the save must still have landed
 	}
 	r.After = <-after
 	if err != nil {
-		return nil, ws.fileErr(c.tool, c.t, err)
+		return nil, s.ws.fileErr(c.tool, c.t, err)
 	}
 	r.Notes = append(r.Notes, cm.Notes...)
-	if h := ws.opts.Hooks.BeforeReadback; h != nil {
+	if h := s.ws.opts.Hooks.BeforeReadback; h != nil {
 		h(c.t.rel)
 	}
-	var readback []byte
-	if c.delete {
-		if _, err := p.Stat(c.t.rel); err == nil {
-			readback = []byte{} // something is there again
-		} else if !errors.Is(err, fsys.ErrNotFound) {
-			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
-		}
-	} else if shape {
-		// Compare the file with the new bytes chunk by chunk, without a
-		// buffer of its size; only a mismatch reads it whole, to report.
-		same, err := fsys.Check(p, c.t.rel, fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.post})
-		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
-			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
-		}
-		if same {
-			readback = c.post
-		} else if readback, err = p.ReadFile(c.t.rel); err != nil && !errors.Is(err, fsys.ErrNotFound) {
-			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
-		}
-	} else {
-		readback, err = p.ReadFile(c.t.rel)
-		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
-			return nil, fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
-		}
-	}
-	pre := c.pre
-	if c.create {
-		pre = nil
-	}
-	var verr error
-	switch {
-	case !c.delete && readback == nil:
-		r.After = receipt.StateOf(c.post)
-		verr = errors.New("the file is gone right after the swap")
-	case shape && bytes.Equal(readback, c.post): // the same slice when fsys.Check matched
-		verr = receipt.VerifyShape(pre, readback, r)
-	default:
-		verr = receipt.Verify(pre, readback, r)
+	verr, err := s.verifyReadback(c, &r)
+	if err != nil {
+		return nil, err
 	}
 	r.Verified = verr == nil
 	data.Receipt = r
-	recs := []journal.Record{s.rec(recReceipt, c.key, data)}
-	// The session's new view of the file.
-	var next *observation
-	if !c.delete && r.Verified {
-		next = c.nextObservation(r)
-		recs = append(recs, s.rec(recObserve, c.key, next))
-	}
-	if c.create && r.Verified {
-		// The session made the file, so it has seen its directory too.
-		recs = append(recs, s.rec(recCreated, c.key, nil), s.rec(recDir, c.t.parent().key(), nil))
-	}
-	if c.undoes != "" {
-		recs = append(recs, s.rec(recUndo, c.key, map[string]string{"receipt": c.undoes, "by": r.ID}))
-	}
-	if _, err := ws.journal.Append(recs...); err != nil {
-		return nil, fmt.Errorf("%s %s: landed and verified, but the journal could not record receipt %s: %w", c.tool, c.t.spelled, r.ID, err)
+	if err := s.record(c, data); err != nil {
+		return nil, err
 	}
 	if verr != nil {
 		return nil, &VerifyError{Receipt: r, Err: verr}
 	}
-	s.mu.Lock()
-	if c.delete {
-		delete(s.files, c.key)
-	} else {
-		s.files[c.key] = next
-	}
-	if c.create {
-		s.created[c.key] = true
-		s.dirs[c.t.parent().key()] = true
-	}
-	s.mu.Unlock()
 	msg := c.message
 	if !c.warned {
 		msg += "; receipt " + r.ID + " (verified)"
 	}
 	return &MutationResult{Message: msg, Receipt: r, Diff: diff}, nil
+}
+
+// newReceipt starts the receipt of c: everything but the after state and
+// the verification.
+func (s *Session) newReceipt(c *change) receipt.Receipt {
+	r := receipt.Receipt{
+		ID: s.ws.newID("r_"), Session: s.id, Tool: c.tool, Path: c.t.display(),
+		Matches: c.matches, EOL: c.eol, Notes: c.notes, Time: s.ws.now(),
+	}
+	if c.src != nil {
+		r.From = c.src.display()
+	}
+	if r.Matches == nil {
+		r.Matches = []receipt.Match{}
+	}
+	if !c.create && !c.dir {
+		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
+	}
+	if c.over != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("replaced %s (%s); its previous content is saved in the journal", c.t.display(), linesWord(receipt.Lines(c.over))))
+	}
+	return r
+}
+
+// afterState hashes the new bytes, beside the write for large files.
+func (c *change) afterState() <-chan *receipt.State {
+	after := make(chan *receipt.State, 1)
+	switch {
+	case c.delete || c.dir:
+		after <- nil
+	case len(c.post) >= 256<<10 && !c.dryRun:
+		go func() { after <- receipt.StateOf(c.post) }()
+	default:
+		after <- receipt.StateOf(c.post)
+	}
+	return after
+}
+
+// saveUndo prepares what undo needs. The bytes a whole-file replace, a
+// delete or an overwriting move takes away are saved in the journal as a
+// blob, durably, before the swap: for a replace the save runs while the new
+// bytes are written and fsynced, and the swap waits for it (fsys.Expected.
+// Ready); a failed save aborts the change. An edit keeps only the regions
+// it replaced. saved waits for the save and returns its error, every time
+// it is called.
+func (s *Session) saveUndo(c *change) (data *receiptData, saved func() error) {
+	data = &receiptData{Undoes: c.undoes}
+	if c.src != nil {
+		data.FromKey = c.src.key()
+	}
+	var take []byte
+	switch {
+	case c.over != nil:
+		take = c.over
+	case c.save && !c.create:
+		take = c.pre
+	case !c.create && c.src == nil:
+		for _, m := range c.matches {
+			data.Old = append(data.Old, string(c.pre[m.Offset:m.Offset+m.OldBytes]))
+		}
+	}
+	if take == nil {
+		return data, func() error { return nil }
+	}
+	done := make(chan error, 1)
+	go func() {
+		blob, err := s.ws.journal.Put(take)
+		if c.over != nil {
+			data.Over = blob
+		} else {
+			data.Pre = blob
+		}
+		done <- err
+	}()
+	var once sync.Once
+	var serr error
+	return data, func() error {
+		once.Do(func() {
+			if err := <-done; err != nil {
+				serr = fmt.Errorf("%s %s: saving the previous content: %w", c.tool, c.t.spelled, err)
+			}
+		})
+		return serr
+	}
+}
+
+// swap lands c on disk by the provider's compare-and-swap: nothing changes
+// unless every name holds what the change was planned on. A replace waits
+// for saved inside the provider, after the new bytes are durable; every
+// other change waits before it starts.
+func (s *Session) swap(c *change, saved func() error) (fsys.Commit, error) {
+	p := c.t.root.p
+	if c.create || c.delete || c.src != nil {
+		if err := saved(); err != nil {
+			return fsys.Commit{}, err
+		}
+	}
+	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: saved}
+	switch {
+	case c.src != nil:
+		src := fsys.Expected{Version: c.preVer, Bytes: c.pre}
+		if c.dir {
+			src = fsys.Expected{}
+		}
+		var dst *fsys.Expected
+		if c.over != nil {
+			dst = &fsys.Expected{Version: c.overVer, Bytes: c.over}
+		}
+		return p.Rename(c.src.rel, c.t.rel, src, dst)
+	case c.create:
+		if dir := path.Dir(c.t.rel); dir != "." {
+			if err := p.MkdirAll(dir); err != nil {
+				return fsys.Commit{}, err
+			}
+		}
+		return p.Create(c.t.rel, c.post, 0o644)
+	case c.delete:
+		return p.Remove(c.t.rel, exp)
+	}
+	return p.Replace(c.t.rel, c.post, exp)
+}
+
+// verifyReadback reads the result back and checks it against the receipt,
+// independently of how it was computed, and fills r.After where the disk
+// decides it. verr is the verification failure; err means the file could not
+// be read back at all.
+//
+// When the receipt carries every region's old and new bytes, the file is
+// compared with the new bytes chunk by chunk (no buffer of its size), and
+// receipt.VerifyShape proves, byte for byte, that they are the preimage with
+// exactly the receipt's regions replaced: the readback is compared, not
+// hashed again. Otherwise receipt.Verify checks both hashes.
+func (s *Session) verifyReadback(c *change, r *receipt.Receipt) (verr, err error) {
+	p := c.t.root.p
+	readErr := func(err error) error { return fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err) }
+	if c.src != nil {
+		if _, err := p.Stat(c.src.rel); err == nil {
+			return fmt.Errorf("%s still exists after the move", c.src.spelled), nil
+		} else if !errors.Is(err, fsys.ErrNotFound) {
+			return nil, readErr(err)
+		}
+		if c.dir {
+			if info, err := p.Stat(c.t.rel); err != nil || info.Type != fsys.TypeDir {
+				return fmt.Errorf("%s is not a directory after the move", c.t.spelled), nil
+			}
+			return nil, nil
+		}
+	}
+	if c.delete {
+		if _, err := p.Stat(c.t.rel); err == nil {
+			return receipt.Verify(c.pre, []byte{}, *r), nil // something is there again
+		} else if !errors.Is(err, fsys.ErrNotFound) {
+			return nil, readErr(err)
+		}
+		return receipt.Verify(c.pre, nil, *r), nil
+	}
+	pre := c.pre
+	if c.create {
+		pre = nil
+	}
+	var readback []byte
+	shape := carriesBytes(c.matches)
+	if shape {
+		same, err := fsys.Check(p, c.t.rel, fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.post})
+		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
+			return nil, readErr(err)
+		}
+		if same {
+			return receipt.VerifyShape(pre, c.post, *r), nil
+		}
+	}
+	readback, err = p.ReadFile(c.t.rel)
+	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
+		return nil, readErr(err)
+	}
+	if readback == nil {
+		return errors.New("the file is gone right after the swap"), nil
+	}
+	return receipt.Verify(pre, readback, *r), nil
+}
+
+// record journals the receipt with the session's new view of the files,
+// then updates the session.
+func (s *Session) record(c *change, data *receiptData) error {
+	r := data.Receipt
+	recs := []journal.Record{s.rec(recReceipt, c.key, data)}
+	var next *observation
+	if !c.delete && !c.dir && r.Verified {
+		next = c.nextObservation(r)
+		recs = append(recs, s.rec(recObserve, c.key, next))
+	}
+	created := c.create && c.undoes == ""
+	var fromKey string
+	if c.src != nil {
+		fromKey = c.src.key()
+		created = s.wasCreated(fromKey)
+	}
+	if created && r.Verified {
+		// The session made the file, so it has seen its directory too.
+		recs = append(recs, s.rec(recCreated, c.key, nil))
+	}
+	if r.Verified && (c.create || c.src != nil) {
+		recs = append(recs, s.rec(recDir, c.t.parent().key(), nil))
+	}
+	if c.undoes != "" {
+		recs = append(recs, s.rec(recUndo, c.key, map[string]string{"receipt": c.undoes, "by": r.ID}))
+	}
+	if _, err := s.ws.journal.Append(recs...); err != nil {
+		return fmt.Errorf("%s %s: landed, but the journal could not record receipt %s: %w", c.tool, c.t.spelled, r.ID, err)
+	}
+	if !r.Verified {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case c.delete:
+		delete(s.files, c.key)
+	case c.dir:
+	default:
+		s.files[c.key] = next
+	}
+	if fromKey != "" {
+		delete(s.files, fromKey)
+		delete(s.created, fromKey)
+	}
+	if created {
+		s.created[c.key] = true
+	}
+	if c.create || c.src != nil {
+		s.dirs[c.t.parent().key()] = true
+	}
+	if c.dir {
+		s.dirs[c.key] = true
+	}
+	return nil
 }
 
 // carriesBytes reports whether every match records its old and new bytes,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
@@ -69,15 +68,11 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 			return nil, ref
 		}
 	}
-	// Lock in a fixed order so two patches cannot deadlock.
-	sort.Slice(all, func(i, j int) bool { return all[i].key() < all[j].key() })
-	for _, t := range all {
-		unlock, err := s.ws.lock(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
+	unlock, err := s.ws.lockAll(ctx, all...)
+	if err != nil {
+		return nil, err
 	}
+	defer unlock()
 	plans := make([]planned, len(files))
 	for i, f := range files {
 		pl, ref := s.planFile(targets[i], moves[i], f, a.DryRun)
@@ -110,7 +105,10 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		if pl.move != nil && !a.DryRun {
 			o, _ := s.observed(pl.c.key)
 			after := pl.c.post
-			mv, err := s.landMove(ctx, pl.c.t, *pl.move, after, fsys.VersionOf(after), &o, nil, false)
+			from := pl.c.t
+			mc := &change{tool: "move", t: *pl.move, key: pl.move.key(), src: &from, pre: after, preVer: fsys.VersionOf(after), post: after,
+				matches: []receipt.Match{}, eol: "none", seen: &o, message: fmt.Sprintf("moved %s to %s", from.display(), pl.move.display())}
+			mv, err := s.commit(ctx, mc)
 			if err != nil {
 				s.rollback(ctx, landed)
 				return nil, err
@@ -223,10 +221,6 @@ func (s *Session) rollback(ctx context.Context, landed []planned) {
 		t := landed[i].c.t
 		d, err := s.lastChange(t.key())
 		if err != nil || d == nil {
-			continue
-		}
-		if d.Receipt.Tool == "move" {
-			s.undoMove(ctx, t, d)
 			continue
 		}
 		s.revert(ctx, t, d, "patch")

@@ -20,12 +20,12 @@ func (s *Session) lastChange(key string) (*receiptData, error) {
 	err := s.ws.journal.Session(s.id, func(r journal.Record) error {
 		switch r.Type {
 		case recReceipt:
-			if r.Path != key {
-				return nil
-			}
 			var d receiptData
 			if err := json.Unmarshal(r.Data, &d); err != nil {
 				return fmt.Errorf("journal line %d: %w", r.Seq, err)
+			}
+			if r.Path != key && d.FromKey != key {
+				return nil
 			}
 			if d.Undoes == "" && d.Receipt.Verified {
 				found = append(found, &d)
@@ -51,52 +51,95 @@ func (s *Session) lastChange(key string) (*receiptData, error) {
 
 // Undo reverts this session's last mutation of a path, if the file still
 // holds that mutation's result. It is itself a verified mutation with a
-// receipt; a second undo reverts the mutation before.
+// receipt; a second undo reverts the mutation before. The undo of a move
+// takes both names back: the file returns to its old name and a file the
+// move replaced returns to the new one, byte for byte.
 func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error) {
 	if a.Path == "" {
 		return nil, refuse(KindInvalid, "", "undo needs a path")
 	}
-	t, unlock, err := s.claim(ctx, "undo", a.Path)
-	if err != nil {
-		return nil, err
+	t, ref := s.ws.resolve("undo", a.Path)
+	if ref != nil {
+		return nil, ref
 	}
-	defer unlock()
-	key := t.key()
-	d, err := s.lastChange(key)
-	if err != nil {
-		return nil, err
+	if ref := s.gateWrite("undo", t); ref != nil {
+		return nil, ref
 	}
-	if d == nil {
-		return nil, refuse(KindNotFound, t.spelled, "this session has no change of %s to undo (stet log --path %s lists the receipts)", t.spelled, t.spelled)
+	for range 3 {
+		d, err := s.lastChange(t.key())
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return nil, refuse(KindNotFound, t.spelled, "this session has no change of %s to undo (stet log --path %s lists the receipts)", t.spelled, t.spelled)
+		}
+		names, ref := s.undoTargets(t, d)
+		if ref != nil {
+			return nil, ref
+		}
+		unlock, err := s.ws.lockAll(ctx, names...)
+		if err != nil {
+			return nil, err
+		}
+		// Another call of this session may have undone it while this one
+		// waited for the locks.
+		again, err := s.lastChange(t.key())
+		if err != nil || again == nil || again.Receipt.ID != d.Receipt.ID {
+			unlock()
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		res, err := s.revert(ctx, t, d, "undo")
+		unlock()
+		return res, err
 	}
-	return s.revert(ctx, t, d, "undo")
+	return nil, refuse(KindConflict, t.spelled, "%s keeps being changed by other calls of this session; retry the undo when they are done", t.spelled)
+}
+
+// undoTargets returns every name the revert of d touches, gated like any
+// change: the file, and for a move both of its names.
+func (s *Session) undoTargets(t target, d *receiptData) ([]target, *Refusal) {
+	if d.FromKey == "" {
+		return []target{t}, nil
+	}
+	var out []target
+	for _, p := range []string{d.Receipt.Path, d.Receipt.From} {
+		n, ref := s.ws.resolve("undo", p)
+		if ref != nil {
+			return nil, ref
+		}
+		if ref := s.gateWrite("undo", n); ref != nil {
+			return nil, ref
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // revert turns t back to what it held before the receipt in d, if it still
-// holds that receipt's result. The caller holds t's lock.
+// holds that receipt's result. The caller holds the locks of every name the
+// revert touches (undoTargets).
 func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool string) (*MutationResult, error) {
-	key := t.key()
 	r := d.Receipt
+	if d.FromKey != "" {
+		return s.revertMove(ctx, d, tool)
+	}
+	key := t.key()
 	p := t.root.p
 	cur, err := p.ReadFile(t.rel)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 		return nil, s.ws.fileErr("undo", t, err)
 	}
-	stale := func(now string) *Refusal {
-		return refuse(KindChanged, t.spelled, "%s no longer holds the result of %s %s (%s); undo would lose what changed since; read it and change it back by hand",
-			t.spelled, r.Tool, r.ID, now).with("receipt", r.ID)
-	}
 	switch {
 	case r.After == nil && exists:
-		return nil, stale("a file exists there again")
+		return nil, staleUndo(t, r, "a file exists there again")
 	case r.After != nil && !exists:
-		return nil, stale("the file is gone")
+		return nil, staleUndo(t, r, "the file is gone")
 	case r.After != nil && string(fsys.VersionOf(cur)) != r.After.Version:
-		return nil, stale("it was changed since")
-	}
-	if r.Tool == "move" {
-		return s.undoMove(ctx, t, d)
+		return nil, staleUndo(t, r, "it was changed since")
 	}
 	var pre []byte
 	if r.Before != nil {
@@ -124,6 +167,77 @@ func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool str
 		c.message = fmt.Sprintf("undid %s %s: %s holds its previous bytes again (%s)", r.Tool, r.ID, t.display(), linesWord(receipt.Lines(pre)))
 	}
 	return s.commit(ctx, c)
+}
+
+// staleUndo is the refusal for an undo whose file moved on.
+func staleUndo(t target, r receipt.Receipt, now string) *Refusal {
+	return refuse(KindChanged, t.spelled, "%s no longer holds the result of %s %s (%s); undo would lose what changed since; read it and change it back by hand",
+		t.spelled, r.Tool, r.ID, now).with("receipt", r.ID)
+}
+
+// revertMove takes a move back: the file (or directory) returns from the new
+// name to the old, by the same proven rename as the move, and a file the
+// move replaced comes back at the new name from the journal. Everything is
+// checked before anything moves; both steps are receipts of their own.
+func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (*MutationResult, error) {
+	r := d.Receipt
+	to, ref := s.ws.resolve("undo", r.Path)
+	if ref != nil {
+		return nil, ref
+	}
+	from, ref := s.ws.resolve("undo", r.From)
+	if ref != nil {
+		return nil, ref
+	}
+	p := to.root.p
+	if _, err := p.Stat(from.rel); err == nil {
+		return nil, staleUndo(from, r, r.From+" exists again; move or delete it first")
+	} else if !errors.Is(err, fsys.ErrNotFound) {
+		return nil, s.ws.fileErr("undo", from, err)
+	}
+	back := &change{tool: tool, t: from, key: from.key(), src: &to, undoes: r.ID, matches: []receipt.Match{}, eol: "none"}
+	if r.Before == nil { // a directory
+		info, err := p.Stat(to.rel)
+		if err != nil || info.Type != fsys.TypeDir {
+			return nil, staleUndo(to, r, "the directory is no longer there")
+		}
+		back.dir = true
+	} else {
+		cur, err := p.ReadFile(to.rel)
+		switch {
+		case errors.Is(err, fsys.ErrNotFound):
+			return nil, staleUndo(to, r, "the file is gone")
+		case err != nil:
+			return nil, s.ws.fileErr("undo", to, err)
+		case r.After == nil || string(fsys.VersionOf(cur)) != r.After.Version:
+			return nil, staleUndo(to, r, "it was changed since")
+		}
+		back.pre, back.preVer, back.post = cur, fsys.VersionOf(cur), cur
+	}
+	var over []byte
+	if d.Over != "" {
+		b, err := s.ws.journal.Get(d.Over)
+		if err != nil {
+			return nil, fmt.Errorf("undo %s: the saved content of %s, which move %s replaced, is unreadable: %w", r.Path, r.Path, r.ID, err)
+		}
+		over = b
+	}
+	back.message = fmt.Sprintf("undid move %s: %s is back at %s", r.ID, to.display(), from.display())
+	res, err := s.commit(ctx, back)
+	if err != nil || over == nil {
+		return res, err
+	}
+	restore := &change{tool: tool, t: to, key: to.key(), post: over, create: true, undoes: r.ID,
+		matches: []receipt.Match{{Offset: 0, NewBytes: len(over), Line: 1, Old: []byte{}, New: over}},
+		eol:     textedit.DetectEOL(over)}
+	restore.message = fmt.Sprintf("restored %s (%s), which move %s had replaced", to.display(), linesWord(receipt.Lines(over)), r.ID)
+	res2, err := s.commit(ctx, restore)
+	if err != nil {
+		return nil, fmt.Errorf("undo %s: %s is back at %s, but the file the move replaced could not be restored (its bytes are in the journal, stet show %s): %w", r.ID, to.display(), from.display(), r.ID, err)
+	}
+	res.Message += "; " + res2.Message
+	res.Diff += res2.Diff
+	return res, nil
 }
 
 // preimage returns the bytes a receipt's file held before: from the saved
@@ -180,51 +294,4 @@ func invert(cur, pre []byte, ms []receipt.Match) (textedit.Result, error) {
 		return res, errors.New("inverse splice does not rebuild the previous bytes")
 	}
 	return res, nil
-}
-
-// undoMove renames a moved file back.
-func (s *Session) undoMove(ctx context.Context, t target, d *receiptData) (*MutationResult, error) {
-	r := d.Receipt
-	from, ref := s.ws.resolve("undo", r.From)
-	if ref != nil {
-		return nil, ref
-	}
-	if _, err := from.root.p.Stat(from.rel); err == nil {
-		return nil, refuse(KindExists, t.spelled, "cannot undo move %s: %s exists again; move or delete it first", r.ID, r.From)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := t.root.p.Rename(t.rel, from.rel, false); err != nil {
-		return nil, s.ws.fileErr("undo", from, err)
-	}
-	back := receipt.Receipt{
-		ID: s.ws.newID("r_"), Session: s.id, Tool: "undo", Path: from.display(), From: t.display(),
-		Before: r.After, After: r.Before, Matches: []receipt.Match{}, EOL: "none", Time: s.ws.now(),
-	}
-	var verr error
-	if r.After != nil {
-		b, err := from.root.p.ReadFile(from.rel)
-		if err != nil || string(fsys.VersionOf(b)) != r.After.Version {
-			verr = fmt.Errorf("%s does not hold the moved bytes after the undo", r.From)
-		}
-	}
-	back.Verified = verr == nil
-	recs := []journal.Record{
-		s.rec(recReceipt, from.key(), receiptData{Receipt: back, FromKey: t.key(), Undoes: r.ID}),
-		s.rec(recUndo, t.key(), map[string]string{"receipt": r.ID, "by": back.ID}),
-	}
-	if _, err := s.ws.journal.Append(recs...); err != nil {
-		return nil, err
-	}
-	if verr != nil {
-		return nil, &VerifyError{Receipt: back, Err: verr}
-	}
-	s.mu.Lock()
-	if o, ok := s.files[t.key()]; ok {
-		delete(s.files, t.key())
-		s.files[from.key()] = o
-	}
-	s.mu.Unlock()
-	return &MutationResult{Message: fmt.Sprintf("undid move %s: %s is back at %s; receipt %s (verified)", r.ID, t.display(), from.display(), back.ID), Receipt: back}, nil
 }

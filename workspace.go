@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -249,6 +250,21 @@ type target struct {
 	root    *root
 	ri      int    // root index
 	rel     string // slash-separated, relative to the root, cleaned ("." for the root)
+
+	// res is rel after following symlinks inside the root, resolved once
+	// when the target is made; resOf is the rel it was resolved for.
+	res, resOf string
+}
+
+// resolved returns t with its resolved path filled in (one confined walk).
+func (t target) resolved() target {
+	t.resOf, t.res = t.rel, t.rel
+	if r, ok := t.root.p.(fsys.Resolver); ok {
+		if res, err := r.Resolve(t.rel); err == nil {
+			t.res = res
+		}
+	}
+	return t
 }
 
 // display is how results name the path: relative for the first root,
@@ -262,13 +278,10 @@ func (t target) display() string {
 
 // key identifies the file for observations: root index and resolved path.
 func (t target) key() string {
-	rel := t.rel
-	if r, ok := t.root.p.(fsys.Resolver); ok {
-		if res, err := r.Resolve(t.rel); err == nil {
-			rel = res
-		}
+	if t.resOf != t.rel || t.rel == "" {
+		t = t.resolved()
 	}
-	return fmt.Sprintf("%d:%s", t.ri, rel)
+	return strconv.Itoa(t.ri) + ":" + t.res
 }
 
 // dirKey identifies the parent directory of t.
@@ -295,7 +308,7 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 			for _, base := range []string{r.dir, r.real} {
 				rel, err := filepath.Rel(base, clean)
 				if err == nil && filepath.IsLocal(rel) || rel == "." {
-					return target{spelled: p, root: r, ri: i, rel: filepath.ToSlash(rel)}, nil
+					return target{spelled: p, root: r, ri: i, rel: filepath.ToSlash(rel)}.resolved(), nil
 				}
 			}
 		}
@@ -305,7 +318,7 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 	if clean != "." && !filepath.IsLocal(clean) {
 		return target{}, refuse(KindOutside, p, "%s leaves the workspace; use a path inside %s", p, ws.roots[0].dir)
 	}
-	return target{spelled: p, root: ws.roots[0], ri: 0, rel: filepath.ToSlash(clean)}, nil
+	return target{spelled: p, root: ws.roots[0], ri: 0, rel: filepath.ToSlash(clean)}.resolved(), nil
 }
 
 // newID returns "r_" and 16 random hex digits.
