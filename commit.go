@@ -50,6 +50,8 @@ type change struct {
 	notes   []string
 	message string
 	undoes  string // the receipt id an undo reverts
+	intent  string // the patch's intent, already durable; "" for a change's own
+	id      string // the receipt id, when planned ahead (a patch's intent names it)
 	seen    *observation
 	warned  bool // message is the exact warn-and-save text of rule 9
 
@@ -82,26 +84,25 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	after := c.afterState()
 	diff := c.diff()
 	if c.dryRun {
-		r.After = <-after
+		r.After = after()
 		r.DryRun = true
 		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: diff}, nil
 	}
 	if err := ctx.Err(); err != nil {
-		<-after
 		return nil, err
 	}
-	data, saved := s.saveUndo(c)
+	data, it, ready := s.prepare(c, &r, after)
 	if err := ctx.Err(); err != nil {
-		saved()
-		<-after
+		s.settle(ready, it)
 		return nil, err
 	}
-	cm, err := s.swap(c, saved)
-	if serr := saved(); serr != nil && err == nil {
-		err = serr // a provider that ignored Ready: the save must still have landed
+	cm, err := s.swap(c, ready)
+	if rerr := ready(); rerr != nil && err == nil {
+		err = rerr // a provider that ignored Ready: the save must still have landed
 	}
-	r.After = <-after
+	r.After = after()
 	if err != nil {
+		s.settle(ready, it)
 		return nil, s.ws.fileErr(c.tool, c.t, err)
 	}
 	r.Notes = append(r.Notes, cm.Notes...)
@@ -110,11 +111,13 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	}
 	verr, err := s.verifyReadback(c, &r)
 	if err != nil {
+		s.settle(ready, it)
 		return nil, err
 	}
 	r.Verified = verr == nil
 	data.Receipt = r
 	if err := s.record(c, data); err != nil {
+		s.settle(ready, it)
 		return nil, err
 	}
 	if verr != nil {
@@ -131,8 +134,11 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 // the verification.
 func (s *Session) newReceipt(c *change) receipt.Receipt {
 	r := receipt.Receipt{
-		ID: s.ws.newID("r_"), Session: s.id, Tool: c.tool, Path: c.t.display(),
+		ID: c.id, Session: s.id, Tool: c.tool, Path: c.t.display(),
 		Matches: c.matches, EOL: c.eol, Notes: c.notes, Time: s.ws.now(),
+	}
+	if r.ID == "" {
+		r.ID = s.ws.newID("r_")
 	}
 	if c.src != nil {
 		r.From = c.src.display()
@@ -149,80 +155,100 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 	return r
 }
 
-// afterState hashes the new bytes, beside the write for large files.
-func (c *change) afterState() <-chan *receipt.State {
-	after := make(chan *receipt.State, 1)
-	switch {
-	case c.delete || c.dir:
-		after <- nil
-	case len(c.post) >= 256<<10 && !c.dryRun:
-		go func() { after <- receipt.StateOf(c.post) }()
-	default:
-		after <- receipt.StateOf(c.post)
+// afterState hashes the new bytes, beside the write for large files; the
+// returned func waits for the hash.
+func (c *change) afterState() func() *receipt.State {
+	if c.delete || c.dir {
+		return func() *receipt.State { return nil }
 	}
-	return after
+	st := sync.OnceValue(func() *receipt.State { return receipt.StateOf(c.post) })
+	if len(c.post) >= 256<<10 && !c.dryRun {
+		go st()
+	}
+	return st
 }
 
-// saveUndo prepares what undo needs. The bytes a whole-file replace, a
-// delete or an overwriting move takes away are saved in the journal as a
-// blob, durably, before the swap: for a replace the save runs while the new
-// bytes are written and fsynced, and the swap waits for it (fsys.Expected.
-// Ready); a failed save aborts the change. An edit keeps only the regions
-// it replaced. saved waits for the save and returns its error, every time
-// it is called.
-func (s *Session) saveUndo(c *change) (data *receiptData, saved func() error) {
-	data = &receiptData{Undoes: c.undoes}
-	if c.src != nil {
-		data.FromKey = c.src.key()
-	}
+// prepare makes durable what undo needs before anything moves: the bytes a
+// whole-file replace, a delete or an overwriting move takes away are saved
+// in the journal as a blob (an edit keeps only the regions it replaced), and
+// then the write-ahead intent is appended (intent.go). For a replace this
+// runs while the new bytes are written and fsynced, and the swap waits for
+// it (fsys.Expected.Ready); every other change waits before it starts. A
+// failure aborts the change with nothing moved. ready waits and returns the
+// error, every time it is called; it is the planned intent once ready
+// returned nil.
+func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.State) (data *receiptData, it *intentData, ready func() error) {
+	data = undoData(c)
 	var take []byte
 	switch {
 	case c.over != nil:
 		take = c.over
 	case c.save && !c.create:
 		take = c.pre
-	case !c.create && c.src == nil:
-		for _, m := range c.matches {
-			data.Old = append(data.Old, string(c.pre[m.Offset:m.Offset+m.OldBytes]))
-		}
 	}
-	if take == nil {
-		return data, func() error { return nil }
-	}
+	it = &intentData{ID: c.intent}
 	done := make(chan error, 1)
 	go func() {
-		blob, err := s.ws.journal.Put(take)
-		if c.over != nil {
-			data.Over = blob
-		} else {
-			data.Pre = blob
+		if take != nil {
+			blob, err := s.ws.journal.Put(take)
+			if err != nil {
+				done <- fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+				return
+			}
+			if c.over != nil {
+				data.Over = blob
+			} else {
+				data.Pre = blob
+			}
 		}
-		done <- err
+		if c.intent != "" {
+			done <- nil // part of a patch: its intent is already durable
+			return
+		}
+		planned := *r
+		planned.After = after()
+		*it = intentData{ID: r.ID, Session: s.id, Files: []intentFile{plannedFile(c, planned, data)}}
+		done <- s.writeIntent(it.ID, it.Files)
 	}()
 	var once sync.Once
 	var serr error
-	return data, func() error {
+	return data, it, func() error {
 		once.Do(func() {
 			if err := <-done; err != nil {
-				serr = fmt.Errorf("%s %s: saving the previous content: %w", c.tool, c.t.spelled, err)
+				serr = fmt.Errorf("%s %s: %w", c.tool, c.t.spelled, err)
 			}
 		})
 		return serr
 	}
 }
 
+// undoData is the journal payload of c's receipt before the swap: the
+// regions an edit replaces (a whole-file change saves a blob instead).
+func undoData(c *change) *receiptData {
+	data := &receiptData{Undoes: c.undoes}
+	if c.src != nil {
+		data.FromKey = c.src.key()
+	}
+	if c.over == nil && !(c.save && !c.create) && !c.create && c.src == nil {
+		for _, m := range c.matches {
+			data.Old = append(data.Old, string(c.pre[m.Offset:m.Offset+m.OldBytes]))
+		}
+	}
+	return data
+}
+
 // swap lands c on disk by the provider's compare-and-swap: nothing changes
 // unless every name holds what the change was planned on. A replace waits
 // for saved inside the provider, after the new bytes are durable; every
 // other change waits before it starts.
-func (s *Session) swap(c *change, saved func() error) (fsys.Commit, error) {
+func (s *Session) swap(c *change, ready func() error) (fsys.Commit, error) {
 	p := c.t.root.p
 	if c.create || c.delete || c.src != nil {
-		if err := saved(); err != nil {
+		if err := ready(); err != nil {
 			return fsys.Commit{}, err
 		}
 	}
-	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: saved}
+	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: ready}
 	switch {
 	case c.src != nil:
 		src := fsys.Expected{Version: c.preVer, Bytes: c.pre}
@@ -332,7 +358,12 @@ func (s *Session) record(c *change, data *receiptData) error {
 	if c.undoes != "" {
 		recs = append(recs, s.rec(recUndo, c.key, map[string]string{"receipt": c.undoes, "by": r.ID}))
 	}
-	if _, err := s.ws.journal.Append(recs...); err != nil {
+	if c.intent == "" {
+		recs = append(recs, doneRecord(r.ID, doneCommitted, ""))
+	}
+	// The intent is durable: if these lines are lost in a crash, the next
+	// Open completes the receipt from it.
+	if _, err := s.ws.journal.AppendLazy(recs...); err != nil {
 		return fmt.Errorf("%s %s: landed, but the journal could not record receipt %s: %w", c.tool, c.t.spelled, r.ID, err)
 	}
 	if !r.Verified {
@@ -439,4 +470,14 @@ func head(b []byte, n int) []byte {
 		return b[:i+1]
 	}
 	return b[:n]
+}
+
+// settle closes the intent of a change that failed after its intent may
+// have become durable: it is resolved against the disk at once, as the next
+// Open would (nothing moved: dropped; landed: completed).
+func (s *Session) settle(ready func() error, it *intentData) {
+	if ready() != nil || it.ID == "" || it.Session == "" {
+		return // no intent was written, or it belongs to a patch
+	}
+	s.ws.resolveIntent(context.Background(), *it)
 }

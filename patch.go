@@ -84,38 +84,66 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		}
 		plans[i] = pl
 	}
-	res := &PatchResult{Receipts: []receipt.Receipt{}}
-	var diffs, done []string
-	var landed []planned
+	// The changes in landing order: each file, and after an update that
+	// moves its file, the move. They share one write-ahead intent.
+	var seq []*change
 	for _, pl := range plans {
+		seq = append(seq, pl.c)
+		if pl.move != nil && !a.DryRun {
+			from, after := pl.c.t, pl.c.post
+			seq = append(seq, &change{tool: "move", t: *pl.move, key: pl.move.key(), src: &from, pre: after, preVer: fsys.VersionOf(after), post: after,
+				matches: []receipt.Match{}, eol: "none", message: fmt.Sprintf("moved %s to %s", from.display(), pl.move.display())})
+		}
+	}
+	var intent string
+	if !a.DryRun && len(seq) > 1 {
+		intent = s.ws.newID("p_")
+		files := make([]intentFile, len(seq))
+		for i, c := range seq {
+			c.id, c.intent = s.ws.newID("r_"), intent
+			r := s.newReceipt(c)
+			r.After = c.afterState()()
+			files[i] = plannedFile(c, r, undoData(c))
+		}
+		if err := s.writeIntent(intent, files); err != nil {
+			return nil, fmt.Errorf("patch: %w", err)
+		}
+	}
+	res := &PatchResult{Receipts: []receipt.Receipt{}}
+	var diffs []string
+	var landed []*change
+	fail := func(err error) (*PatchResult, error) {
+		s.rollback(ctx, landed)
+		if intent != "" {
+			s.ws.journal.Append(doneRecord(intent, doneRolledBack, err.Error()))
+		}
+		return nil, err
+	}
+	for _, c := range seq {
 		if err := ctx.Err(); err != nil {
-			s.rollback(ctx, landed)
-			return nil, err
+			return fail(err)
 		}
-		out, err := s.commit(ctx, pl.c)
+		if c.src != nil {
+			o, _ := s.observed(c.src.key())
+			c.seen = &o
+		}
+		out, err := s.commit(ctx, c)
 		if err != nil {
-			s.rollback(ctx, landed)
-			return nil, err
+			return fail(err)
 		}
-		landed = append(landed, pl)
+		landed = append(landed, c)
 		res.Receipts = append(res.Receipts, out.Receipt)
 		if out.Diff != "" {
 			diffs = append(diffs, out.Diff)
 		}
-		if pl.move != nil && !a.DryRun {
-			o, _ := s.observed(pl.c.key)
-			after := pl.c.post
-			from := pl.c.t
-			mc := &change{tool: "move", t: *pl.move, key: pl.move.key(), src: &from, pre: after, preVer: fsys.VersionOf(after), post: after,
-				matches: []receipt.Match{}, eol: "none", seen: &o, message: fmt.Sprintf("moved %s to %s", from.display(), pl.move.display())}
-			mv, err := s.commit(ctx, mc)
-			if err != nil {
-				s.rollback(ctx, landed)
-				return nil, err
-			}
-			landed = append(landed, planned{c: &change{t: *pl.move, key: pl.move.key()}, verb: "move"})
-			res.Receipts = append(res.Receipts, mv.Receipt)
+	}
+	if intent != "" {
+		if _, err := s.ws.journal.AppendLazy(doneRecord(intent, doneCommitted, "")); err != nil {
+			return nil, fmt.Errorf("patch: landed, but the journal could not close its intent %s: %w", intent, err)
 		}
+	}
+	var done []string
+	for _, pl := range plans {
 		done = append(done, pl.verb)
 	}
 	prefix := ""
@@ -214,11 +242,12 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 	return planned{c: c, move: move, verb: verb}, nil
 }
 
-// rollback reverts the files a failing patch already changed, newest first.
-// It is best effort: a file changed again by someone else is left alone.
-func (s *Session) rollback(ctx context.Context, landed []planned) {
+// rollback reverts the files a failing patch already changed, newest
+// first. A file changed again by someone else is left alone (and reported by
+// the intent's done record).
+func (s *Session) rollback(ctx context.Context, landed []*change) {
 	for i := len(landed) - 1; i >= 0; i-- {
-		t := landed[i].c.t
+		t := landed[i].t
 		d, err := s.lastChange(t.key())
 		if err != nil || d == nil {
 			continue

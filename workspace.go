@@ -189,6 +189,12 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("stet: journal: %w", err)
 	}
 	ws.journal = j
+	if opts.Effects != policy.ReadOnly {
+		if err := ws.recoverIntents(context.Background()); err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("stet: journal: %w", err)
+		}
+	}
 	return ws, nil
 }
 

@@ -47,8 +47,17 @@ func (j *Journal) Scan(fn func(Record) error) error {
 // one in the log must carry that line's hash. A failed check is ErrCorrupt.
 // As with Scan, no lock is held while fn runs.
 func (j *Journal) Session(id string, fn func(Record) error) error {
+	_, err := j.SessionFrom(id, 0, func(r Record, _ int64) error { return fn(r) })
+	return err
+}
+
+// SessionFrom is Session for the records of id whose index line starts at
+// or after the byte offset from of the session's index (0: all of them); fn
+// also gets that offset. It returns the index's end offset, the from of a
+// later call that wants only what was appended since.
+func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64) error) (end int64, err error) {
 	if id == "" {
-		return errors.New("journal: session: empty session id")
+		return 0, errors.New("journal: session: empty session id")
 	}
 	name := sessionFile(id)
 	var size int64
@@ -65,7 +74,7 @@ func (j *Journal) Session(id string, fn func(Record) error) error {
 		return nil
 	}
 	current := false
-	err := j.withLock(false, func() error {
+	err = j.withLock(false, func() error {
 		t, err := readTail(j.log)
 		if err != nil {
 			return err
@@ -90,20 +99,23 @@ func (j *Journal) Session(id string, fn func(Record) error) error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("journal: session %q: %w", id, err)
+		return 0, fmt.Errorf("journal: session %q: %w", id, err)
 	}
-	if size == 0 {
-		return nil
+	if size <= from {
+		return size, nil
 	}
 
 	f, err := j.root.Open(name)
 	if err != nil {
-		return fmt.Errorf("journal: session %q: %w", id, err)
+		return 0, fmt.Errorf("journal: session %q: %w", id, err)
 	}
 	defer f.Close()
 	var prevSeq int64
 	var prevHash string
-	_, err = eachLine(io.NewSectionReader(f, 0, size), func(n int64, line []byte) error {
+	off := from
+	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
+		at := off
+		off += int64(len(line)) + 1
 		var r Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: name, line: n, err: err}
@@ -117,9 +129,9 @@ func (j *Journal) Session(id string, fn func(Record) error) error {
 			return &lineError{file: name, line: n, err: fmt.Errorf("seq %d does not chain to seq %d", r.Seq, prevSeq)}
 		}
 		prevSeq, prevHash = r.Seq, hashName(line)
-		return fn(r)
+		return fn(r, at)
 	})
-	return err
+	return size, err
 }
 
 // lineError is a line of a journal file that is not what it should be. It
