@@ -257,6 +257,13 @@ func (ws *Workspace) classify(f intentFile) (fileState, error) {
 		switch {
 		case there && moved && !oldThere:
 			return stateNew, nil
+		case there && moved && over != "" && old == over:
+			// Stopped between the exchange and the unlink of the swapped-out
+			// target (saved in the journal as Over): finish the move.
+			if _, err := from.root.p.Remove(from.rel, fsys.Expected{Version: fsys.Version(old)}); err != nil {
+				return stateNeither, err
+			}
+			return stateNew, nil
 		case oldThere && kept && (!there && over == "" || there && over != "" && cur == over):
 			return stateOld, nil
 		}

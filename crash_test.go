@@ -1,0 +1,272 @@
+package stet_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stet-dev/stet"
+)
+
+// The crash harness: a child process (this test binary, re-run) makes one
+// change and is killed with SIGKILL at a random instant, or at a fixed step
+// of the commit. The parent then opens the workspace again (which resolves
+// what the child left) and checks what a user would: every file holds its
+// old or its new bytes, a multi-file patch is all old or all new, a change
+// that landed has a receipt, verify --all passes, and undo of a landed
+// change brings the previous bytes back exactly.
+
+const crashEnv = "STET_CRASH_CHILD"
+
+// crashOps are the changes the child makes, over the files of crashFiles.
+var crashOps = []string{"edit", "write", "delete", "move", "move-over", "undo", "patch"}
+
+// crashFiles is the tree each run starts from: three files of about 190
+// KiB (readable whole in one read), so a commit takes long enough for random
+// kills to land inside it.
+func crashFiles() map[string]string {
+	line := func(tag string) string {
+		return strings.Repeat(tag+" the user's line of text"+strings.Repeat(".", 75)+"\n", 1900)
+	}
+	return map[string]string{"a.txt": "head A\n" + line("a"), "b.txt": "head B\n" + line("b"), "c.txt": "head C\n" + line("c")}
+}
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(crashEnv); spec != "" {
+		os.Exit(crashChild(spec))
+	}
+	os.Exit(m.Run())
+}
+
+// crashChild runs one op: spec is "op|root|state|killAt|delayMicros".
+func crashChild(spec string) int {
+	f := strings.Split(spec, "|")
+	op, root, state, killAt := f[0], f[1], f[2], f[3]
+	delay, _ := strconv.Atoi(f[4])
+	die := func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	var hooks stet.Hooks
+	switch killAt {
+	case "swap":
+		hooks.BeforeSwap = die
+	case "readback":
+		hooks.BeforeReadback = die
+	}
+	ws, err := stet.Open([]string{root}, stet.Options{State: state, Hooks: hooks})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	s, err := ws.Session("crash")
+	if err != nil {
+		return 2
+	}
+	if killAt == "timer" {
+		time.AfterFunc(time.Duration(delay)*time.Microsecond, func() { die("") })
+	}
+	if err := crashOp(s, op); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func crashOp(s *stet.Session, op string) error {
+	var err error
+	switch op {
+	case "edit":
+		_, err = s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("head A\n"), NewString: ptr("HEAD A, edited\n")})
+	case "write":
+		_, err = s.Write(ctx, stet.WriteArgs{Path: "a.txt", Content: "rewritten\n", Overwrite: true})
+	case "delete":
+		_, err = s.Delete(ctx, stet.DeleteArgs{Path: "a.txt"})
+	case "move":
+		_, err = s.Move(ctx, stet.MoveArgs{From: "a.txt", To: "d.txt"})
+	case "move-over":
+		_, err = s.Move(ctx, stet.MoveArgs{From: "a.txt", To: "b.txt", Overwrite: true})
+	case "undo":
+		_, err = s.Undo(ctx, stet.UndoArgs{Path: "a.txt"})
+	case "patch":
+		var p strings.Builder
+		p.WriteString("*** Begin Patch\n")
+		for _, n := range []string{"a", "b", "c"} {
+			up := strings.ToUpper(n)
+			fmt.Fprintf(&p, "*** Update File: %s.txt\n@@\n-head %s\n+HEAD %s, patched\n", n, up, up)
+		}
+		p.WriteString("*** End Patch\n")
+		_, err = s.Patch(ctx, stet.PatchArgs{Patch: p.String()})
+	}
+	return err
+}
+
+// crashSetup makes the tree and a session that has read every file (and,
+// for undo, already edited a.txt once).
+func crashSetup(t *testing.T, op string) (root, state string) {
+	t.Helper()
+	root, state = t.TempDir(), t.TempDir()
+	for name, data := range crashFiles() {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := stet.Open([]string{root}, stet.Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s, _ := ws.Session("crash")
+	if _, err := s.List(ctx, stet.ListArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a.txt", "b.txt", "c.txt"} {
+		if _, err := s.Read(ctx, stet.ReadArgs{Path: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if op == "undo" {
+		if _, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("head A\n"), NewString: ptr("HEAD A, before the crash\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, state
+}
+
+// snapshot reads every file of the tree (absent: "<none>").
+func snapshot(root string) map[string]string {
+	out := map[string]string{}
+	for _, n := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+		b, err := os.ReadFile(filepath.Join(root, n))
+		if err != nil {
+			out[n] = "<none>"
+			continue
+		}
+		out[n] = string(b)
+	}
+	return out
+}
+
+func TestCrashHarness(t *testing.T) {
+	runs := 500
+	if testing.Short() {
+		runs = 70
+	}
+	if v, err := strconv.Atoi(os.Getenv("STET_CRASH_RUNS")); err == nil {
+		runs = v
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip("no test executable to re-run:", err)
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("STET_CRASH_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (STET_CRASH_SEED reproduces it), %d runs", seed, runs)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	// The after state of each op, computed once without a crash.
+	want := map[string]map[string]string{}
+	for _, op := range crashOps {
+		root, state := crashSetup(t, op)
+		before := snapshot(root)
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashEnv+"="+strings.Join([]string{op, root, state, "none", "0"}, "|"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s without a crash: %v\n%s", op, err, out)
+		}
+		want[op+"/old"], want[op+"/new"] = before, snapshot(root)
+	}
+	landed := map[string]int{}
+	for i := range runs {
+		op := crashOps[i%len(crashOps)]
+		killAt := []string{"timer", "timer", "timer", "swap", "readback"}[rng.IntN(5)]
+		delay := rng.IntN(12000)
+		root, state := crashSetup(t, op)
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashEnv+"="+strings.Join([]string{op, root, state, killAt, strconv.Itoa(delay)}, "|"))
+		cmd.Run()
+		// The next start resolves what the child left.
+		ws, err := stet.Open([]string{root}, stet.Options{State: state})
+		if err != nil {
+			t.Fatalf("run %d (%s, kill at %s %dµs): reopen: %v", i, op, killAt, delay, err)
+		}
+		got := snapshot(root)
+		old, nw := want[op+"/old"], want[op+"/new"]
+		isOld, isNew := equalTrees(got, old), equalTrees(got, nw)
+		if !isOld && !isNew {
+			ws.Close()
+			t.Fatalf("run %d (%s, kill at %s %dµs): the tree is neither before nor after the change:\n%s", i, op, killAt, delay, treeDiff(got, old, nw))
+		}
+		rep, err := ws.Verify("")
+		if err != nil || !rep.OK() {
+			ws.Close()
+			t.Fatalf("run %d (%s, kill at %s %dµs): verify --all: %v %+v", i, op, killAt, delay, err, rep.Problems)
+		}
+		if isNew && !isOld {
+			landed[op]++
+			// A landed change has a receipt, and undo takes it back exactly.
+			s, _ := ws.Session("crash")
+			path := map[string]string{"move": "d.txt", "move-over": "b.txt"}[op]
+			if path == "" {
+				path = "a.txt"
+			}
+			if op == "undo" {
+				// An undo is not itself undone; it must have its receipt.
+				log, err := ws.Log("crash", "a.txt")
+				if err != nil || len(log) == 0 || log[len(log)-1].Undoes == "" {
+					ws.Close()
+					t.Fatalf("run %d (undo, kill at %s %dµs): the landed undo has no receipt: %v %+v", i, killAt, delay, err, log)
+				}
+				ws.Close()
+				continue
+			}
+			if _, err := s.Undo(ctx, stet.UndoArgs{Path: path}); err != nil {
+				ws.Close()
+				t.Fatalf("run %d (%s, kill at %s %dµs): undo of the landed change: %v", i, op, killAt, delay, err)
+			}
+			if op == "patch" {
+				for _, p := range []string{"b.txt", "c.txt"} {
+					if _, err := s.Undo(ctx, stet.UndoArgs{Path: p}); err != nil {
+						ws.Close()
+						t.Fatalf("run %d (patch): undo %s: %v", i, p, err)
+					}
+				}
+			}
+			if after := snapshot(root); !equalTrees(after, old) {
+				ws.Close()
+				t.Fatalf("run %d (%s, kill at %s %dµs): undo did not restore the previous bytes:\n%s", i, op, killAt, delay, treeDiff(after, old, nw))
+			}
+		}
+		ws.Close()
+	}
+	t.Logf("landed before the kill, per op: %v", landed)
+}
+
+func equalTrees(a, b map[string]string) bool {
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+func treeDiff(got, old, nw map[string]string) string {
+	var b strings.Builder
+	for _, n := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+		state := "other"
+		switch got[n] {
+		case old[n]:
+			state = "old"
+		case nw[n]:
+			state = "new"
+		}
+		fmt.Fprintf(&b, "  %s: %s (%d bytes)\n", n, state, len(got[n]))
+	}
+	return b.String()
+}
