@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
 
@@ -42,7 +43,8 @@ type change struct {
 	post    []byte // new bytes; ignored for a delete
 	matches []receipt.Match
 	eol     string
-	create  bool // the file does not exist yet
+	create  bool        // the file does not exist yet
+	mode    fs.FileMode // a create's exact mode (a restore); 0: a new file's default
 	delete  bool
 	save    bool // keep the preimage in the journal as a blob
 	dryRun  bool
@@ -77,6 +79,9 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	}
 	if !c.create {
 		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
+		if fi, err := c.t.root.p.Stat(c.t.rel); err == nil {
+			r.Before.Mode = receipt.FormatMode(fi.Mode)
+		}
 	}
 	// The receipt's after state, hashed from the new bytes while they are
 	// written and fsynced. When the bytes read back equal the new bytes, their
@@ -96,6 +101,11 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	diff := c.diff()
 	if c.dryRun {
 		r.After = <-after
+		if r.After != nil && r.Before != nil {
+			r.After.Mode = r.Before.Mode
+		} else if r.After != nil && c.mode != 0 {
+			r.After.Mode = receipt.FormatMode(c.mode)
+		}
 		r.DryRun = true
 		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: diff}, nil
 	}
@@ -159,7 +169,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 				return nil, ws.fileErr(c.tool, c.t.parent(), err)
 			}
 		}
-		cm, err = p.Create(c.t.rel, c.post, 0o644)
+		cm, err = p.Create(c.t.rel, c.post, c.mode)
 	case c.delete:
 		cm, err = p.Remove(c.t.rel, exp)
 	default:
@@ -173,6 +183,9 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		return nil, ws.fileErr(c.tool, c.t, err)
 	}
 	r.Notes = append(r.Notes, cm.Notes...)
+	if fi, err := p.Stat(c.t.rel); err == nil && r.After != nil {
+		r.After.Mode = receipt.FormatMode(fi.Mode) // the mode that landed
+	}
 	if h := ws.opts.Hooks.BeforeReadback; h != nil {
 		h(c.t.rel)
 	}

@@ -54,9 +54,16 @@
 //     RENAME_EXCHANGE is often missing there (the fallback is used).
 //   - Filesystems without RENAME_EXCHANGE or RENAME_NOREPLACE (and systems
 //     other than Linux) take the fallback paths described above.
-//   - Ownership, extended attributes and ACLs of a replaced file are not
-//     carried over: the new file belongs to the calling user and gets the
-//     old permission bits only.
+//   - Metadata of a replaced file: the mode (setuid, setgid and sticky
+//     included) is kept exactly; the owner and group are kept where this
+//     process may set them (root: always; another user: the group, if a
+//     member), and a Commit note says when they could not be; extended
+//     attributes this process can read (user.*, security.*, ACLs) are copied
+//     on Linux, skipped where the filesystem or privileges refuse them, and
+//     not copied at all elsewhere. Create sets the mode it is given exactly,
+//     not through the umask, so a restored file gets its recorded mode back.
+//     The inode number, times and hard links are not kept (a rename makes a
+//     new inode).
 //   - Another process holding the old file open for writing may still write
 //     into it after the swap; those bytes are lost with the old file.
 //   - Between an exchange and its undo on a conflict (microseconds), a reader

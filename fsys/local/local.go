@@ -330,7 +330,7 @@ func infoOf(name string, fi fs.FileInfo) fsys.Info {
 	in := fsys.Info{
 		Name:    name,
 		Type:    confine.TypeOf(fi.Mode()),
-		Mode:    fi.Mode().Perm(),
+		Mode:    fi.Mode() & fsys.ModeBits,
 		Links:   1,
 		ModTime: fi.ModTime(),
 	}
