@@ -113,6 +113,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		<-after
 		return nil, err
 	}
+	ws.sweep()
 	data := receiptData{Undoes: c.undoes}
 	// The bytes a whole-file replace or a delete takes away are saved in
 	// the journal, durably, before the swap. For a replace the save runs

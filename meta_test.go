@@ -142,3 +142,48 @@ func TestPatchRollbackKeepsModeAndLinks(t *testing.T) {
 		t.Errorf("gone.sh after rollback: mode %04o, %d links; want 0750, 1", m, n)
 	}
 }
+
+func TestSweepRunsBeforeTheFirstChangeAndStaysOutOfRuleTrees(t *testing.T) {
+	const dead = ".stet-tmp-2147483600-00000000deadbeef" // a temp file of a process that is gone
+	files := map[string]string{
+		"a.txt": "one\n", dead: "x", "sub/" + dead: "x",
+		".git/" + dead: "x", "secrets/" + dead: "x", "vault/" + dead: "x", ".stet-tmp-notes": "mine",
+	}
+	_, s, root := open(t, files, stet.Options{DenyRead: []string{"secrets/**"}, Protect: []string{"vault"}})
+	exists := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(name)))
+		return err == nil
+	}
+	if !exists(dead) {
+		t.Fatal("the sweep ran at Open")
+	}
+	if _, err := s.Read(ctx, stet.ReadArgs{Path: "a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(dead) {
+		t.Fatal("a read swept")
+	}
+	if _, err := s.Write(ctx, stet.WriteArgs{Path: ".git/config", Content: "x"}); kindOf(err) != stet.KindProtected {
+		t.Fatalf("write into .git: %v", err)
+	}
+	if _, err := s.Edit(ctx, stet.EditArgs{Path: "sub/" + dead, OldString: ptr("x"), NewString: ptr("y")}); kindOf(err) != stet.KindNotRead {
+		t.Fatalf("edit of an unread file: %v", err)
+	}
+	if _, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("two"), DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(dead) {
+		t.Fatal("a refused call or a dry run swept")
+	}
+	if _, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("two")}); err != nil {
+		t.Fatal(err)
+	}
+	if exists(dead) || exists("sub/"+dead) {
+		t.Error("the first change did not sweep the workspace's leftover temp files")
+	}
+	for _, name := range []string{".git/" + dead, "secrets/" + dead, "vault/" + dead, ".stet-tmp-notes"} {
+		if !exists(name) {
+			t.Errorf("the sweep removed %s", name)
+		}
+	}
+}

@@ -93,6 +93,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 // session read.
 func (s *Session) landMove(ctx context.Context, from, to target, cur []byte, ver fsys.Version, o *observation, notes []string, overwrite bool) (*MutationResult, error) {
 	p := from.root.p
+	s.ws.sweep()
 	if err := p.Rename(from.rel, to.rel, overwrite); err != nil {
 		return nil, s.ws.fileErr("move", to, err)
 	}

@@ -20,8 +20,9 @@
 // # Commits
 //
 // Create, Replace and Remove never write into an existing file. New bytes go
-// to a temp file in the target's directory (exclusive create, name starting
-// with TempPrefix), are written and fsynced, then swapped in:
+// to a temp file in the target's directory (exclusive create, named
+// TempPrefix, the process id, "-" and 16 random hex digits: IsTempName), are
+// written and fsynced, given the old file's metadata, then swapped in:
 //
 //   - Replace uses renameat2(RENAME_EXCHANGE) on Linux, then compares the
 //     swapped-out bytes with the expected ones and swaps back on a mismatch
@@ -39,7 +40,8 @@
 // other's unchecked bytes. The directory is fsynced after each commit. A
 // crash at any instant leaves the old bytes or the new bytes at the name,
 // and perhaps a temp file, which Sweep removes once the process that made
-// it is gone.
+// it is gone (and never anything else: see Sweep), or RemoveTemp removes by
+// name.
 //
 // # Limits
 //
