@@ -3,10 +3,14 @@ package stet_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/local"
 )
 
 // modeOf returns the permission and special bits of a file on disk, in the
@@ -185,5 +189,58 @@ func TestSweepRunsBeforeTheFirstChangeAndStaysOutOfRuleTrees(t *testing.T) {
 		if !exists(name) {
 			t.Errorf("the sweep removed %s", name)
 		}
+	}
+}
+
+func TestForeignLockEndsInAClearRefusal(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "f.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := local.Open(root, local.Options{LockWait: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := stet.Open([]string{root}, stet.Options{State: t.TempDir(), Providers: []fsys.Provider{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	s, err := ws.Session("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another process's flock on the directory: flock locks belong to open
+	// files, so this descriptor's lock is one stet does not hold.
+	d, err := os.Open(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Read(ctx, stet.ReadArgs{Path: "sub/f.txt"})
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
+		t.Fatal("read still waiting for a foreign lock after 10s")
+	}
+	ref, ok := stet.AsRefusal(err)
+	if !ok || ref.Kind != stet.KindConflict || !strings.Contains(ref.Message, "another process holds a lock on "+sub) {
+		t.Fatalf("read under a foreign lock: %v", err)
+	}
+	syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
+	if _, err := s.Read(ctx, stet.ReadArgs{Path: "sub/f.txt"}); err != nil {
+		t.Fatalf("read once the lock is gone: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -23,8 +24,9 @@ const chunkSize = 256 << 10
 // dirHandle is an open directory beneath the root. Every call on it uses a
 // single-component name and does not follow a final symlink.
 type dirHandle struct {
-	f  *os.File
-	fd int
+	f   *os.File
+	fd  int
+	rel string // root-relative path, for messages
 }
 
 func (l *FS) openDir(rel string) (*dirHandle, error) {
@@ -32,29 +34,57 @@ func (l *FS) openDir(rel string) (*dirHandle, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dirHandle{f: f, fd: int(f.Fd())}, nil
+	return &dirHandle{f: f, fd: int(f.Fd()), rel: rel}, nil
 }
 
 func (d *dirHandle) close() { d.f.Close() }
+
+// DefaultLockWait is how long a directory lock is waited for when
+// Options.LockWait is 0.
+const DefaultLockWait = 5 * time.Second
 
 // lock takes an exclusive flock(2) on the directory for the instant of a
 // swap and its check. Every stet process takes it, so their commits in one
 // directory never see each other's unchecked bytes; programs that do not
 // take it are not held back. Where flock is unsupported it does nothing.
-func (d *dirHandle) lock() (unlock func()) {
-	if err := retry(func() error { return unix.Flock(d.fd, unix.LOCK_EX) }); err != nil {
-		return func() {}
-	}
-	return func() { unix.Flock(d.fd, unix.LOCK_UN) }
+func (l *FS) lock(d *dirHandle) (unlock func(), err error) {
+	return l.flock(d, unix.LOCK_EX)
 }
 
 // rlock takes a shared flock(2) on the directory: readers hold it while
 // they open a file, so they wait out a commit's unchecked swap.
-func (d *dirHandle) rlock() (unlock func()) {
-	if err := retry(func() error { return unix.Flock(d.fd, unix.LOCK_SH) }); err != nil {
-		return func() {}
+func (l *FS) rlock(d *dirHandle) (unlock func(), err error) {
+	return l.flock(d, unix.LOCK_SH)
+}
+
+// flock takes the lock how (LOCK_EX or LOCK_SH) on d without blocking in
+// the kernel: it polls, backing off from a millisecond to 50 ms, for at
+// most Options.LockWait. stet holds these locks for microseconds, so a
+// longer wait means another program holds one (flock(1), a backup tool):
+// the caller gets a *fsys.BusyError naming the directory rather than a
+// call that never returns.
+func (l *FS) flock(d *dirHandle, how int) (unlock func(), err error) {
+	wait := l.opts.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
 	}
-	return func() { unix.Flock(d.fd, unix.LOCK_UN) }
+	start := time.Now()
+	pause := time.Millisecond
+	for {
+		err := retry(func() error { return unix.Flock(d.fd, how|unix.LOCK_NB) })
+		switch {
+		case err == nil:
+			return func() { unix.Flock(d.fd, unix.LOCK_UN) }, nil
+		case err != unix.EWOULDBLOCK:
+			return func() {}, nil // no flock here: nothing to wait for
+		}
+		left := wait - time.Since(start)
+		if left <= 0 {
+			return nil, &fsys.BusyError{Dir: d.rel, Waited: time.Since(start).Round(time.Millisecond)}
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
 
 // ino returns the inode number of the entry name, or 0.
@@ -384,7 +414,11 @@ func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
-	unlock := d.lock()
+	unlock, err := l.lock(d)
+	if err != nil {
+		d.unlink(tmp)
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
 	err = errFallback
 	if !l.opts.NoExchange {
 		err = renameNoReplace(d.fd, tmp, d.fd, base)
@@ -450,7 +484,11 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 		}
 	}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
-	unlock := d.lock()
+	unlock, err := l.lock(d)
+	if err != nil {
+		d.unlink(tmp)
+		return cm, l.fail(op, name, err)
+	}
 	f, err := l.swap(d, tmp, ino, base, expect, &cm)
 	unlock()
 	if err != nil {
@@ -543,7 +581,10 @@ func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	cm := fsys.Commit{Resolved: r.Path}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
 
-	unlock := d.lock()
+	unlock, err := l.lock(d)
+	if err != nil {
+		return cm, l.fail(op, name, err)
+	}
 	f, err := l.unlinkIf(d, base, expect, &cm)
 	unlock()
 	if err != nil {

@@ -37,7 +37,11 @@
 // The swap and its check run under an exclusive flock(2) on the directory,
 // held for that instant only (not during the write or the fsync), so the
 // commits of every stet process in one directory never build on each
-// other's unchecked bytes. The directory is fsynced after each commit. A
+// other's unchecked bytes. Readers take it shared for the instant of their
+// open. Both waits are bounded (Options.LockWait, DefaultLockWait): a lock
+// another program keeps on the directory (flock(1), a backup tool) ends the
+// call with fsys.ErrBusy and a *fsys.BusyError naming the directory, after
+// which nothing was read or changed. The directory is fsynced after each commit. A
 // crash at any instant leaves the old bytes or the new bytes at the name,
 // and perhaps a temp file, which Sweep removes once the process that made
 // it is gone (and never anything else: see Sweep), or RemoveTemp removes by

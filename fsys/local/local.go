@@ -40,6 +40,9 @@ type Options struct {
 	// sweep must stay out of (protected, hidden) calls Sweep with a skip
 	// function itself, when it is about to change something.
 	Sweep bool
+	// LockWait bounds the wait for a directory lock (see the package doc);
+	// 0 means DefaultLockWait.
+	LockWait time.Duration
 }
 
 // FS is a confined view of one host directory. It is safe for concurrent use.
@@ -153,6 +156,10 @@ func (l *FS) kindOf(err error) error {
 		return fsys.ErrInvalid
 	case errors.Is(err, syscall.ENXIO):
 		return fsys.ErrNotRegular
+	}
+	var busy *fsys.BusyError
+	if errors.As(err, &busy) {
+		return fsys.ErrBusy
 	}
 	return nil
 }
@@ -382,7 +389,11 @@ func unixPerm(m fs.FileMode) uint32 {
 func (l *FS) openForRead(rel string) (*os.File, error) {
 	if d, err := l.openDir(path.Dir(rel)); err == nil {
 		defer d.close()
-		defer d.rlock()()
+		unlock, err := l.rlock(d)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 	}
 	return l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
