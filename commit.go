@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
 	"sync"
@@ -43,7 +44,8 @@ type change struct {
 	post    []byte // new bytes; ignored for a delete
 	matches []receipt.Match
 	eol     string
-	create  bool // the file does not exist yet
+	create  bool        // the file does not exist yet
+	mode    fs.FileMode // a create's exact mode (a restore); 0: a new file's default
 	delete  bool
 	save    bool // keep the bytes this change takes away in the journal
 	dryRun  bool
@@ -84,13 +86,14 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	after := c.afterState()
 	diff := c.diff()
 	if c.dryRun {
-		r.After = after()
+		r.After = c.plannedAfter(r, after)
 		r.DryRun = true
 		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: diff}, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	s.ws.sweep()
 	data, it, ready := s.prepare(c, &r, after)
 	if err := ctx.Err(); err != nil {
 		s.settle(ready, it)
@@ -100,10 +103,13 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if rerr := ready(); rerr != nil && err == nil {
 		err = rerr // a provider that ignored Ready: the save must still have landed
 	}
-	r.After = after()
+	r.After = c.plannedAfter(r, after)
 	if err != nil {
 		s.settle(ready, it)
 		return nil, s.ws.fileErr(c.tool, c.t, err)
+	}
+	if fi, err := c.t.root.p.Stat(c.t.rel); err == nil && r.After != nil {
+		r.After.Mode = receipt.FormatMode(fi.Mode) // the mode that landed
 	}
 	r.Notes = append(r.Notes, cm.Notes...)
 	if h := s.ws.opts.Hooks.BeforeReadback; h != nil {
@@ -148,6 +154,13 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 	}
 	if !c.create && !c.dir {
 		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
+		name := c.t.rel
+		if c.src != nil {
+			name = c.src.rel
+		}
+		if fi, err := c.t.root.p.Stat(name); err == nil {
+			r.Before.Mode = receipt.FormatMode(fi.Mode)
+		}
 	}
 	if c.over != nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("replaced %s (%s); its previous content is saved in the journal", c.t.display(), linesWord(receipt.Lines(c.over))))
@@ -206,7 +219,7 @@ func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.S
 			return
 		}
 		planned := *r
-		planned.After = after()
+		planned.After = c.plannedAfter(*r, after)
 		*it = intentData{ID: r.ID, Session: s.id, Files: []intentFile{plannedFile(c, planned, data)}}
 		done <- s.writeIntent(it.ID, it.Files)
 	}()
@@ -220,6 +233,23 @@ func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.S
 		})
 		return serr
 	}
+}
+
+// plannedAfter is the after state c should leave: the new bytes' state,
+// with the mode the file keeps (or a restore's exact mode).
+func (c *change) plannedAfter(r receipt.Receipt, after func() *receipt.State) *receipt.State {
+	a := after()
+	if a == nil {
+		return nil
+	}
+	cp := *a
+	switch {
+	case r.Before != nil:
+		cp.Mode = r.Before.Mode
+	case c.mode != 0:
+		cp.Mode = receipt.FormatMode(c.mode)
+	}
+	return &cp
 }
 
 // undoData is the journal payload of c's receipt before the swap: the
@@ -266,7 +296,7 @@ func (s *Session) swap(c *change, ready func() error) (fsys.Commit, error) {
 				return fsys.Commit{}, err
 			}
 		}
-		return p.Create(c.t.rel, c.post, 0o644)
+		return p.Create(c.t.rel, c.post, c.mode)
 	case c.delete:
 		return p.Remove(c.t.rel, exp)
 	}

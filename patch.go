@@ -102,7 +102,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		for i, c := range seq {
 			c.id, c.intent = s.ws.newID("r_"), intent
 			r := s.newReceipt(c)
-			r.After = c.afterState()()
+			r.After = c.plannedAfter(r, c.afterState())
 			files[i] = plannedFile(c, r, undoData(c))
 		}
 		if err := s.writeIntent(intent, files); err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/stet-dev/stet/frame"
@@ -140,6 +142,15 @@ func (ws *Workspace) fileErr(tool string, t target, err error) error {
 	case errors.Is(err, fsys.ErrExists):
 		return &Refusal{Kind: KindExists, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: %s already exists; read it and edit it in place, or choose another name", p)}
+	case errors.Is(err, fsys.ErrBusy):
+		dir := path.Dir(t.rel)
+		var be *fsys.BusyError
+		if errors.As(err, &be) {
+			dir = be.Dir
+		}
+		dir = filepath.Join(t.root.dir, filepath.FromSlash(dir))
+		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: another process holds a lock on %s and kept it past the wait; nothing of this call was read or written; retry when it finishes", dir)}
 	case errors.Is(err, fsys.ErrConflict):
 		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: %s was changed by another writer while this call was writing it; nothing of this call was written and the other writer's bytes stand; read it again, then retry", p)}

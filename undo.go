@@ -155,6 +155,11 @@ func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool str
 		c.message = fmt.Sprintf("undid %s %s: removed %s (its content is saved in the journal)", r.Tool, r.ID, t.display())
 	case r.After == nil: // undo a delete: bring the file back
 		c.post, c.create = pre, true
+		if r.Before.Mode != "" {
+			if c.mode, err = receipt.ParseMode(r.Before.Mode); err != nil {
+				return nil, fmt.Errorf("undo %s: receipt %s: %w", t.spelled, r.ID, err)
+			}
+		}
 		c.matches = []receipt.Match{{Offset: 0, NewBytes: len(pre), Line: 1, Old: []byte{}, New: pre}}
 		c.message = fmt.Sprintf("undid %s %s: restored %s (%s)", r.Tool, r.ID, t.display(), linesWord(receipt.Lines(pre)))
 	default:

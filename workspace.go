@@ -44,8 +44,9 @@ type Options struct {
 	// State is the journal directory. Empty means
 	// $XDG_STATE_HOME/stet/<workspace-id> (~/.local/state when unset).
 	State string
-	// NoSweep skips removing leftover temp files at Open (for read-only
-	// callers that must start fast).
+	// NoSweep turns off the removal of leftover temp files, which otherwise
+	// runs once per Workspace, just before the first call that will change
+	// something, outside protected and deny-read trees.
 	NoSweep bool
 	// NoGate builds a workspace that confines every path but enforces no
 	// policy rule (no observation, freshness or binding checks).
@@ -82,6 +83,7 @@ type Workspace struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	swept    sync.Once
 }
 
 type root struct {
@@ -158,7 +160,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 			if real, err := filepath.EvalSymlinks(abs); err == nil {
 				r.real = real
 			}
-			p, err := local.Open(abs, local.Options{Sweep: !opts.NoSweep, Hooks: fsys.Hooks{BeforeSwap: opts.Hooks.BeforeSwap}})
+			p, err := local.Open(abs, local.Options{Hooks: fsys.Hooks{BeforeSwap: opts.Hooks.BeforeSwap}})
 			if err != nil {
 				closeAll()
 				return nil, fmt.Errorf("stet: root %q: %w", dir, err)
@@ -325,6 +327,32 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 		return target{}, refuse(KindOutside, p, "%s leaves the workspace; use a path inside %s", p, ws.roots[0].dir)
 	}
 	return target{spelled: p, root: ws.roots[0], ri: 0, rel: filepath.ToSlash(clean)}.resolved(), nil
+}
+
+// sweep removes the temp files that stet processes left behind when they
+// died mid-commit, once per Workspace, from every root, never inside a
+// protected or deny-read directory. The commit sequence runs it once every
+// rule has passed, just before the first change, so a refused call or a
+// dry run never sweeps. Failures are ignored: a leftover
+// temp file is clutter, not a reason to refuse a change.
+func (ws *Workspace) sweep() {
+	if ws.opts.NoSweep {
+		return
+	}
+	ws.swept.Do(func() {
+		skip := func(dir string) bool {
+			_, protected := ws.rules.Protected(dir)
+			_, denied := ws.rules.Denied(dir)
+			return protected || denied
+		}
+		for _, r := range ws.roots {
+			if sw, ok := r.p.(interface {
+				Sweep(skip func(dir string) bool) (int, error)
+			}); ok {
+				sw.Sweep(skip)
+			}
+		}
+	})
 }
 
 // newID returns "r_" and 16 random hex digits.

@@ -3,6 +3,7 @@ package fsys
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error kinds. Backends wrap one of these in a *PathError so callers can
@@ -26,6 +27,9 @@ var (
 	ErrInvalid = errors.New("invalid path")
 	// ErrNotEmpty: a directory removal met a non-empty directory.
 	ErrNotEmpty = errors.New("directory not empty")
+	// ErrBusy: another process holds a lock on the directory and did not
+	// release it within the bounded wait (a *BusyError says which).
+	ErrBusy = errors.New("locked by another process")
 )
 
 // PathError records a failed operation on a path with its kind.
@@ -69,4 +73,15 @@ func (e *ConflictError) Error() string {
 		return fmt.Sprintf("expected %s, found no file", e.Expected.Short())
 	}
 	return fmt.Sprintf("expected %s, found %s", e.Expected.Short(), e.Found.Short())
+}
+
+// BusyError is returned (wrapped in a *PathError with Kind ErrBusy) when a
+// directory lock held by another process was not released in time.
+type BusyError struct {
+	Dir    string        // the locked directory, slash-separated, relative to the root
+	Waited time.Duration // how long the backend waited
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("another process holds a lock on %s (waited %v); retry when it finishes", e.Dir, e.Waited)
 }

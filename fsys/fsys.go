@@ -23,10 +23,15 @@ type Info struct {
 	Name    string      // base name
 	Type    Type        // file, dir, symlink (only from ReadDir, which does not follow) or other
 	Size    int64       // bytes, for files
-	Mode    fs.FileMode // permission bits
+	Mode    fs.FileMode // permission bits and setuid, setgid, sticky (ModeBits)
 	Links   int         // hard link count (1 where unknown)
 	ModTime time.Time   // informational only; never used for freshness
 }
+
+// ModeBits are the bits of a file's mode that Info.Mode reports, Create
+// sets and Replace keeps: the permission bits and the setuid, setgid and
+// sticky flags.
+const ModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
 // Provider is the seam between stet and a filesystem. Every name is a
 // slash-separated path relative to the provider's root; "." is the root.

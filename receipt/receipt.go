@@ -26,6 +26,10 @@ type State struct {
 	Version string `json:"version"` // sha256:<64 hex>
 	Bytes   int    `json:"bytes"`
 	Lines   int    `json:"lines"` // numbered lines in the read frame: count of "\n" + 1
+	// Mode is the file's mode as four octal digits, "0644", "0755": the
+	// permission bits, led by the setuid (4), setgid (2) and sticky (1)
+	// digit ("4755" is a setuid 0755 file). Empty where it is unknown.
+	Mode string `json:"mode,omitempty"`
 }
 
 // Match is one changed region. Offset and OldBytes address the preimage;

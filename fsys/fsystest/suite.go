@@ -134,6 +134,17 @@ func with(tree []string, name, data string, del bool) []string {
 	return out
 }
 
+// normMode turns Unix special bits written as octal (0o4000, 0o2000,
+// 0o1000) into their fs.FileMode flags and keeps only fsys.ModeBits.
+func normMode(m fs.FileMode) fs.FileMode {
+	for bit, flag := range map[fs.FileMode]fs.FileMode{0o4000: fs.ModeSetuid, 0o2000: fs.ModeSetgid, 0o1000: fs.ModeSticky} {
+		if m&bit != 0 {
+			m = m&^bit | flag
+		}
+	}
+	return m & fsys.ModeBits
+}
+
 func ver(s string) fsys.Version { return fsys.VersionOf([]byte(s)) }
 
 func expect(s string) fsys.Expected { return fsys.Expected{Version: ver(s)} }
@@ -577,6 +588,22 @@ func testCreate(t *testing.T, mk func(t *testing.T) Harness) {
 		}
 		e.wantTree("create", []string{"f=x", "g=x"})
 	})
+	t.Run("perm exact", func(t *testing.T) {
+		// A restore must get back the mode it recorded, special bits
+		// included, whatever the process umask would strip.
+		e := newEnv(t, mk)
+		for i, perm := range []fs.FileMode{0o600, 0o755, 0o777, 0o666, 0o4755, 0o2750 | fs.ModeSetgid, 0o755 | fs.ModeSetuid, 0o1777 | fs.ModeSticky} {
+			perm = normMode(perm)
+			name := fmt.Sprintf("f%d", i)
+			if _, err := e.p.Create(name, []byte("x"), perm); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := e.p.Stat(name)
+			if err != nil || fi.Mode != perm {
+				t.Errorf("mode after create with %v: %v, %v", perm, fi.Mode, err)
+			}
+		}
+	})
 	cases := []struct {
 		name     string
 		fs       []string
@@ -666,6 +693,26 @@ func testReplace(t *testing.T, mk func(t *testing.T) Harness) {
 			fi, err := e.p.Stat(name)
 			if err != nil || uint32(fi.Mode) != perm {
 				t.Errorf("mode after replace of %o: %o, %v", perm, fi.Mode, err)
+			}
+		}
+	})
+	t.Run("special mode bits kept", func(t *testing.T) {
+		e := newEnv(t, mk)
+		for i, perm := range []fs.FileMode{fs.ModeSetuid | 0o755, fs.ModeSetgid | 0o2750, fs.ModeSticky | 0o644, fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky | 0o700} {
+			perm = normMode(perm)
+			name := fmt.Sprintf("s%d", i)
+			if err := e.h.WriteFile(name, []byte("old"), perm); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := e.p.Stat(name); err != nil || fi.Mode != perm {
+				t.Fatalf("Stat mode of a %v file: %v, %v", perm, fi.Mode, err)
+			}
+			if _, err := e.p.Replace(name, []byte("new"), expect("old")); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := e.p.Stat(name)
+			if err != nil || fi.Mode != perm || fi.Links != 1 {
+				t.Errorf("after replace of a %v file: mode %v, %d links, %v", perm, fi.Mode, fi.Links, err)
 			}
 		}
 	})

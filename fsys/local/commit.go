@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -23,8 +24,9 @@ const chunkSize = 256 << 10
 // dirHandle is an open directory beneath the root. Every call on it uses a
 // single-component name and does not follow a final symlink.
 type dirHandle struct {
-	f  *os.File
-	fd int
+	f   *os.File
+	fd  int
+	rel string // root-relative path, for messages
 }
 
 func (l *FS) openDir(rel string) (*dirHandle, error) {
@@ -32,29 +34,57 @@ func (l *FS) openDir(rel string) (*dirHandle, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dirHandle{f: f, fd: int(f.Fd())}, nil
+	return &dirHandle{f: f, fd: int(f.Fd()), rel: rel}, nil
 }
 
 func (d *dirHandle) close() { d.f.Close() }
+
+// DefaultLockWait is how long a directory lock is waited for when
+// Options.LockWait is 0.
+const DefaultLockWait = 5 * time.Second
 
 // lock takes an exclusive flock(2) on the directory for the instant of a
 // swap and its check. Every stet process takes it, so their commits in one
 // directory never see each other's unchecked bytes; programs that do not
 // take it are not held back. Where flock is unsupported it does nothing.
-func (d *dirHandle) lock() (unlock func()) {
-	if err := retry(func() error { return unix.Flock(d.fd, unix.LOCK_EX) }); err != nil {
-		return func() {}
-	}
-	return func() { unix.Flock(d.fd, unix.LOCK_UN) }
+func (l *FS) lock(d *dirHandle) (unlock func(), err error) {
+	return l.flock(d, unix.LOCK_EX)
 }
 
 // rlock takes a shared flock(2) on the directory: readers hold it while
 // they open a file, so they wait out a commit's unchecked swap.
-func (d *dirHandle) rlock() (unlock func()) {
-	if err := retry(func() error { return unix.Flock(d.fd, unix.LOCK_SH) }); err != nil {
-		return func() {}
+func (l *FS) rlock(d *dirHandle) (unlock func(), err error) {
+	return l.flock(d, unix.LOCK_SH)
+}
+
+// flock takes the lock how (LOCK_EX or LOCK_SH) on d without blocking in
+// the kernel: it polls, backing off from a millisecond to 50 ms, for at
+// most Options.LockWait. stet holds these locks for microseconds, so a
+// longer wait means another program holds one (flock(1), a backup tool):
+// the caller gets a *fsys.BusyError naming the directory rather than a
+// call that never returns.
+func (l *FS) flock(d *dirHandle, how int) (unlock func(), err error) {
+	wait := l.opts.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
 	}
-	return func() { unix.Flock(d.fd, unix.LOCK_UN) }
+	start := time.Now()
+	pause := time.Millisecond
+	for {
+		err := retry(func() error { return unix.Flock(d.fd, how|unix.LOCK_NB) })
+		switch {
+		case err == nil:
+			return func() { unix.Flock(d.fd, unix.LOCK_UN) }, nil
+		case err != unix.EWOULDBLOCK:
+			return func() {}, nil // no flock here: nothing to wait for
+		}
+		left := wait - time.Since(start)
+		if left <= 0 {
+			return nil, &fsys.BusyError{Dir: d.rel, Waited: time.Since(start).Round(time.Millisecond)}
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
 
 // ino returns the inode number of the entry name, or 0.
@@ -84,12 +114,65 @@ func (l *FS) tempName() string {
 	return fmt.Sprintf("%s%d-%016x", TempPrefix, l.pid, rand.Uint64())
 }
 
-// writeTemp makes a new temp file in d holding data, fsynced, and returns
-// its name and inode number. With exact, its mode is set to perm exactly;
-// otherwise perm passes through the umask like any new file.
-func (l *FS) writeTemp(d *dirHandle, data []byte, perm uint32, exact bool) (string, uint64, error) {
-	create := perm
-	if exact {
+// meta is what a new temp file takes on before it is swapped in.
+type meta struct {
+	// perm is set exactly (setuid, setgid and sticky included) when exact;
+	// otherwise it passes through the umask like any new file's mode.
+	perm  uint32
+	exact bool
+	// from, when not nil, is the file being replaced: its owner and group
+	// (where permitted) and its extended attributes are copied.
+	from *unix.Stat_t
+	// src is an open descriptor of that file for its extended attributes,
+	// or -1.
+	src int
+	// notes collects what could not be kept.
+	notes []string
+}
+
+// oldMeta describes the regular file base in d for a replace: its exact
+// mode, owner and group, and a descriptor to copy its extended attributes
+// from (-1 if it cannot be opened; close with closeSrc). When even that
+// fails it falls back to the mode the walk saw.
+func oldMeta(d *dirHandle, base string, fallback uint32) *meta {
+	m := &meta{perm: fallback, exact: true, src: -1}
+	err := retry(func() (err error) {
+		m.src, err = unix.Openat(d.fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		m.src = -1
+	}
+	var st unix.Stat_t
+	if m.src >= 0 {
+		err = unix.Fstat(m.src, &st)
+	} else {
+		err = unix.Fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		m.perm = st.Mode & 0o7777
+		m.from = &st
+	}
+	return m
+}
+
+func (m *meta) closeSrc() {
+	if m.src >= 0 {
+		unix.Close(m.src)
+		m.src = -1
+	}
+}
+
+// writeTemp makes a new temp file in d holding data, fsynced, with the
+// metadata m asks for, and returns its name and inode number.
+//
+// The order matters: the bytes first (a write by a non-root owner clears
+// setuid), then the owner (chown clears setuid, setgid and file
+// capabilities), then the extended attributes, then the mode, set exactly
+// with fchmod so that no umask strips bits.
+func (l *FS) writeTemp(d *dirHandle, data []byte, m *meta) (string, uint64, error) {
+	create := m.perm
+	if m.exact {
 		create = 0o600
 	}
 	for try := 0; ; try++ {
@@ -110,8 +193,12 @@ func (l *FS) writeTemp(d *dirHandle, data []byte, perm uint32, exact bool) (stri
 		if err == nil {
 			err = writeAll(fd, data)
 		}
-		if err == nil && exact {
-			err = retry(func() error { return unix.Fchmod(fd, perm) })
+		if err == nil && m.from != nil {
+			m.keepOwner(fd, &st)
+			err = copyXattrs(m.src, fd)
+		}
+		if err == nil && m.exact {
+			err = retry(func() error { return unix.Fchmod(fd, m.perm) })
 		}
 		if err == nil {
 			err = retry(func() error { return unix.Fsync(fd) })
@@ -125,6 +212,24 @@ func (l *FS) writeTemp(d *dirHandle, data []byte, perm uint32, exact bool) (stri
 		}
 		return name, uint64(st.Ino), nil
 	}
+}
+
+// keepOwner gives the temp file open at fd (described by st) the owner and
+// group of m.from where this process may: all of it as root, the group
+// alone for an owner who belongs to it. What could not be kept is noted.
+func (m *meta) keepOwner(fd int, st *unix.Stat_t) {
+	uid, gid := m.from.Uid, m.from.Gid
+	if st.Uid == uid && st.Gid == gid {
+		return
+	}
+	err := retry(func() error { return unix.Fchown(fd, int(uid), int(gid)) })
+	if err == nil {
+		return
+	}
+	if st.Gid != gid && retry(func() error { return unix.Fchown(fd, -1, int(gid)) }) == nil {
+		st.Gid = gid
+	}
+	m.notes = append(m.notes, fmt.Sprintf("the owner %d:%d could not be kept (%v): the file is now owned by %d:%d", uid, gid, err, st.Uid, st.Gid))
 }
 
 func writeAll(fd int, data []byte) error {
@@ -274,8 +379,10 @@ func linkNote(name string, links int, keep string) string {
 	return fmt.Sprintf("%s had %d hard links; the other %d keep the %s", name, links, links-1, keep)
 }
 
-// Create makes a new regular file at name holding data, with permission bits
-// perm under the process umask (0 means 0o644). It never replaces anything:
+// Create makes a new regular file at name holding data, with the mode perm
+// set exactly (fsys.ModeBits: setuid, setgid and sticky included; the
+// umask does not apply), so a restored file gets back the mode it had.
+// Perm 0 makes a new file like any other: 0o644 under the process umask. It never replaces anything:
 // the temp file is renamed with RENAME_NOREPLACE or hard-linked to name, and
 // an existing entry, a dangling symlink included, fails with fsys.ErrExists.
 // (Only where neither exists does it check, then rename: Commit.Fallback.)
@@ -292,7 +399,8 @@ func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 	case len(r.Rest) > 0:
 		return fsys.Commit{}, fsys.E(op, name, fsys.ErrNotFound, errors.New("parent directory does not exist"))
 	}
-	if perm == 0 {
+	exact := perm != 0
+	if !exact {
 		perm = 0o644
 	}
 	d, err := l.openDir(path.Dir(r.Path))
@@ -301,12 +409,16 @@ func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 	}
 	defer d.close()
 	base := path.Base(r.Path)
-	tmp, _, err := l.writeTemp(d, data, unixPerm(perm), false)
+	tmp, _, err := l.writeTemp(d, data, &meta{perm: unixPerm(perm), exact: exact, src: -1})
 	if err != nil {
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
-	unlock := d.lock()
+	unlock, err := l.lock(d)
+	if err != nil {
+		d.unlink(tmp)
+		return fsys.Commit{}, l.fail(op, name, err)
+	}
 	err = errFallback
 	if !l.opts.NoExchange {
 		err = renameNoReplace(d.fd, tmp, d.fd, base)
@@ -333,8 +445,10 @@ var errFallback = errors.New("fallback forced")
 // Replace swaps data in for the regular file at name if and only if it holds
 // the bytes expect describes; otherwise it fails with fsys.ErrConflict
 // wrapping a *fsys.ConflictError and the file keeps whatever it holds. A
-// symlink on the way is followed and kept: its target changes. The old
-// permission bits are kept.
+// symlink on the way is followed and kept: its target changes. The new
+// file keeps the old one's mode (setuid, setgid and sticky included), its
+// owner and group where this process may set them (a note says when it
+// may not), and its extended attributes where the filesystem has them.
 //
 // On Linux the new bytes are exchanged with the old ones in one
 // renameat2(RENAME_EXCHANGE), the swapped-out bytes are compared, and on a
@@ -356,11 +470,13 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 	}
 	defer d.close()
 	base := path.Base(r.Path)
-	tmp, ino, err := l.writeTemp(d, data, permOf(r.Info), true)
+	m := oldMeta(d, base, permOf(r.Info))
+	tmp, ino, err := l.writeTemp(d, data, m)
+	m.closeSrc()
 	if err != nil {
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
-	cm := fsys.Commit{Resolved: r.Path}
+	cm := fsys.Commit{Resolved: r.Path, Notes: m.notes}
 	if expect.Ready != nil {
 		if err := expect.Ready(); err != nil {
 			d.unlink(tmp)
@@ -368,7 +484,11 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 		}
 	}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
-	unlock := d.lock()
+	unlock, err := l.lock(d)
+	if err != nil {
+		d.unlink(tmp)
+		return cm, l.fail(op, name, err)
+	}
 	f, err := l.swap(d, tmp, ino, base, expect, &cm)
 	unlock()
 	if err != nil {
@@ -461,7 +581,10 @@ func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	cm := fsys.Commit{Resolved: r.Path}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
 
-	unlock := d.lock()
+	unlock, err := l.lock(d)
+	if err != nil {
+		return cm, l.fail(op, name, err)
+	}
 	f, err := l.unlinkIf(d, base, expect, &cm)
 	unlock()
 	if err != nil {

@@ -20,8 +20,9 @@
 // # Commits
 //
 // Create, Replace and Remove never write into an existing file. New bytes go
-// to a temp file in the target's directory (exclusive create, name starting
-// with TempPrefix), are written and fsynced, then swapped in:
+// to a temp file in the target's directory (exclusive create, named
+// TempPrefix, the process id, "-" and 16 random hex digits: IsTempName), are
+// written and fsynced, given the old file's metadata, then swapped in:
 //
 //   - Replace uses renameat2(RENAME_EXCHANGE) on Linux, then compares the
 //     swapped-out bytes with the expected ones and swaps back on a mismatch
@@ -36,10 +37,15 @@
 // The swap and its check run under an exclusive flock(2) on the directory,
 // held for that instant only (not during the write or the fsync), so the
 // commits of every stet process in one directory never build on each
-// other's unchecked bytes. The directory is fsynced after each commit. A
+// other's unchecked bytes. Readers take it shared for the instant of their
+// open. Both waits are bounded (Options.LockWait, DefaultLockWait): a lock
+// another program keeps on the directory (flock(1), a backup tool) ends the
+// call with fsys.ErrBusy and a *fsys.BusyError naming the directory, after
+// which nothing was read or changed. The directory is fsynced after each commit. A
 // crash at any instant leaves the old bytes or the new bytes at the name,
 // and perhaps a temp file, which Sweep removes once the process that made
-// it is gone.
+// it is gone (and never anything else: see Sweep), or RemoveTemp removes by
+// name.
 //
 // # Limits
 //
@@ -54,9 +60,16 @@
 //     RENAME_EXCHANGE is often missing there (the fallback is used).
 //   - Filesystems without RENAME_EXCHANGE or RENAME_NOREPLACE (and systems
 //     other than Linux) take the fallback paths described above.
-//   - Ownership, extended attributes and ACLs of a replaced file are not
-//     carried over: the new file belongs to the calling user and gets the
-//     old permission bits only.
+//   - Metadata of a replaced file: the mode (setuid, setgid and sticky
+//     included) is kept exactly; the owner and group are kept where this
+//     process may set them (root: always; another user: the group, if a
+//     member), and a Commit note says when they could not be; extended
+//     attributes this process can read (user.*, security.*, ACLs) are copied
+//     on Linux, skipped where the filesystem or privileges refuse them, and
+//     not copied at all elsewhere. Create sets the mode it is given exactly,
+//     not through the umask, so a restored file gets its recorded mode back.
+//     The inode number, times and hard links are not kept (a rename makes a
+//     new inode).
 //   - Another process holding the old file open for writing may still write
 //     into it after the swap; those bytes are lost with the old file.
 //   - Between an exchange and its undo on a conflict (microseconds), a reader

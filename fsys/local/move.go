@@ -144,7 +144,10 @@ func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		}
 	}
 	l.hook(l.opts.Hooks.BeforeSwap, rt.Path)
-	unlock := lockPair(df, dt)
+	unlock, err := l.lockPair(df, dt)
+	if err != nil {
+		return cm, l.fail(op, from, err)
+	}
 	var f moveFound
 	if dst == nil {
 		f, err = l.moveFresh(df, fb, dt, tb, src, &cm)
@@ -308,21 +311,28 @@ func noClobber(df *dirHandle, fb string, dt *dirHandle, tb string) (racy bool, e
 	return true, retry(func() error { return unix.Renameat(df.fd, fb, dt.fd, tb) })
 }
 
-// lockPair takes the directory locks of df and dt (see dirHandle.lock) in
-// inode order, so that two renames crossing the same pair cannot deadlock.
-func lockPair(df, dt *dirHandle) (unlock func()) {
+// lockPair takes the directory locks of df and dt (see FS.lock) in inode
+// order, so that two renames crossing the same pair cannot deadlock.
+func (l *FS) lockPair(df, dt *dirHandle) (unlock func(), err error) {
 	var a, b unix.Stat_t
 	if unix.Fstat(df.fd, &a) != nil || unix.Fstat(dt.fd, &b) != nil {
-		return func() {}
+		return func() {}, nil
 	}
 	if a.Dev == b.Dev && a.Ino == b.Ino {
-		return df.lock()
+		return l.lock(df)
 	}
 	first, second := df, dt
 	if a.Dev > b.Dev || (a.Dev == b.Dev && a.Ino > b.Ino) {
 		first, second = dt, df
 	}
-	u1 := first.lock()
-	u2 := second.lock()
-	return func() { u2(); u1() }
+	u1, err := l.lock(first)
+	if err != nil {
+		return nil, err
+	}
+	u2, err := l.lock(second)
+	if err != nil {
+		u1()
+		return nil, err
+	}
+	return func() { u2(); u1() }, nil
 }

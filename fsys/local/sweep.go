@@ -1,29 +1,86 @@
 package local
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/internal/confine"
 )
 
-// Sweep removes temp files (names starting with TempPrefix) left under the
-// root by processes that died mid-commit, and returns how many it removed.
-// It walks every directory beneath the root without following symlinks,
-// reading entries with their types (no stat per entry); directories it
-// cannot open or read are skipped. Its cost grows with the number of
-// directories in the tree: on a large tree, prefer SweepDir on the
-// directories known to have seen commits.
+// tempRandHex is the length of the random part of a temp name.
+const tempRandHex = 16
+
+// IsTempName reports whether name (a base name) is exactly a temp name this
+// package makes: TempPrefix, the decimal id of the process that made it (no
+// sign, no leading zero, at most 2^31-1), "-", and 16 lower-case hex
+// digits. It returns that process id. A user's file that merely starts
+// with TempPrefix (".stet-tmp-notes", a ".bak" copy of a temp file) is not
+// a temp name.
+func IsTempName(name string) (pid int, ok bool) {
+	rest, found := strings.CutPrefix(name, TempPrefix)
+	if !found {
+		return 0, false
+	}
+	pidText, random, found := strings.Cut(rest, "-")
+	if !found || len(random) != tempRandHex || pidText == "" || len(pidText) > 10 || pidText[0] == '0' {
+		return 0, false
+	}
+	for _, c := range []byte(pidText) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	for _, c := range []byte(random) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(pidText, 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// Sweep removes temp files left under the root by processes that died
+// mid-commit, and returns how many it removed. It walks the directories
+// beneath the root without following symlinks, reading entries with their
+// types; skip, when not nil, is asked about every directory first (its
+// root-relative, slash-separated path, "." for the root) and a directory it
+// skips is neither read nor descended into: a caller keeps the sweep out of
+// trees it must not touch (protected or hidden ones). Directories that
+// cannot be opened or read are skipped too. Its cost grows with the number
+// of directories in the tree.
 //
-// A temp file is removed only once the process whose id is in its name is
-// gone, so sweeping is safe while other stet processes on this machine
-// commit in the same tree. Processes in another PID namespace sharing the
-// directory are not told apart: their temp files can be removed under
-// them, which makes their commit fail, not corrupt anything.
-func (l *FS) Sweep() (removed int, err error) {
-	return l.sweep(".", true)
+// An entry is removed only when all of these hold:
+//
+//   - its name is exactly a temp name (IsTempName);
+//   - it is a regular file, not a symlink, directory or special file;
+//   - the process named in it is not running, or is running but started
+//     after the entry got its name, so it is another process that was
+//     given the same id (a reused pid).
+//
+// When the entry got its name is its ctime: on Linux a rename updates it,
+// and a file set aside by Remove keeps its old mtime but not its old ctime.
+// A process's start is read from /proc/<pid>/stat (field 22, in clock
+// ticks since boot, at the 100 Hz USER_HZ of every Linux architecture that
+// Go supports) plus the boot time in /proc/stat; with two seconds of slack
+// for the rounding of both. Without /proc a running process keeps its temp
+// files. Processes in another PID namespace sharing the directory are not
+// told apart: their temp files can be removed under them, which makes
+// their commit fail, not corrupt anything.
+func (l *FS) Sweep(skip func(dir string) bool) (removed int, err error) {
+	sw := &sweeper{l: l, skip: skip, buf: make([]byte, direntBufSize), starts: map[int]time.Time{}}
+	return sw.sweep(".", true)
 }
 
 // SweepDir is Sweep for the one directory name (following symlinks inside
@@ -33,13 +90,73 @@ func (l *FS) SweepDir(name string) (removed int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	return l.sweep(r.Path, false)
+	sw := &sweeper{l: l, buf: make([]byte, direntBufSize), starts: map[int]time.Time{}}
+	return sw.sweep(r.Path, false)
 }
 
-func (l *FS) sweep(rel string, deep bool) (int, error) {
-	f, err := l.root.OpenFile(rel, os.O_RDONLY|unix.O_DIRECTORY, 0)
+// RemoveTemp removes the one temp file name (a root-relative path whose
+// base name is a temp name, IsTempName), such as one a write-ahead intent
+// recorded. Its directory is reached through the confined walk; the file
+// itself is not followed. A name that is not a temp name fails with
+// fsys.ErrInvalid, a symlink or anything but a regular file with
+// fsys.ErrNotRegular, a missing file with fsys.ErrNotFound (already gone).
+// Whether the process that made it is running is the caller's business.
+func (l *FS) RemoveTemp(name string) error {
+	const op = "remove temp"
+	c, err := confine.Clean(op, name)
 	if err != nil {
-		return 0, l.fail("sweep", rel, err)
+		return err
+	}
+	base := path.Base(c)
+	if _, ok := IsTempName(base); !ok {
+		return fsys.E(op, name, fsys.ErrInvalid, errors.New("not a temp file name"))
+	}
+	r, err := l.walk(op, path.Dir(c), true)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !r.Exists():
+		return fsys.E(op, name, fsys.ErrNotFound, nil)
+	case !r.Info.IsDir():
+		return fsys.E(op, name, fsys.ErrNotDir, nil)
+	}
+	d, err := l.openDir(r.Path)
+	if err != nil {
+		return l.fail(op, name, err)
+	}
+	defer d.close()
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return l.fail(op, name, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fsys.E(op, name, fsys.ErrNotRegular, nil)
+	}
+	if err := d.unlink(base); err != nil {
+		return l.fail(op, name, err)
+	}
+	if err := d.sync(); err != nil {
+		return l.fail(op, name, err)
+	}
+	return nil
+}
+
+// sweeper is one sweep's state.
+type sweeper struct {
+	l      *FS
+	skip   func(dir string) bool
+	buf    []byte
+	starts map[int]time.Time // process start times read so far (zero: unknown)
+}
+
+func (sw *sweeper) sweep(rel string, deep bool) (int, error) {
+	if sw.skip != nil && sw.skip(rel) {
+		return 0, nil
+	}
+	f, err := sw.l.root.OpenFile(rel, os.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return 0, sw.l.fail("sweep", rel, err)
 	}
 	fd, err := unix.Dup(int(f.Fd()))
 	f.Close()
@@ -47,62 +164,136 @@ func (l *FS) sweep(rel string, deep bool) (int, error) {
 		return 0, fmt.Errorf("sweep %s: %w", rel, err)
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, direntBufSize)
-	removed, err := l.sweepDir(fd, buf, deep)
+	removed, err := sw.dir(fd, rel, deep)
 	if err != nil {
 		return removed, fmt.Errorf("sweep %s: %w", rel, err)
 	}
 	return removed, nil
 }
 
-// sweepDir sweeps the directory open at fd, and with deep the directories
-// below it. Errors below fd are skipped.
-func (l *FS) sweepDir(fd int, buf []byte, deep bool) (int, error) {
-	removed := 0
-	var subdirs []string
-	err := eachEntry(fd, buf, func(name string, isDir bool) error {
+// dir sweeps the directory open at fd (root-relative path rel), and with
+// deep the directories below it that skip allows. Errors below fd are
+// skipped.
+func (sw *sweeper) dir(fd int, rel string, deep bool) (int, error) {
+	var subdirs, temps []string
+	err := eachEntry(fd, sw.buf, func(name string, isDir bool) error {
 		switch {
 		case isDir:
 			if deep {
 				subdirs = append(subdirs, name)
 			}
-		case strings.HasPrefix(name, TempPrefix) && l.stale(name):
-			err := retry(func() error { return unix.Unlinkat(fd, name, 0) })
-			if err == nil {
-				removed++
-			}
+		case strings.HasPrefix(name, TempPrefix):
+			temps = append(temps, name)
 		}
 		return nil
 	})
 	if err != nil {
-		return removed, err
+		return 0, err
+	}
+	removed := 0
+	for _, name := range temps {
+		if sw.stale(fd, name) && retry(func() error { return unix.Unlinkat(fd, name, 0) }) == nil {
+			removed++
+		}
 	}
 	for _, name := range subdirs {
-		var sub int
+		sub := path.Join(rel, name)
+		if sw.skip != nil && sw.skip(sub) {
+			continue
+		}
+		var subfd int
 		err := retry(func() (err error) {
-			sub, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			subfd, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			return err
 		})
 		if err != nil {
 			continue
 		}
-		n, _ := l.sweepDir(sub, buf, true)
-		unix.Close(sub)
+		n, _ := sw.dir(subfd, sub, true)
+		unix.Close(subfd)
 		removed += n
 	}
 	return removed, nil
 }
 
-// stale reports whether the temp file name was left by a process that is
-// gone. Names are TempPrefix, the pid, "-", random hex.
-func (l *FS) stale(name string) bool {
-	pidText, _, ok := strings.Cut(strings.TrimPrefix(name, TempPrefix), "-")
-	pid, err := strconv.Atoi(pidText)
-	if !ok || err != nil || pid <= 0 {
-		return true
-	}
-	if pid == l.pid {
+// reuseSlack is how much earlier than a process's computed start a temp
+// file must have been named for the process to count as a later one with
+// the same pid: the boot time is in whole seconds, and some filesystems
+// keep times in whole seconds.
+const reuseSlack = 2 * time.Second
+
+// stale reports whether the entry name of the directory open at fd is a
+// temp file whose maker is gone (see Sweep).
+func (sw *sweeper) stale(fd int, name string) bool {
+	pid, ok := IsTempName(name)
+	if !ok {
 		return false
 	}
-	return unix.Kill(pid, 0) == unix.ESRCH
+	var st unix.Stat_t
+	if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	if unix.Kill(pid, 0) == unix.ESRCH {
+		return true
+	}
+	start, seen := sw.starts[pid]
+	if !seen {
+		start, _ = sw.l.procStart(pid)
+		sw.starts[pid] = start
+	}
+	if start.IsZero() {
+		return false // running, start unknown: keep
+	}
+	named := time.Unix(st.Ctim.Unix())
+	return named.Before(start.Add(-reuseSlack))
+}
+
+// userHZ is the unit of the start time in /proc/<pid>/stat.
+const userHZ = 100
+
+// processStart returns when the process pid started, from /proc, or false
+// when that cannot be read (no /proc, no such process).
+func processStart(pid int) (time.Time, bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	// The command name, in parentheses, may hold spaces and parentheses:
+	// the fields after it are counted from the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	const startField = 22 - 3 // fields after the name start at field 3 (state)
+	if len(fields) <= startField {
+		return time.Time{}, false
+	}
+	ticks, err := strconv.ParseUint(fields[startField], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	boot, ok := bootTime()
+	if !ok {
+		return time.Time{}, false
+	}
+	return boot.Add(time.Duration(ticks) * time.Second / userHZ), true
+}
+
+// bootTime reads the btime line of /proc/stat.
+func bootTime() (time.Time, bool) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return time.Time{}, false
+			}
+			return time.Unix(n, 0), true
+		}
+	}
+	return time.Time{}, false
 }

@@ -391,7 +391,7 @@ func (m *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 	if perm == 0 {
 		perm = 0o644
 	}
-	n := &node{typ: fsys.TypeFile, data: append([]byte{}, data...), perm: perm.Perm(), links: 1, mtime: time.Now()}
+	n := &node{typ: fsys.TypeFile, data: append([]byte{}, data...), perm: perm & fsys.ModeBits, links: 1, mtime: time.Now()}
 	m.hook(m.hooks.BeforeSwap, r.Path)
 	m.mu.Lock()
 	if _, taken := parent.kids[base]; taken {

@@ -71,7 +71,7 @@ func (m *FS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	if parent == nil {
 		return fsys.E(op, name, fsys.ErrNotFound, nil)
 	}
-	parent.kids[base] = &node{typ: fsys.TypeFile, data: append([]byte{}, data...), perm: perm.Perm(), links: 1, mtime: time.Now()}
+	parent.kids[base] = &node{typ: fsys.TypeFile, data: append([]byte{}, data...), perm: perm & fsys.ModeBits, links: 1, mtime: time.Now()}
 	return nil
 }
 
