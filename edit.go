@@ -67,7 +67,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 		return nil, err
 	}
 	defer unlock()
-	cur, err := t.root.p.ReadFile(t.rel)
+	cur, err := fsys.ReadFileMax(t.root.p, t.rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
 		return nil, s.ws.fileErr("edit", t, err)
 	}

@@ -56,7 +56,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 	if info.Type == fsys.TypeDir {
 		return s.moveDir(ctx, from, to, a)
 	}
-	cur, err := p.ReadFile(from.rel)
+	cur, err := fsys.ReadFileMax(p, from.rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
 		return nil, s.ws.fileErr("move", from, err)
 	}
@@ -66,7 +66,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 		return nil, ref
 	}
 	var notes []string
-	if toCur, err := p.ReadFile(to.rel); err == nil {
+	if toCur, err := fsys.ReadFileMax(p, to.rel, s.ws.opts.MaxFileBytes); err == nil {
 		if !a.Overwrite {
 			return nil, refuse(KindExists, to.spelled, "%s already exists (%s); pass overwrite: true to replace it (its content is saved), or choose another name", to.spelled, linesWord(receipt.Lines(toCur)))
 		}
