@@ -67,7 +67,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 		return nil, err
 	}
 	defer unlock()
-	cur, err := t.root.p.ReadFile(t.rel)
+	cur, err := fsys.ReadFileMax(t.root.p, t.rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
 		return nil, s.ws.fileErr("edit", t, err)
 	}
@@ -79,8 +79,11 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if ref != nil {
 		return nil, ref
 	}
-	res, err := textedit.Apply(cur, edits)
+	res, err := textedit.ApplyContext(ctx, cur, edits, int(s.ws.opts.MaxFileBytes))
 	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
 		return nil, editRefusal(t, err, len(edits) > 1)
 	}
 	if ref := s.checkBinding(t, o, cur, ver, regions(res.Matches), false); ref != nil {
@@ -103,6 +106,7 @@ func editRefusal(t target, err error, several bool) *Refusal {
 	var nm *textedit.NoMatchError
 	var am *textedit.AmbiguousError
 	var ee *textedit.EditError
+	var tl *textedit.TooLargeError
 	prefix := func(i int) string {
 		if several {
 			return fmt.Sprintf("edits[%d]: ", i)
@@ -122,6 +126,8 @@ func editRefusal(t target, err error, several bool) *Refusal {
 		return r
 	case errors.As(err, &am):
 		return refuse(KindAmbiguous, t.spelled, "%s: %s%s", t.spelled, prefix(am.Index), am.Error()).with("edit", am.Index, "count", am.Count, "lines", am.Lines)
+	case errors.As(err, &tl):
+		return refuse(KindTooLarge, t.spelled, "%s: %s%s", t.spelled, prefix(tl.Index), tl.Error()).with("edit", tl.Index, "count", tl.Count, "bytes", tl.Size, "max_bytes", tl.Max)
 	case errors.As(err, &ee):
 		return refuse(KindInvalid, t.spelled, "%s: %s%v", t.spelled, prefix(ee.Index), ee.Err)
 	}

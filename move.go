@@ -69,7 +69,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 // its change. The caller holds both locks.
 func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 	p := from.root.p
-	cur, err := p.ReadFile(from.rel)
+	cur, err := fsys.ReadFileMax(p, from.rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
 		return nil, s.ws.fileErr("move", from, err)
 	}
@@ -86,7 +86,7 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 		matches: []receipt.Match{}, eol: "none", seen: &o,
 	}
 	c.message = fmt.Sprintf("moved %s to %s", from.display(), to.display())
-	old, err := p.ReadFile(to.rel)
+	old, err := fsys.ReadFileMax(p, to.rel, s.ws.opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
 		if to.parent().key() != from.parent().key() {

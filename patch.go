@@ -165,7 +165,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 // planFile checks one file of a patch and builds its change.
 func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (planned, *Refusal) {
 	p := t.root.p
-	cur, err := p.ReadFile(t.rel)
+	cur, err := fsys.ReadFileMax(p, t.rel, s.ws.opts.MaxFileBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 		return planned{}, asRefusal(s.ws.fileErr("patch", t, err))

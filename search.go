@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -23,6 +22,13 @@ const (
 	DefaultFindLimit = 1000
 	DefaultGrepLimit = 200
 	maxGrepLineBytes = 2000
+	// MaxGrepBytes bounds the text of grep's rows: no new match is shown
+	// once they hold this much (the result is then truncated).
+	MaxGrepBytes = 2 << 20
+	// MaxGrepLimit is the largest limit grep accepts.
+	MaxGrepLimit = 10000
+	// MaxGrepContext is the largest context grep accepts (lines each side).
+	MaxGrepContext = 1000
 )
 
 // walkFn is called for each entry under a directory, with its path relative
@@ -197,6 +203,14 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	if a.Limit < 0 || a.Context < 0 {
 		return nil, refuse(KindInvalid, a.Path, "limit and context must be positive")
 	}
+	if a.Limit > MaxGrepLimit {
+		return nil, refuse(KindInvalid, a.Path, "limit %s is over grep's bound of %s matches; narrow the search (path, glob or a more precise pattern) instead",
+			policy.Thousands(a.Limit), policy.Thousands(MaxGrepLimit)).with("max", MaxGrepLimit)
+	}
+	if a.Context > MaxGrepContext {
+		return nil, refuse(KindInvalid, a.Path, "context %s is over grep's bound of %s lines each side; to see more around a match, read the file with offset and limit",
+			policy.Thousands(a.Context), policy.Thousands(MaxGrepContext)).with("max", MaxGrepContext)
+	}
 	t, ref := s.ws.resolve("grep", a.Path)
 	if ref != nil {
 		return nil, ref
@@ -210,13 +224,18 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	}
 	res := &GrepResult{Matches: []GrepMatch{}}
 	var recs []journal.Record
-	count := 0
-	search := func(rel string) error {
+	count, shown := 0, 0
+	// search greps one file. A file named as the path is refused when it
+	// cannot be searched; files met in a walk are skipped.
+	search := func(rel string, named bool) error {
 		u := t
 		u.rel = rel
-		data, err := t.root.p.ReadFile(rel)
-		if err != nil || int64(len(data)) > s.ws.opts.MaxFileBytes {
-			return nil // unreadable or special files are skipped
+		data, err := fsys.ReadFileMax(t.root.p, rel, s.ws.opts.MaxFileBytes)
+		if err != nil {
+			if named {
+				return s.ws.fileErr("grep", u, err)
+			}
+			return nil // unreadable, special or too large: skipped
 		}
 		head := data
 		if len(head) > 8<<10 {
@@ -225,21 +244,25 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 		if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(data) {
 			return nil
 		}
-		rows, seen, n := grepFile(re, data, a.Context, limit-count)
-		if len(rows) == 0 {
+		g, err := grepFile(ctx, re, data, a.Context, limit-count, MaxGrepBytes-shown)
+		if err != nil {
+			return err
+		}
+		if len(g.rows) == 0 {
 			return nil
 		}
-		count += n
+		count += g.matches
+		shown += g.bytes
 		name := u.display()
-		for i := range rows {
-			rows[i].Path = name
+		for i := range g.rows {
+			g.rows[i].Path = name
 		}
-		res.Matches = append(res.Matches, rows...)
-		rec := s.grepObserve(u, data, seen)
+		res.Matches = append(res.Matches, g.rows...)
+		rec := s.grepObserve(u, data, g.seen)
 		if rec != nil {
 			recs = append(recs, *rec)
 		}
-		if count >= limit {
+		if count >= limit || g.full {
 			res.Truncated = true
 			return errStopWalk
 		}
@@ -249,9 +272,8 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	if err != nil {
 		return nil, s.ws.fileErr("grep", t, err)
 	}
-	if info.Type != fsys.TypeDir {
-		err = search(t.rel)
-	} else {
+	switch info.Type {
+	case fsys.TypeDir:
 		prefix := t.rel + "/"
 		if t.rel == "." {
 			prefix = ""
@@ -263,10 +285,17 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 			if a.Glob != "" && !glob.Match(a.Glob, strings.TrimPrefix(rel, prefix)) {
 				return nil
 			}
-			return search(rel)
+			return search(rel, false)
 		})
+	case fsys.TypeFile:
+		err = search(t.rel, true)
+	default:
+		err = fsys.E("grep", t.rel, fsys.ErrNotRegular, nil)
 	}
 	if err != nil && !errors.Is(err, errStopWalk) {
+		if _, ok := AsRefusal(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
 		return nil, s.ws.fileErr("grep", t, err)
 	}
 	if len(recs) > 0 {
@@ -277,59 +306,85 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	return res, nil
 }
 
-// grepFile returns the rows to show for one file (matches and context,
-// in line order, at most limit matches), the byte ranges of the lines shown
-// whole, and the number of matches.
-func grepFile(re *regexp.Regexp, data []byte, context, limit int) ([]GrepMatch, []policy.Range, int) {
-	type line struct{ start, end int } // end includes the "\n"
-	var lines []line
-	for start := 0; ; {
-		i := bytes.IndexByte(data[start:], '\n')
-		if i < 0 {
-			lines = append(lines, line{start, len(data)})
-			break
+// grepCheckEvery is how many lines grep scans between cancellation checks.
+const grepCheckEvery = 1024
+
+// grepped is what grep found in one file.
+type grepped struct {
+	rows    []GrepMatch   // matches and context lines, in line order
+	seen    policy.Ranges // byte ranges of the lines shown whole
+	matches int           // matching lines shown
+	bytes   int           // text bytes of the rows
+	full    bool          // stopped at the byte bound with matches left unshown
+}
+
+// grepFile returns the rows to show for one file: matches and their
+// context, in line order, at most limit matches. Once the rows hold
+// maxBytes of text no new match is started (its context is never cut). It
+// is one pass over the lines: each line is shown at most once.
+func grepFile(ctx context.Context, re *regexp.Regexp, data []byte, context, limit, maxBytes int) (grepped, error) {
+	var g grepped
+	var seen []policy.Range
+	var starts []int // the first byte of each line seen so far
+	shownUpTo := -1  // the last line index shown
+	afterUpTo := -1  // context lines after a match are due up to here
+	show := func(i int, match bool) {
+		start := starts[i]
+		end := len(data)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		} else if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
+			end = start + j + 1
 		}
-		lines = append(lines, line{start, start + i + 1})
-		start += i + 1
-	}
-	show := map[int]bool{} // line index -> is a match
-	var order []int
-	n := 0
-	for i, l := range lines {
-		if n >= limit {
-			break
-		}
-		text := bytes.TrimSuffix(data[l.start:l.end], []byte("\n"))
-		if !re.Match(text) {
-			continue
-		}
-		n++
-		for j := max(0, i-context); j <= min(len(lines)-1, i+context); j++ {
-			if _, ok := show[j]; !ok {
-				order = append(order, j)
-				show[j] = false
-			}
-		}
-		show[i] = true
-	}
-	sort.Ints(order)
-	var rows []GrepMatch
-	var seen policy.Ranges
-	for _, i := range order {
-		l := lines[i]
-		text := string(bytes.TrimSuffix(data[l.start:l.end], []byte("\n")))
+		text := string(bytes.TrimSuffix(data[start:end], []byte("\n")))
 		if len(text) > maxGrepLineBytes {
 			cut := maxGrepLineBytes
 			for cut > 0 && !utf8.RuneStart(text[cut]) {
 				cut--
 			}
-			text = text[:cut] + fmt.Sprintf(" … (line is %s bytes; read it to see all)", policy.Thousands(l.end-l.start))
+			text = text[:cut] + fmt.Sprintf(" … (line is %s bytes; read it to see all)", policy.Thousands(end-start))
 		} else {
-			seen = seen.Add(policy.Range{Start: l.start, End: l.end})
+			seen = append(seen, policy.Range{Start: start, End: end})
 		}
-		rows = append(rows, GrepMatch{Line: i + 1, Text: text, Context: !show[i]})
+		g.rows = append(g.rows, GrepMatch{Line: i + 1, Text: text, Context: !match})
+		g.bytes += len(text) + 1
+		shownUpTo = i
 	}
-	return rows, seen, n
+	for i, start := 0, 0; start <= len(data); i++ {
+		if i%grepCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return grepped{}, err
+			}
+		}
+		end := len(data)
+		next := len(data) + 1
+		if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
+			end, next = start+j, start+j+1
+		}
+		starts = append(starts, start)
+		if g.matches < limit && !g.full && re.Match(data[start:end]) {
+			if g.bytes >= maxBytes && i > afterUpTo {
+				g.full = true
+			} else {
+				for k := max(shownUpTo+1, i-context); k < i; k++ {
+					show(k, false)
+				}
+				show(i, true)
+				g.matches++
+				afterUpTo = i + context
+				start = next
+				continue
+			}
+		}
+		if i <= afterUpTo && i > shownUpTo {
+			show(i, false)
+		} else if g.matches >= limit || g.full {
+			break
+		}
+		start = next
+	}
+	g.seen = policy.NewRanges(seen...)
+	return g, nil
 }
 
 // grepObserve records the lines grep showed as seen at the file's version.
@@ -344,10 +399,7 @@ func (s *Session) grepObserve(t target, data []byte, seen policy.Ranges) *journa
 	if o == nil || o.Version != version {
 		o = &observation{Version: version}
 	}
-	next := &observation{Version: version, Seen: o.Seen, Whole: o.Whole, Size: len(data), Lines: receipt.Lines(data)}
-	for _, r := range seen {
-		next.Seen = next.Seen.Add(r)
-	}
+	next := &observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: len(data), Lines: receipt.Lines(data)}
 	s.files[key] = next
 	s.mu.Unlock()
 	r := s.rec(recObserve, key, next)

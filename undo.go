@@ -128,7 +128,7 @@ func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool str
 	}
 	key := t.key()
 	p := t.root.p
-	cur, err := p.ReadFile(t.rel)
+	cur, err := fsys.ReadFileMax(p, t.rel, s.ws.opts.MaxFileBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 		return nil, s.ws.fileErr("undo", t, err)

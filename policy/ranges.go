@@ -20,7 +20,8 @@ func (r Range) Empty() bool { return r.End <= r.Start }
 // backing array, so a Ranges value may be shared.
 type Ranges []Range
 
-// Add returns the set rs with r added. An empty r adds nothing.
+// Add returns the set rs with r added. An empty r adds nothing. It copies
+// rs: O(len(rs)). To add many ranges, use NewRanges and Union.
 func (rs Ranges) Add(r Range) Ranges {
 	if r.Empty() {
 		return rs
@@ -36,6 +37,41 @@ func (rs Ranges) Add(r Range) Ranges {
 	}
 	out = append(out, r)
 	return append(out, rs[i:]...)
+}
+
+// NewRanges returns the set of the given ranges, in any order, overlapping
+// or not: O(n log n) for n ranges (O(n) when they come sorted).
+func NewRanges(rs ...Range) Ranges {
+	sorted := slices.Clone(rs)
+	slices.SortFunc(sorted, func(a, b Range) int { return a.Start - b.Start })
+	out := make(Ranges, 0, len(sorted))
+	for _, r := range sorted {
+		out = out.push(r)
+	}
+	return slices.Clip(out)
+}
+
+// Union returns the set of the bytes in rs or in other, in one merge pass:
+// O(len(rs) + len(other)).
+func (rs Ranges) Union(other Ranges) Ranges {
+	if len(other) == 0 {
+		return rs
+	}
+	if len(rs) == 0 {
+		return other
+	}
+	out := make(Ranges, 0, len(rs)+len(other))
+	i, j := 0, 0
+	for i < len(rs) || j < len(other) {
+		if j == len(other) || i < len(rs) && rs[i].Start <= other[j].Start {
+			out = out.push(rs[i])
+			i++
+		} else {
+			out = out.push(other[j])
+			j++
+		}
+	}
+	return slices.Clip(out)
 }
 
 // Covers reports whether every byte of r is in rs. An empty r is covered.

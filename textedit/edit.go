@@ -2,7 +2,9 @@ package textedit
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"math"
 
 	"github.com/stet-dev/stet/receipt"
 )
@@ -51,6 +53,19 @@ type span struct{ orig, olen, cur, clen int }
 // edits: an edit that touches text written by an earlier edit, or a region
 // next to it, extends that region.
 func Apply(text []byte, edits []Edit) (Result, error) {
+	return ApplyContext(context.Background(), text, edits, 0)
+}
+
+// checkEvery is how many matches the loops over matches handle between
+// cancellation checks.
+const checkEvery = 1024
+
+// ApplyContext is Apply with bounds: it stops with ctx's error once ctx is
+// done (checked before each edit and every few thousand matches), and when
+// maxBytes > 0 it refuses an edit whose result would be larger than
+// maxBytes with a *TooLargeError, computed from the match count before the
+// result is built.
+func ApplyContext(ctx context.Context, text []byte, edits []Edit, maxBytes int) (Result, error) {
 	if len(edits) == 0 {
 		return Result{}, ErrNoEdits
 	}
@@ -69,14 +84,17 @@ func Apply(text []byte, edits []Edit) (Result, error) {
 	adapted := false
 	count := 0
 	for i, e := range edits {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
 		old, repl := []byte(e.Old), []byte(e.New)
-		hits, err := locate(cur, old, e.ReplaceAll, i)
+		hits, err := locate(ctx, cur, old, e.ReplaceAll, i)
 		if err != nil {
 			return Result{}, err
 		}
 		if len(hits) == 0 && bytes.Contains(cur, []byte("\r\n")) {
 			if crOld := toCRLF(old); len(crOld) != len(old) {
-				hits, err = locate(cur, crOld, e.ReplaceAll, i)
+				hits, err = locate(ctx, cur, crOld, e.ReplaceAll, i)
 				if err != nil {
 					return Result{}, err
 				}
@@ -87,6 +105,11 @@ func Apply(text []byte, edits []Edit) (Result, error) {
 		}
 		if len(hits) == 0 {
 			return Result{}, &NoMatchError{Index: i, Old: e.Old, Near: nearest(cur, []byte(e.Old))}
+		}
+		if maxBytes > 0 {
+			if size, ok := resultSize(len(cur), len(hits), len(old), len(repl), maxBytes); !ok {
+				return Result{}, &TooLargeError{Index: i, Count: len(hits), Old: len(old), New: len(repl), Size: size, Max: maxBytes}
+			}
 		}
 		cur, spans = replace(cur, spans, hits, len(old), repl)
 		count += len(hits)
@@ -102,10 +125,15 @@ func Apply(text []byte, edits []Edit) (Result, error) {
 // non-overlapping occurrence with all, else the single occurrence. It
 // returns no offsets when old does not occur, and an *AmbiguousError when
 // it occurs more than once (counting overlaps) without all.
-func locate(text, old []byte, all bool, index int) ([]int, error) {
+func locate(ctx context.Context, text, old []byte, all bool, index int) ([]int, error) {
 	if all {
 		var hits []int
 		for at := 0; ; {
+			if len(hits)%checkEvery == checkEvery-1 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			j := bytes.Index(text[at:], old)
 			if j < 0 {
 				return hits, nil
@@ -126,6 +154,11 @@ func locate(text, old []byte, all bool, index int) ([]int, error) {
 	line := 1 + bytes.Count(text[:first], []byte("\n"))
 	amb.Lines = append(amb.Lines, line)
 	for prev, at := first, first+1+next; ; {
+		if len(amb.Lines)%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		line += bytes.Count(text[prev:at], []byte("\n"))
 		amb.Lines = append(amb.Lines, line)
 		prev = at
@@ -137,6 +170,24 @@ func locate(text, old []byte, all bool, index int) ([]int, error) {
 	}
 	amb.Count = len(amb.Lines)
 	return nil, amb
+}
+
+// resultSize returns the size of a text of n bytes after hits replacements
+// of old bytes by repl bytes, and whether it is at most max. It never
+// overflows: a size over max is reported as computed or, when even that
+// would overflow, as max+1.
+func resultSize(n, hits, old, repl, max int) (int, bool) {
+	if repl <= old {
+		return n - hits*(old-repl), true
+	}
+	grow := repl - old
+	if hits > (max-n)/grow {
+		if hits > (math.MaxInt-n)/grow {
+			return max + 1, false
+		}
+		return n + hits*grow, false
+	}
+	return n + hits*grow, true
 }
 
 // replace writes repl over [h, h+n) of text for each hit h (sorted, not

@@ -22,6 +22,9 @@ var (
 	ErrNoMatch = errors.New("old_string not found")
 	// ErrAmbiguous: old_string occurs more than once and replace_all is off.
 	ErrAmbiguous = errors.New("old_string is not unique")
+	// ErrTooLarge: an edit's result would be larger than the bound given
+	// to ApplyContext.
+	ErrTooLarge = errors.New("result too large")
 	// ErrBadRegion: Splice was given a region outside the text, out of
 	// order, overlapping another, or whose Old bytes are not the text's.
 	ErrBadRegion = errors.New("bad region")
@@ -136,4 +139,45 @@ func joinAnd(xs []string) string {
 		return xs[0]
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// TooLargeError reports an edit whose result would exceed the size bound,
+// found from the match count before the result is built.
+type TooLargeError struct {
+	Index int // 0-based index of the edit
+	Count int // replacements the edit would make
+	Old   int // bytes of old_string as matched
+	New   int // bytes of new_string as applied
+	Size  int // bytes the result would have
+	Max   int // the bound
+}
+
+// Error states the sizes and the next step.
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s × %s-byte new_string would make the file %s bytes, over the %s-byte edit limit; replace fewer matches at a time or use a shorter new_string",
+		count(e.Count, "replacement"), thousands(e.New), thousands(e.Size), thousands(e.Max))
+}
+
+// Unwrap returns ErrTooLarge.
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return thousands(n) + " " + what + "s"
+}
+
+// thousands renders n with comma separators: 1234567 → "1,234,567".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }
