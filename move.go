@@ -146,6 +146,9 @@ func (s *Session) moveDir(ctx context.Context, from, to target, a MoveArgs) (*Mu
 	if !s.ws.opts.NoGate && !s.dirObserved(from.key()) {
 		return nil, refuse(KindNotRead, from.spelled, "%s is a directory this session has not listed; list it first (list path=%s), then retry the move", from.spelled, from.spelled)
 	}
+	if err := s.gateTree(ctx, "move", from, to); err != nil {
+		return nil, err
+	}
 	if _, err := from.root.p.Stat(to.rel); err == nil {
 		return nil, refuse(KindExists, to.spelled, "%s already exists; a directory is never moved over something else; choose another name", to.spelled)
 	}

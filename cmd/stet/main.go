@@ -156,9 +156,9 @@ func (g *globals) registerSome(fs *flag.FlagSet, noJSON bool) {
 	if !noJSON {
 		fs.BoolVar(&g.json, "json", g.json, "print the structured result as JSON")
 	}
-	fs.Var(&g.protect, "protect", "`GLOB` no tool may change (repeatable; .git/** is protected by default)")
+	fs.Var(&g.protect, "protect", "`GLOB` no tool may change (repeatable; every .git is protected by default)")
 	fs.Var(&g.denyRead, "deny-read", "`GLOB` hidden from every tool (repeatable)")
-	fs.BoolVar(&g.noDefaultProtect, "no-default-protect", g.noDefaultProtect, "do not protect .git/**")
+	fs.BoolVar(&g.noDefaultProtect, "no-default-protect", g.noDefaultProtect, "do not protect every .git by default")
 	fs.IntVar(&g.maxReadBytes, "max-read-bytes", g.maxReadBytes, "read window byte bound (default 262144, at most 8388608)")
 }
 
