@@ -10,6 +10,7 @@ import (
 	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 )
 
@@ -351,4 +352,16 @@ func (s *Session) checkParentObserved(tool string, t target) *Refusal {
 	}
 	return refuse(KindNotRead, t.spelled, "%s would be created in %s, which has not been listed in this session; list it first (list path=%s) to see what is there, then retry",
 		t.spelled, shown, dir.display()).with("dir", dir.display())
+}
+
+// journalRefusal turns a broken journal chain met while reading what a
+// change relies on into a conflict refusal naming the check to run; other
+// errors pass through. Nothing is changed on a broken chain: a line the
+// chain does not vouch for is never acted on.
+func journalRefusal(tool string, t target, err error) error {
+	if !errors.Is(err, journal.ErrCorrupt) {
+		return err
+	}
+	return &Refusal{Kind: KindConflict, Tool: tool, Path: t.spelled, Err: err,
+		Message: fmt.Sprintf("refused: the journal's records for %s do not check out against its hash chain, so %s will not act on them and nothing was changed; run stet verify --all and tell the user what it reports", t.spelled, tool)}
 }

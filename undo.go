@@ -64,7 +64,7 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 	key := t.key()
 	d, err := s.lastChange(key)
 	if err != nil {
-		return nil, err
+		return nil, journalRefusal("undo", t, err)
 	}
 	if d == nil {
 		return nil, refuse(KindNotFound, t.spelled, "this session has no change of %s to undo (stet log --path %s lists the receipts)", t.spelled, t.spelled)
