@@ -199,18 +199,24 @@ func (g *globals) rootDirs() ([]string, error) {
 	return []string{wd}, nil
 }
 
-// open opens the workspace and the session of this invocation.
-func (e *env) open(sweep bool) (*stet.Workspace, *stet.Session, error) {
+// openWorkspace opens the workspace without loading a session (verify must
+// run on a journal whose session records do not check out).
+func (e *env) openWorkspace(sweep bool) (*stet.Workspace, error) {
 	o, err := e.g.options()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	o.NoSweep = !sweep
 	roots, err := e.g.rootDirs()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ws, err := stet.Open(roots, o)
+	return stet.Open(roots, o)
+}
+
+// open opens the workspace and the session of this invocation.
+func (e *env) open(sweep bool) (*stet.Workspace, *stet.Session, error) {
+	ws, err := e.openWorkspace(sweep)
 	if err != nil {
 		return nil, nil, err
 	}
