@@ -4,37 +4,190 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 )
 
-// gateWrite applies rules 3 (effects) and 4 (protected paths) to a path
-// about to change.
+// gateWrite applies the floor every change passes, with or without the
+// policy gate: rules 3 (effects) and 4 (protected and deny-read paths,
+// checked on every name t goes by). Confinement (rule 2) is the backend's.
 func (s *Session) gateWrite(tool string, t target) *Refusal {
-	if s.ws.opts.NoGate {
-		return nil
-	}
 	if s.ws.opts.Effects == policy.ReadOnly {
 		return refuse(KindReadOnly, t.spelled, "%s was not changed: this workspace is read-only (--effects read-only); report the change you would make instead", t.spelled)
 	}
 	if ref := s.ws.denied(t); ref != nil {
 		return ref
 	}
-	rels := []string{t.rel}
-	if r, ok := t.root.p.(fsys.Resolver); ok {
-		if res, err := r.Resolve(t.rel); err == nil && res != t.rel {
-			rels = append(rels, res)
-		}
+	return s.ws.protected(t)
+}
+
+// rulePaths returns every name t goes by, for the path rules: the path as
+// spelled, the path of each symlink followed on the way, and the resolved
+// path (last). When the walk fails (a link that leaves the root) only the
+// spelling is returned: the backend refuses the path anyway.
+func (ws *Workspace) rulePaths(t target) []string {
+	hops, err := fsys.Trace(t.root.p, t.rel)
+	if err != nil || len(hops) == 0 {
+		return []string{t.rel}
 	}
-	for _, rel := range rels {
-		if pat, ok := s.ws.rules.Protected(rel); ok {
-			return refuse(KindProtected, t.spelled, "%s is protected (it matches %s); no tool may change it; leave it alone, or tell the user what should change there", t.spelled, pat).with("pattern", pat)
+	if hops[0] == t.rel {
+		return hops
+	}
+	return append([]string{t.rel}, hops...)
+}
+
+// denied hides files matching --deny-read globs (and the state directory)
+// from every tool, on every name the path goes by. A hidden file is refused
+// as not_found, as if it did not exist.
+func (ws *Workspace) denied(t target) *Refusal {
+	rules := t.root.rules
+	if !rules.HasDenied() {
+		return nil
+	}
+	for _, rel := range ws.rulePaths(t) {
+		if _, ok := rules.Denied(rel); ok {
+			return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
 		}
 	}
 	return nil
+}
+
+// protected applies rule 4's protection on every name t goes by, and on
+// what git's own files resolve to (gitDir).
+func (ws *Workspace) protected(t target) *Refusal {
+	paths := ws.rulePaths(t)
+	for _, rel := range paths {
+		if pat, ok := t.root.rules.Protected(rel); ok {
+			return protectedRefusal(t, pat)
+		}
+	}
+	if !t.root.rules.NoDefaultProtect {
+		if dir, ok := ws.gitDir(t.root, paths[len(paths)-1]); ok {
+			return protectedRefusal(t, policy.DefaultProtect).with("git_dir", dir)
+		}
+	}
+	return nil
+}
+
+func protectedRefusal(t target, pat string) *Refusal {
+	return refuse(KindProtected, t.spelled, "%s is protected (it matches %s); no tool may change it; leave it alone, or tell the user what should change there", t.spelled, pat).with("pattern", pat)
+}
+
+// gitDir reports whether the resolved path rel lies in a git directory that
+// the .git name does not show: the target of a .git symlink in one of its
+// parent directories (".git -> repo.git" protects repo.git), or a directory
+// shaped like one (a HEAD file beside objects/ and refs/: a bare repository,
+// or the target of a .git link from elsewhere in the workspace). It returns
+// that directory. Part of the default protection.
+func (ws *Workspace) gitDir(r *root, rel string) (string, bool) {
+	p := r.p
+	isType := func(name string, typ fsys.Type) bool {
+		info, err := p.Stat(name)
+		return err == nil && info.Type == typ
+	}
+	dirs := []string{"."}
+	if rel != "." {
+		for i := 0; i <= len(rel); i++ {
+			if i == len(rel) || rel[i] == '/' {
+				dirs = append(dirs, rel[:i])
+			}
+		}
+	}
+	for _, d := range dirs {
+		dotgit := path.Join(d, ".git")
+		if hops, err := fsys.Trace(p, dotgit); err == nil && len(hops) > 1 && hops[0] == dotgit {
+			target := hops[len(hops)-1]
+			if rel == target || strings.HasPrefix(rel, target+"/") || target == "." {
+				return target, true
+			}
+		}
+		if isType(path.Join(d, "HEAD"), fsys.TypeFile) && isType(path.Join(d, "objects"), fsys.TypeDir) && isType(path.Join(d, "refs"), fsys.TypeDir) {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+// gateTree refuses a change to the directory t (a move, to each of dest)
+// that would carry, expose or remove a path the rules deny or protect: it
+// walks everything under t, confined and without following symlinks, and
+// checks each entry under its name in t and under its name in each dest.
+// A directory shaped like a git directory anywhere in the tree counts as
+// protected. It returns a *Refusal, or ctx's error.
+func (s *Session) gateTree(ctx context.Context, tool string, t target, dest ...target) error {
+	ws := s.ws
+	rules := t.root.rules
+	paths := ws.rulePaths(t)
+	real := paths[len(paths)-1]
+	bases := []string{t.rel}
+	if real != t.rel {
+		bases = append(bases, real)
+	}
+	for _, d := range dest {
+		bases = append(bases, d.rel)
+		if dp := ws.rulePaths(d); dp[len(dp)-1] != d.rel {
+			bases = append(bases, dp[len(dp)-1])
+		}
+	}
+	carry := func(what string) *Refusal {
+		return refuse(KindProtected, t.spelled, "%s holds %s; a %s of the whole directory would carry it out from under its rule; %s the other files one by one, or tell the user what should change there",
+			t.spelled, what, tool, tool)
+	}
+	var visit func(dir, suffix string) error
+	visit = func(dir, suffix string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ents, err := t.root.p.ReadDir(dir)
+		if err != nil {
+			return ws.fileErr(tool, t, err)
+		}
+		if !rules.NoDefaultProtect && gitShaped(ents) {
+			return carry("a git directory ("+path.Join(t.rel, suffix)+")").with("pattern", policy.DefaultProtect)
+		}
+		for _, e := range ents {
+			sub := path.Join(suffix, e.Name)
+			for _, b := range bases {
+				name := path.Join(b, sub)
+				if _, ok := rules.Denied(name); ok {
+					return carry("files hidden from every tool (deny-read)")
+				}
+				if pat, ok := rules.Protected(name); ok {
+					return carry(path.Join(t.rel, sub)+", which is protected (it matches "+pat+")").with("pattern", pat)
+				}
+			}
+			if e.Type == fsys.TypeDir {
+				if err := visit(path.Join(dir, e.Name), sub); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return visit(real, "")
+}
+
+// gitShaped reports whether a directory's entries are those of a git
+// directory: a HEAD file beside objects/ and refs/.
+func gitShaped(ents []fsys.Info) bool {
+	var head, objects, refs bool
+	for _, e := range ents {
+		switch {
+		case e.Name == "HEAD" && e.Type == fsys.TypeFile:
+			head = true
+		case e.Name == "objects" && e.Type == fsys.TypeDir:
+			objects = true
+		case e.Name == "refs" && e.Type == fsys.TypeDir:
+			refs = true
+		}
+	}
+	return head && objects && refs
 }
 
 // checkFresh applies rules 5 (observation) and 6 (freshness) to an existing
@@ -49,18 +202,17 @@ func (s *Session) checkFresh(tool string, t target, cur []byte, ver fsys.Version
 			t.spelled, linesWord(frameLines(cur)), t.spelled, tool)
 	}
 	want := o.Version
-	if expected != "" {
-		want = expected
+	if expected != "" && expected != o.Version {
+		// expected_version binds only to a version this session observed: a
+		// version named by a refusal was never shown as text, and taking it
+		// would replace bytes the model never saw.
+		return o, refuse(KindChanged, t.spelled, "%s: expected_version %s is not the version this session observed (%s; a version named in a refusal is not an observation); read it again, then retry the %s",
+			t.spelled, fsys.Version(expected).Short(), fsys.Version(o.Version).Short(), tool).with(
+			"before", map[string]any{"version": o.Version, "bytes": o.Size, "lines": o.Lines})
 	}
 	if string(ver) != want {
-		var ref *Refusal
-		if expected != "" && expected != o.Version {
-			ref = refuse(KindChanged, t.spelled, "%s does not hold expected_version %s (now %s, %s bytes, %s); read it again, then retry the %s",
-				t.spelled, fsys.Version(expected).Short(), ver.Short(), policy.Thousands(len(cur)), linesWord(frameLines(cur)), tool)
-		} else {
-			ref = refuse(KindChanged, t.spelled, "%s changed since you read it (then %s bytes, %s; now %s bytes, %s); read it again, then retry the %s",
-				t.spelled, policy.Thousands(o.Size), linesWord(o.Lines), policy.Thousands(len(cur)), linesWord(frameLines(cur)), tool)
-		}
+		ref := refuse(KindChanged, t.spelled, "%s changed since you read it (then %s bytes, %s; now %s bytes, %s); read it again, then retry the %s",
+			t.spelled, policy.Thousands(o.Size), linesWord(o.Lines), policy.Thousands(len(cur)), linesWord(frameLines(cur)), tool)
 		return o, ref.with("before", map[string]any{"version": want, "bytes": o.Size, "lines": o.Lines},
 			"now", map[string]any{"version": string(ver), "bytes": len(cur), "lines": frameLines(cur)})
 	}
@@ -202,10 +354,14 @@ func (s *Session) checkParentObserved(tool string, t target) *Refusal {
 		t.spelled, shown, dir.display()).with("dir", dir.display())
 }
 
-// denied hides files matching --deny-read globs from every tool.
-func (ws *Workspace) denied(t target) *Refusal {
-	if _, ok := ws.rules.Denied(t.rel); ok {
-		return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
+// journalRefusal turns a broken journal chain met while reading what a
+// change relies on into a conflict refusal naming the check to run; other
+// errors pass through. Nothing is changed on a broken chain: a line the
+// chain does not vouch for is never acted on.
+func journalRefusal(tool string, t target, err error) error {
+	if !errors.Is(err, journal.ErrCorrupt) {
+		return err
 	}
-	return nil
+	return &Refusal{Kind: KindConflict, Tool: tool, Path: t.spelled, Err: err,
+		Message: fmt.Sprintf("refused: the journal's records for %s do not check out against its hash chain, so %s will not act on them and nothing was changed; run stet verify --all and tell the user what it reports", t.spelled, tool)}
 }

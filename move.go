@@ -52,7 +52,10 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 	}
 	var c *change
 	if info.Type == fsys.TypeDir {
-		c, ref = s.planMoveDir(from, to)
+		c, err = s.planMoveDir(ctx, from, to)
+		if err != nil {
+			return nil, err
+		}
 	} else {
 		c, err = s.planMove(from, to, a.Overwrite)
 		if err != nil {
@@ -136,9 +139,12 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 
 // planMoveDir checks a directory move and builds its change: the session
 // must have listed the directory, and nothing may be at the new name.
-func (s *Session) planMoveDir(from, to target) (*change, *Refusal) {
+func (s *Session) planMoveDir(ctx context.Context, from, to target) (*change, error) {
 	if !s.ws.opts.NoGate && !s.dirObserved(from.key()) {
 		return nil, refuse(KindNotRead, from.spelled, "%s is a directory this session has not listed; list it first (list path=%s), then retry the move", from.spelled, from.spelled)
+	}
+	if err := s.gateTree(ctx, "move", from, to); err != nil {
+		return nil, err
 	}
 	if _, err := from.root.p.Stat(to.rel); err == nil {
 		return nil, refuse(KindExists, to.spelled, "%s already exists; a directory is never moved over something else; choose another name", to.spelled)

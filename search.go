@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -40,8 +41,11 @@ var errStopWalk = errors.New("stop the walk")
 
 // walk visits the tree under dir (not following symlinks), sorted by name,
 // down to maxDepth levels (0: no limit). Hidden (deny-read) entries are
-// skipped; .git is listed but not entered unless it is the start.
+// skipped (see hiddenEntry); .git is listed but not entered unless it is the
+// start.
 func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, fn walkFn) error {
+	paths := ws.rulePaths(t)
+	real := paths[len(paths)-1] // where t leads, if a symlink is on its way
 	var visit func(rel string, depth int) error
 	visit = func(rel string, depth int) error {
 		if err := ctx.Err(); err != nil {
@@ -56,7 +60,7 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, fn walkFn
 			if rel != "." {
 				child = rel + "/" + e.Name
 			}
-			if _, hidden := ws.rules.Denied(child); hidden {
+			if ws.hiddenEntry(t, child, real, e) {
 				continue
 			}
 			if err := fn(child, e, depth); err != nil {
@@ -74,6 +78,34 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, fn walkFn
 		return nil
 	}
 	return visit(t.rel, 1)
+}
+
+// hiddenEntry reports whether the walk of t must skip the entry at child: a
+// deny-read path by its name under t, by the name it has where t leads
+// (real), or, for a symlink, by any name its target goes by.
+func (ws *Workspace) hiddenEntry(t target, child, real string, e fsys.Info) bool {
+	rules := t.root.rules
+	if !rules.HasDenied() {
+		return false
+	}
+	if _, ok := rules.Denied(child); ok {
+		return true
+	}
+	if real != t.rel {
+		suffix := child
+		if t.rel != "." {
+			suffix = strings.TrimPrefix(child, t.rel+"/")
+		}
+		if _, ok := rules.Denied(path.Join(real, suffix)); ok {
+			return true
+		}
+	}
+	if e.Type == fsys.TypeSymlink {
+		u := t
+		u.rel = child
+		return ws.denied(u) != nil
+	}
+	return false
 }
 
 func (ws *Workspace) displayRel(t target, rel string) string {

@@ -68,7 +68,7 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 	for range 3 {
 		d, err := s.lastChange(t.key())
 		if err != nil {
-			return nil, err
+			return nil, journalRefusal("undo", t, err)
 		}
 		if d == nil {
 			return nil, refuse(KindNotFound, t.spelled, "this session has no change of %s to undo (stet log --path %s lists the receipts)", t.spelled, t.spelled)
@@ -87,7 +87,7 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 		if err != nil || again == nil || again.Receipt.ID != d.Receipt.ID {
 			unlock()
 			if err != nil {
-				return nil, err
+				return nil, journalRefusal("undo", t, err)
 			}
 			continue
 		}

@@ -11,10 +11,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/local"
@@ -31,12 +34,12 @@ const (
 )
 
 // Options configure a Workspace. The zero value is the default policy:
-// workspace-write effects, "seen" binding, .git/** protected.
+// workspace-write effects, "seen" binding, every .git protected.
 type Options struct {
 	Effects          policy.Effects // read-only or workspace-write (default)
 	Binding          policy.Binding // seen (default), read or full
-	Protect          []string       // globs no tool may change, added to the default .git/**
-	NoDefaultProtect bool           // drop the default .git/** protection
+	Protect          []string       // globs no tool may change, added to the default (every .git)
+	NoDefaultProtect bool           // drop the default protection of every .git
 	DenyRead         []string       // globs hidden from every tool
 	MaxReadBytes     int            // read window byte bound (default 256 KiB, at most 8 MiB)
 	MaxFileBytes     int64          // larger files are readable in windows only (default 16 MiB)
@@ -48,8 +51,10 @@ type Options struct {
 	// runs once per Workspace, just before the first call that will change
 	// something, outside protected and deny-read trees.
 	NoSweep bool
-	// NoGate builds a workspace that confines every path but enforces no
-	// policy rule (no observation, freshness or binding checks).
+	// NoGate drops the policy gate: rules 5-9 (observation, freshness,
+	// binding, the input guard, warn and save) are not enforced. The floor
+	// stays: confinement, effects (read-only), protected and deny-read
+	// paths, and the state directory's protection.
 	NoGate bool
 
 	// Providers, when set, replace the host backends: one per root, in the
@@ -87,9 +92,10 @@ type Workspace struct {
 }
 
 type root struct {
-	dir  string // absolute, as given (cleaned)
-	real string // after EvalSymlinks
-	p    fsys.Provider
+	dir   string // absolute, as given (cleaned)
+	real  string // after EvalSymlinks
+	p     fsys.Provider
+	rules policy.Rules // the workspace's rules, with this root's case folding and state directory
 }
 
 // Open opens a workspace over roots (at least one directory). Paths given to
@@ -191,6 +197,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("stet: journal: %w", err)
 	}
 	ws.journal = j
+	ws.ruleRoots(state)
 	if opts.Effects != policy.ReadOnly {
 		if err := ws.recoverIntents(context.Background()); err != nil {
 			ws.Close()
@@ -198,6 +205,79 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		}
 	}
 	return ws, nil
+}
+
+// ruleRoots gives each root its rules: the workspace's patterns, whether the
+// root's filesystem folds case, and where the state directory lies inside it.
+// The state directory is denied and protected whatever the options say
+// (policy.Rules.State), so no tool can read or forge the journal.
+func (ws *Workspace) ruleRoots(state string) {
+	states := []string{filepath.Clean(state)}
+	if abs, err := filepath.Abs(state); err == nil {
+		states = append(states, abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			states = append(states, real)
+		}
+	}
+	for _, r := range ws.roots {
+		r.rules = ws.rules
+		r.rules.FoldCase = foldsCase(r.p)
+		for _, st := range states {
+			for _, base := range []string{r.dir, r.real} {
+				rel, err := filepath.Rel(base, st)
+				if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+					continue
+				}
+				rel = filepath.ToSlash(rel)
+				if !slices.Contains(r.rules.State, rel) {
+					r.rules.State = append(r.rules.State, rel)
+				}
+			}
+		}
+		// The resolved path of the state directory, should a symlink on its
+		// way lead elsewhere in the root.
+		for _, rel := range slices.Clone(r.rules.State) {
+			if res, err := fsys.Trace(r.p, rel); err == nil {
+				if last := res[len(res)-1]; !slices.Contains(r.rules.State, last) {
+					r.rules.State = append(r.rules.State, last)
+				}
+			}
+		}
+	}
+}
+
+// foldsCase reports whether p's root folds case, by probing: an entry of the
+// root whose name, with its letter case swapped, is not itself listed, is
+// looked up under the swapped name. When the root has no such entry, the
+// platform decides (macOS and Windows fold by default). A directory with its
+// own folding (ext4 casefold) inside a case-sensitive root is not detected;
+// the default .git protection is case-insensitive everywhere regardless.
+func foldsCase(p fsys.Provider) bool {
+	ents, err := p.ReadDir(".")
+	if err == nil {
+		names := make(map[string]bool, len(ents))
+		for _, e := range ents {
+			names[e.Name] = true
+		}
+		for _, e := range ents {
+			sw := swapCase(e.Name)
+			if sw == e.Name || names[sw] {
+				continue
+			}
+			_, err := p.Stat(sw)
+			return err == nil
+		}
+	}
+	return runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+}
+
+func swapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		if u := unicode.ToUpper(r); u != r {
+			return u
+		}
+		return unicode.ToLower(r)
+	}, s)
 }
 
 // Close releases the roots and the journal.

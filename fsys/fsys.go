@@ -3,6 +3,7 @@ package fsys
 import (
 	"context"
 	"io/fs"
+	"path"
 	"time"
 )
 
@@ -123,6 +124,31 @@ type Locker interface {
 // after following symlinks inside the root, or ErrOutside.
 type Resolver interface {
 	Resolve(name string) (string, error)
+}
+
+// Tracer is an optional capability: Trace returns every path the walk to
+// name passed through, so rules can be checked on each: the path of every
+// symlink followed (in the order met, the final one included), then the
+// path name resolves to (as Resolver returns it). A name without symlinks
+// traces to itself alone. A link that leaves the root fails with ErrOutside.
+type Tracer interface {
+	Trace(name string) ([]string, error)
+}
+
+// Trace asks p's Tracer if it has one, or falls back to its Resolver (the
+// resolved path only), or to the cleaned name.
+func Trace(p Provider, name string) ([]string, error) {
+	if t, ok := p.(Tracer); ok {
+		return t.Trace(name)
+	}
+	if r, ok := p.(Resolver); ok {
+		res, err := r.Resolve(name)
+		if err != nil {
+			return nil, err
+		}
+		return []string{res}, nil
+	}
+	return []string{path.Clean(name)}, nil
 }
 
 // Checker is an optional capability: Check reports whether the regular file

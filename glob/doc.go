@@ -17,9 +17,15 @@
 //     pattern containing a "/" is anchored too: "a/*.go" does not match
 //     "x/a/b.go" (write "**/a/*.go" for that).
 //
+// Match matches the name itself. Covers adds gitignore's rule for
+// directories: a pattern that matches a directory covers everything under
+// it, so "secrets" covers "app/secrets/key.txt". CoversFold is Covers for
+// filesystems that fold case. A leading "!" is not special (there is no
+// negation), and a trailing "/" does not restrict a pattern to directories.
+//
 // "*", "?" and character classes never match a "/"; a "/" may not appear
 // in a class or after a backslash. "**" inside a segment ("a**b") is two
-// stars, the same as "*". Matching is case-sensitive and byte-exact: names
+// stars, the same as "*". Match and Covers are case-sensitive and byte-exact: names
 // are expected in the form io/fs.ValidPath accepts (no leading "/", no "."
 // or ".." segments, no empty segments).
 //

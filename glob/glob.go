@@ -23,7 +23,7 @@ func Match(pattern, name string) bool {
 		if i := strings.LastIndexByte(name, '/'); i >= 0 {
 			base = name[i+1:]
 		}
-		ok, _ := path.Match(segs[0], base)
+		ok, _ := pathMatch(segs[0], base)
 		return ok
 	}
 	return matchSegments(segs, strings.Split(name, "/"))
@@ -111,3 +111,6 @@ func matchSegments(pat, name []string) bool {
 	}
 	return next[0]
 }
+
+// pathMatch is path.Match for one segment.
+func pathMatch(pattern, seg string) (bool, error) { return path.Match(pattern, seg) }

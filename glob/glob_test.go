@@ -133,6 +133,16 @@ func FuzzMatch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pattern, name string) {
 		got := Match(pattern, name) // must not panic
+		// Covers is Match on the name or any of its parent directories.
+		want := false
+		for i := 0; i <= len(name) && !want; i++ {
+			if i == len(name) || name[i] == '/' {
+				want = Match(pattern, name[:i])
+			}
+		}
+		if c := Covers(pattern, name); c != want {
+			t.Fatalf("Covers(%q, %q) = %v, but Match on the name or a parent = %v", pattern, name, c, want)
+		}
 		if Valid(pattern) != nil && got {
 			t.Fatalf("Match(%q, %q) = true for an invalid pattern", pattern, name)
 		}

@@ -34,12 +34,22 @@
 //     costs in proportion to the session, not to the journal. The index is
 //     derived data: if a crash leaves it behind the log, the next Append,
 //     Session or Verify completes it from the log.
+//   - Every reader checks the chain of what it uses before its callback
+//     sees any of it: Scan checks every line's prev hash and that seqs rise
+//     by one (a gap is corruption); Session checks each index line against
+//     the log's line of the same seq (byte-exact) and that line's link to
+//     the log line before it. A line that fails is ErrCorrupt, and no record
+//     is handed out.
 //
 // # Limits
 //
 // The hash chain detects accidents and casual edits; it is not a signature.
 // Someone who can write the state directory can rewrite the whole chain and
-// every index consistently. Durability relies on fsync; with Options.NoSync
+// every index consistently, or append correctly chained lines to the log.
+// An index line dropped from the middle of a session is not detected by
+// Session (the log lines between two index lines are not read); Verify
+// reports it. The stet facade keeps a state directory that lies inside a
+// workspace out of every tool's reach. Durability relies on fsync; with Options.NoSync
 // (for tests and benchmarks) a power loss may drop recent records. Locking
 // uses flock, which is advisory and does not work across NFS on every system;
 // platforms without flock are refused at Open.

@@ -229,12 +229,13 @@ func TestSessionCompletesIndexAfterCrash(t *testing.T) {
 	mustVerifyOK(t, j3)
 }
 
-// Session reads only its own index: damage elsewhere in the log does not
-// slow or break it (Verify still reports the damage).
+// Session reads only its own lines and their links in the chain: damage
+// elsewhere in the log does not break it (Verify still reports the damage);
+// damage to the line its record chains to does.
 func TestSessionReadsOnlyItsIndex(t *testing.T) {
 	dir := t.TempDir()
 	j := open(t, dir)
-	mustAppend(t, j, journal.Record{Type: "aaaa", Session: "other"}, journal.Record{Type: "x", Session: "mine"})
+	mustAppend(t, j, journal.Record{Type: "aaaa", Session: "other"}, journal.Record{Type: "filler", Session: "other"}, journal.Record{Type: "x", Session: "mine"})
 	replaceInFile(t, filepath.Join(dir, "journal.jsonl"), `"type":"aaaa"`, `"type":"bbbb"`)
 	if got := sessionAll(t, j, "mine"); len(got) != 1 {
 		t.Errorf("Session(mine) = %v", got)
@@ -242,6 +243,10 @@ func TestSessionReadsOnlyItsIndex(t *testing.T) {
 	rep, err := j.Verify()
 	if err != nil || rep.OK() {
 		t.Errorf("Verify = %+v, %v; want damage reported", rep, err)
+	}
+	replaceInFile(t, filepath.Join(dir, "journal.jsonl"), `"type":"filler"`, `"type":"FILLER"`)
+	if err := j.Session("mine", func(journal.Record) error { return nil }); !errors.Is(err, journal.ErrCorrupt) {
+		t.Errorf("Session(mine) after its chain link changed: %v, want ErrCorrupt", err)
 	}
 }
 
@@ -256,8 +261,8 @@ func TestSessionDetectsBrokenIndex(t *testing.T) {
 	idx := indexFile(dir, "s")
 	replaceInFile(t, idx, `"type":"middle"`, `"type":"MIDDLE"`)
 	err := j.Session("s", func(journal.Record) error { return nil })
-	if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), "line 3") {
-		t.Errorf("Session over a changed index line: %v, want ErrCorrupt naming line 3", err)
+	if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("Session over a changed index line: %v, want ErrCorrupt naming line 2", err)
 	}
 	rep, verr := j.Verify()
 	if verr != nil || !hasProblemAt(rep, 2) {

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +14,10 @@ import (
 //
 // Scan sees the log as it was when it started: records appended meanwhile
 // are not included. It holds no lock while fn runs, so fn may Append. A line
-// that is not a record fails with ErrCorrupt naming the line; Scan does not
-// check the hash chain (Verify does).
+// that is not a record, or that does not chain to the line before it (its
+// Prev is not that line's hash, or its seq is not one more: a gap), fails
+// with ErrCorrupt naming the line, before fn sees it. Verify reports every
+// problem of the log; Scan stops at the first.
 func (j *Journal) Scan(fn func(Record) error) error {
 	var end int64
 	err := j.withLock(false, func() error {
@@ -27,6 +30,27 @@ func (j *Journal) Scan(fn func(Record) error) error {
 	}
 	// Bytes before end are complete lines, and complete lines are never
 	// changed: reading them needs no lock.
+	// Two passes: the chain is checked to the end before fn sees a record,
+	// so a forged line (one that only a later line shows up) is never
+	// handed out.
+	var prevHash string
+	_, err = eachLine(io.NewSectionReader(j.log, 0, end), func(n int64, line []byte) error {
+		var r chainHead
+		if err := json.Unmarshal(line, &r); err != nil {
+			return &lineError{file: logName, line: n, err: err}
+		}
+		switch {
+		case r.Seq != n:
+			return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d on line %d: a gap or a reordering", r.Seq, n)}
+		case r.Prev != prevHash:
+			return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d does not chain to the line before it", r.Seq)}
+		}
+		prevHash = hashName(line)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	_, err = eachLine(io.NewSectionReader(j.log, 0, end), func(n int64, line []byte) error {
 		var r Record
 		if err := json.Unmarshal(line, &r); err != nil {
@@ -42,10 +66,13 @@ func (j *Journal) Scan(fn func(Record) error) error {
 // file, so its cost follows the size of the session, not of the journal.
 // If a crash left the index behind the log, Session completes it first.
 //
-// Each line is checked where that is cheap: it must be a record of this
-// session, seqs must rise, and a record that directly follows the previous
-// one in the log must carry that line's hash. A failed check is ErrCorrupt.
-// As with Scan, no lock is held while fn runs.
+// The index is derived data, so no line of it is taken on its word: each
+// must be a record of this session with a rising seq, a byte-exact copy of
+// the log's line with that seq, and chained to the log line before it (that
+// line's hash in Prev, and the seq just below). The log lines are found by
+// seq (see logLines), so the check reads about as much of the log as the
+// session's own lines. A failed check is ErrCorrupt, before fn sees the
+// line. As with Scan, no lock is held while fn runs.
 func (j *Journal) Session(id string, fn func(Record) error) error {
 	_, err := j.SessionFrom(id, 0, func(r Record, _ int64) error { return fn(r) })
 	return err
@@ -60,7 +87,7 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 		return 0, errors.New("journal: session: empty session id")
 	}
 	name := sessionFile(id)
-	var size int64
+	var size, logEnd int64
 	snapshot := func() error {
 		info, err := j.root.Stat(name)
 		switch {
@@ -80,6 +107,7 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 			return err
 		}
 		if current = j.indexCurrent(t); current {
+			logEnd = t.end
 			return snapshot()
 		}
 		return nil
@@ -95,6 +123,7 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 					return err
 				}
 			}
+			logEnd = t.end
 			return snapshot()
 		})
 	}
@@ -110,13 +139,12 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 		return 0, fmt.Errorf("journal: session %q: %w", id, err)
 	}
 	defer f.Close()
+	// Two passes, as in Scan: every line is checked before fn sees any.
+	log := &logLines{f: j.log, end: logEnd}
 	var prevSeq int64
 	var prevHash string
-	off := from
 	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
-		at := off
-		off += int64(len(line)) + 1
-		var r Record
+		var r chainHead
 		if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: name, line: n, err: err}
 		}
@@ -125,13 +153,76 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 			return &lineError{file: name, line: n, err: fmt.Errorf("record of session %q", r.Session)}
 		case r.Seq <= prevSeq:
 			return &lineError{file: name, line: n, err: fmt.Errorf("seq %d after seq %d", r.Seq, prevSeq)}
-		case r.Seq == prevSeq+1 && r.Prev != prevHash:
-			return &lineError{file: name, line: n, err: fmt.Errorf("seq %d does not chain to seq %d", r.Seq, prevSeq)}
+		}
+		if err := checkInLog(log, r, line, prevSeq, prevHash); err != nil {
+			return &lineError{file: name, line: n, err: err}
 		}
 		prevSeq, prevHash = r.Seq, hashName(line)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	off := from
+	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
+		at := off
+		off += int64(len(line)) + 1
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			return &lineError{file: name, line: n, err: err}
+		}
 		return fn(r, at)
 	})
 	return size, err
+}
+
+// chainHead is what the chain checks read of a line.
+type chainHead struct {
+	Seq     int64  `json:"seq"`
+	Prev    string `json:"prev"`
+	Session string `json:"session"`
+}
+
+// checkInLog checks an index line (r, decoded from line) against the log:
+// the log's line with r's seq must be the same bytes, and chained to the
+// line before it. prevSeq and prevHash describe the index line before,
+// already checked, which spares reading the log line before when the two
+// are neighbours there.
+func checkInLog(log *logLines, r chainHead, line []byte, prevSeq int64, prevHash string) error {
+	start, logged, err := log.find(r.Seq)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(logged, line) {
+		return fmt.Errorf("seq %d differs from the log's line", r.Seq)
+	}
+	if r.Seq == prevSeq+1 {
+		if r.Prev != prevHash {
+			return fmt.Errorf("seq %d does not chain to seq %d", r.Seq, prevSeq)
+		}
+		return nil
+	}
+	before, err := log.lineBefore(start)
+	if err != nil {
+		return err
+	}
+	if before == nil {
+		if r.Seq != 1 || r.Prev != "" {
+			return fmt.Errorf("seq %d is the log's first line", r.Seq)
+		}
+		return nil
+	}
+	seq, err := leadingSeq(before)
+	if err != nil {
+		return err
+	}
+	if seq != r.Seq-1 {
+		return fmt.Errorf("seq %d follows seq %d in the log: a gap", r.Seq, seq)
+	}
+	if r.Prev != hashName(before) {
+		return fmt.Errorf("seq %d does not chain to seq %d", r.Seq, seq)
+	}
+	return nil
 }
 
 // lineError is a line of a journal file that is not what it should be. It

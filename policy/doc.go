@@ -15,8 +15,14 @@
 //  2. Confinement (outside, not_regular): enforced by the fsys backend.
 //  3. Effects (read_only): Effects, ParseEffects; in read-only mode the
 //     mutating tools are refused and left out of the tool list.
-//  4. Protected paths (protected): Rules.Protected, default ".git/**";
-//     Rules.Denied hides files from every tool.
+//  4. Protected paths (protected): Rules.Protected, default every .git
+//     entry at any depth (case-insensitive); Rules.Denied hides files from
+//     every tool; both with gitignore semantics (glob.Covers) and both
+//     always covering stet's state directory (Rules.State). The facade
+//     checks them on every name a path goes by (spelled, each symlink,
+//     resolved) and on everything under a moved directory.
+//     6-9 below are the policy gate that Options.NoGate drops; 2-4 are the
+//     floor that stays.
 //  5. Observation (not_read): the facade checks that the session observed
 //     the file (or, for a create, its parent directory).
 //  6. Freshness (changed): the version now must equal the observed version;

@@ -11,17 +11,32 @@ func TestProtected(t *testing.T) {
 		name    string
 		pattern string
 	}{
-		{Rules{}, ".git", ".git/**"},
-		{Rules{}, ".git/config", ".git/**"},
-		{Rules{}, ".git/objects/ab/cdef", ".git/**"},
+		{Rules{}, ".git", ".git"},
+		{Rules{}, ".git/config", ".git"},
+		{Rules{}, ".git/objects/ab/cdef", ".git"},
+		{Rules{}, "sub/.git/config", ".git"},
+		{Rules{}, "a/b/.git", ".git"},
+		{Rules{}, ".GIT/config", ".git"}, // always case-insensitive
+		{Rules{}, "sub/.Git/hooks/pre-commit", ".git"},
 		{Rules{}, ".gitignore", ""},
+		{Rules{}, "a.git/config", ""},
 		{Rules{}, "src/main.go", ""},
 		{Rules{NoDefaultProtect: true}, ".git/config", ""},
 		{Rules{Protect: []string{"*.lock"}}, "web/yarn.lock", "*.lock"},
-		{Rules{Protect: []string{"*.lock"}}, ".git/HEAD", ".git/**"},
+		{Rules{Protect: []string{"*.lock"}}, ".git/HEAD", ".git"},
 		{Rules{Protect: []string{"vendor/**", "*.pem"}, NoDefaultProtect: true}, "vendor/x/y.go", "vendor/**"},
 		{Rules{Protect: []string{"vendor/**", "*.pem"}}, "keys/k.pem", "*.pem"},
+		{Rules{Protect: []string{"locked"}}, "locked/b.txt", "locked"}, // gitignore: a matched directory covers its contents
+		{Rules{Protect: []string{"locked"}}, "a/locked/b.txt", "locked"},
+		{Rules{Protect: []string{"app/config"}}, "app/config/db.yml", "app/config"},
+		{Rules{Protect: []string{"app/config"}}, "x/app/config/db.yml", ""},
+		{Rules{Protect: []string{"Locked"}}, "locked/b", ""},
+		{Rules{Protect: []string{"Locked"}, FoldCase: true}, "LOCKED/b", "Locked"},
 		{Rules{DenyRead: []string{"*.pem"}}, "keys/k.pem", ""}, // deny-read does not protect
+		{Rules{State: []string{".stet"}, NoDefaultProtect: true}, ".stet/journal.jsonl", StatePattern},
+		{Rules{State: []string{".stet"}}, ".stet", StatePattern},
+		{Rules{State: []string{".stet"}}, ".stetx", ""},
+		{Rules{State: []string{"s/.stet"}, FoldCase: true}, "S/.STET/x", StatePattern},
 	}
 	for _, tt := range tests {
 		got, ok := tt.rules.Protected(tt.name)
@@ -32,15 +47,20 @@ func TestProtected(t *testing.T) {
 }
 
 func TestDenied(t *testing.T) {
-	r := Rules{DenyRead: []string{".env", "secrets/**"}}
+	r := Rules{DenyRead: []string{".env", "secrets/**", "keys"}, State: []string{".stet"}}
 	for name, want := range map[string]string{
 		".env": ".env", "app/.env": ".env", "secrets": "secrets/**", "secrets/db.key": "secrets/**",
 		".env.example": "", "src/secrets/x": "", ".git/config": "",
+		"keys": "keys", "keys/id_rsa": "keys", "app/keys/id_rsa": "keys", "keys.txt": "",
+		".env/inside": ".env", ".stet/sessions/x.jsonl": StatePattern,
 	} {
 		got, ok := r.Denied(name)
 		if got != want || ok != (want != "") {
 			t.Errorf("Denied(%q) = %q, %v; want %q", name, got, ok, want)
 		}
+	}
+	if (Rules{}).HasDenied() || !(Rules{State: []string{"s"}}).HasDenied() || !r.HasDenied() {
+		t.Error("HasDenied")
 	}
 }
 

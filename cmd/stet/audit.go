@@ -192,7 +192,7 @@ func cmdVerify(e *env, args []string) error {
 	default:
 		return usagef("expected one receipt ID or --all")
 	}
-	ws, _, err := e.open(false)
+	ws, err := e.openWorkspace(false)
 	if err != nil {
 		return err
 	}

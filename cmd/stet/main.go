@@ -156,9 +156,9 @@ func (g *globals) registerSome(fs *flag.FlagSet, noJSON bool) {
 	if !noJSON {
 		fs.BoolVar(&g.json, "json", g.json, "print the structured result as JSON")
 	}
-	fs.Var(&g.protect, "protect", "`GLOB` no tool may change (repeatable; .git/** is protected by default)")
+	fs.Var(&g.protect, "protect", "`GLOB` no tool may change (repeatable; every .git is protected by default)")
 	fs.Var(&g.denyRead, "deny-read", "`GLOB` hidden from every tool (repeatable)")
-	fs.BoolVar(&g.noDefaultProtect, "no-default-protect", g.noDefaultProtect, "do not protect .git/**")
+	fs.BoolVar(&g.noDefaultProtect, "no-default-protect", g.noDefaultProtect, "do not protect every .git by default")
 	fs.IntVar(&g.maxReadBytes, "max-read-bytes", g.maxReadBytes, "read window byte bound (default 262144, at most 8388608)")
 }
 
@@ -199,18 +199,24 @@ func (g *globals) rootDirs() ([]string, error) {
 	return []string{wd}, nil
 }
 
-// open opens the workspace and the session of this invocation.
-func (e *env) open(sweep bool) (*stet.Workspace, *stet.Session, error) {
+// openWorkspace opens the workspace without loading a session (verify must
+// run on a journal whose session records do not check out).
+func (e *env) openWorkspace(sweep bool) (*stet.Workspace, error) {
 	o, err := e.g.options()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	o.NoSweep = !sweep
 	roots, err := e.g.rootDirs()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ws, err := stet.Open(roots, o)
+	return stet.Open(roots, o)
+}
+
+// open opens the workspace and the session of this invocation.
+func (e *env) open(sweep bool) (*stet.Workspace, *stet.Session, error) {
+	ws, err := e.openWorkspace(sweep)
 	if err != nil {
 		return nil, nil, err
 	}

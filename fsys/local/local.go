@@ -63,6 +63,7 @@ var (
 	_ fsys.Provider = (*FS)(nil)
 	_ fsys.Locker   = (*FS)(nil)
 	_ fsys.Resolver = (*FS)(nil)
+	_ fsys.Tracer   = (*FS)(nil)
 	_ fsys.Checker  = (*FS)(nil)
 )
 
@@ -320,6 +321,21 @@ func (l *FS) Resolve(name string) (string, error) {
 		return "", fsys.E(op, name, fsys.ErrOutside, nil)
 	}
 	return p, nil
+}
+
+// Trace returns the path of every symlink followed on the way to name, then
+// the path name resolves to (see fsys.Tracer).
+func (l *FS) Trace(name string) ([]string, error) {
+	const op = "trace"
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := r.Full()
+	if !ok {
+		return nil, fsys.E(op, name, fsys.ErrOutside, nil)
+	}
+	return append(r.Links, p), nil
 }
 
 // Lock takes the in-process lock of the file name designates (its resolved

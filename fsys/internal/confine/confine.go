@@ -63,6 +63,10 @@ type Result struct {
 	FinalLink bool
 	// Hops counts the symlinks followed.
 	Hops int
+	// Links are the paths of the symlinks followed, in the order met, each
+	// relative to the root with symlink-free parents: with the resolved
+	// path, every name the walk passed through on the way to its end.
+	Links []string
 }
 
 // Exists reports whether the walk found something at its end.
@@ -124,6 +128,7 @@ func Walk(t Tree, op, name string, follow bool, abs []string) (Result, error) {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 && (len(parts) > 0 || follow) {
 			res.Hops++
+			res.Links = append(res.Links, cur)
 			if res.Hops > MaxHops {
 				return Result{}, fsys.E(op, name, fsys.ErrInvalid, ErrLoop)
 			}
