@@ -150,7 +150,7 @@ func oldMeta(d *dirHandle, base string, fallback uint32) *meta {
 		err = unix.Fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
 	}
 	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		m.perm = st.Mode & 0o7777
+		m.perm = uint32(st.Mode) & 0o7777
 		m.from = &st
 	}
 	return m
