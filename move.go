@@ -14,8 +14,8 @@ import (
 // The target must not exist unless overwrite; an overwritten file must have
 // been read, and its bytes go to the journal.
 func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error) {
-	if a.From == "" || a.To == "" {
-		return nil, refuse(KindInvalid, a.From, "move needs from and to")
+	if ref := checkArgs("move", a); ref != nil {
+		return nil, ref
 	}
 	from, ref := s.ws.resolve("move", a.From)
 	if ref != nil {

@@ -26,8 +26,8 @@ type planned struct {
 // the same rules as edit, write and delete; a failure while landing rolls the
 // files already changed back.
 func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) {
-	if strings.TrimSpace(a.Patch) == "" {
-		return nil, refuse(KindInvalid, "", "patch is empty; pass a *** Begin Patch envelope or a unified diff")
+	if ref := checkArgs("patch", a); ref != nil {
+		return nil, ref
 	}
 	files, err := patch.Parse(a.Patch)
 	if err != nil {

@@ -79,8 +79,8 @@ func (ws *Workspace) displayRel(t target, rel string) string {
 // List shows a directory's entries with type and size, down to depth levels,
 // and records the directories shown as observed.
 func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
-	if a.Depth < 0 || a.Limit < 0 {
-		return nil, refuse(KindInvalid, a.Path, "depth and limit must be positive (got depth %d, limit %d)", a.Depth, a.Limit)
+	if ref := checkArgs("list", a); ref != nil {
+		return nil, ref
 	}
 	t, ref := s.ws.resolve("list", a.Path)
 	if ref != nil {
@@ -135,14 +135,8 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 // matches a glob; "**" crosses directories, a pattern without "/" matches
 // base names at any depth.
 func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
-	if a.Pattern == "" {
-		return nil, refuse(KindInvalid, a.Path, "find needs a pattern (a glob such as **/*.go)")
-	}
-	if err := glob.Valid(a.Pattern); err != nil {
-		return nil, refuse(KindInvalid, a.Path, "pattern %q is not a valid glob: %v", a.Pattern, err)
-	}
-	if a.Limit < 0 {
-		return nil, refuse(KindInvalid, a.Path, "limit must be positive")
+	if ref := checkArgs("find", a); ref != nil {
+		return nil, ref
 	}
 	t, ref := s.ws.resolve("find", a.Path)
 	if ref != nil {
@@ -182,20 +176,12 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 // Grep searches text files for an RE2 pattern and returns path:line:text
 // rows (with context lines when asked). The lines shown count as seen.
 func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
-	if a.Pattern == "" {
-		return nil, refuse(KindInvalid, a.Path, "grep needs a pattern (an RE2 regular expression)")
+	if ref := checkArgs("grep", a); ref != nil {
+		return nil, ref
 	}
-	re, err := regexp.Compile(a.Pattern)
+	re, err := regexp.Compile(a.Pattern) // valid: checkArgs compiled it
 	if err != nil {
-		return nil, refuse(KindInvalid, a.Path, "pattern %q is not a valid RE2 expression: %v", a.Pattern, err)
-	}
-	if a.Glob != "" {
-		if err := glob.Valid(a.Glob); err != nil {
-			return nil, refuse(KindInvalid, a.Path, "glob %q is not valid: %v", a.Glob, err)
-		}
-	}
-	if a.Limit < 0 || a.Context < 0 {
-		return nil, refuse(KindInvalid, a.Path, "limit and context must be positive")
+		return nil, argRefusal("grep", err)
 	}
 	t, ref := s.ws.resolve("grep", a.Path)
 	if ref != nil {

@@ -53,8 +53,8 @@ func (s *Session) lastChange(key string) (*receiptData, error) {
 // holds that mutation's result. It is itself a verified mutation with a
 // receipt; a second undo reverts the mutation before.
 func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error) {
-	if a.Path == "" {
-		return nil, refuse(KindInvalid, "", "undo needs a path")
+	if ref := checkArgs("undo", a); ref != nil {
+		return nil, ref
 	}
 	t, unlock, err := s.claim(ctx, "undo", a.Path)
 	if err != nil {

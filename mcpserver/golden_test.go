@@ -80,7 +80,7 @@ type refusalCase struct {
 	// when a change's new bytes are durable in their temp file, just
 	// before the compare-and-swap.
 	beforeSwap func(t *testing.T, f *fixture, path string)
-	steps func(t *testing.T, f *fixture, cs *mcp.ClientSession) result
+	steps      func(t *testing.T, f *fixture, cs *mcp.ClientSession) result
 }
 
 func refusalCases() []refusalCase {

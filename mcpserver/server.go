@@ -320,7 +320,7 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 		st.step(name, true, false)
 		return s.failed(name, err), nil
 	}
-	notice := st.step(name, out.Refused != nil, landed(out.Structured))
+	notice := st.step(name, out.Refused != nil, out.Changed)
 	return s.reply(name, out, notice), nil
 }
 
@@ -387,24 +387,6 @@ func (s *Server) fitRead(out stet.Output) int {
 		return 0
 	}
 	return max(1, int(float64(len(rr.Frame))*0.9*float64(s.maxReply)/float64(size)))
-}
-
-// landed reports whether a result is a change that reached the disk.
-func landed(res any) bool {
-	switch r := res.(type) {
-	case *stet.MutationResult:
-		return !r.Receipt.DryRun
-	case *stet.PatchResult:
-		for _, rc := range r.Receipts {
-			if !rc.DryRun {
-				return true
-			}
-		}
-		return false
-	case *stet.MkdirResult:
-		return true
-	}
-	return false
 }
 
 // refusalOutput is the Output of a refusal made by this package.
