@@ -107,7 +107,7 @@ func (s *Session) checkBinding(t target, o observation, cur []byte, ver fsys.Ver
 // that need no file content (confinement, effects, protected paths) and
 // takes the file's lock, held until the caller's unlock.
 func (s *Session) claim(ctx context.Context, tool, p string) (target, func(), error) {
-	t, ref := s.ws.resolve(tool, p)
+	t, ref := s.resolve(tool, p)
 	if ref != nil {
 		return target{}, nil, ref
 	}

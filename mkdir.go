@@ -16,7 +16,7 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 	if ref := checkArgs("mkdir", a); ref != nil {
 		return nil, ref
 	}
-	t, ref := s.ws.resolve("mkdir", a.Path)
+	t, ref := s.resolve("mkdir", a.Path)
 	if ref != nil {
 		return nil, ref
 	}

@@ -17,11 +17,11 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 	if ref := checkArgs("move", a); ref != nil {
 		return nil, ref
 	}
-	from, ref := s.ws.resolve("move", a.From)
+	from, ref := s.resolve("move", a.From)
 	if ref != nil {
 		return nil, ref
 	}
-	to, ref := s.ws.resolve("move", a.To)
+	to, ref := s.resolve("move", a.To)
 	if ref != nil {
 		return nil, ref
 	}

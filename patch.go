@@ -42,14 +42,14 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	seen := map[string]string{}
 	var all []target
 	for i, f := range files {
-		t, ref := s.ws.resolve("patch", f.Path)
+		t, ref := s.resolve("patch", f.Path)
 		if ref != nil {
 			return nil, ref
 		}
 		targets[i] = t
 		all = append(all, t)
 		if f.MoveTo != "" {
-			m, ref := s.ws.resolve("patch", f.MoveTo)
+			m, ref := s.resolve("patch", f.MoveTo)
 			if ref != nil {
 				return nil, ref
 			}

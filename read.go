@@ -47,7 +47,7 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 	if ref := checkArgs("read", a); ref != nil {
 		return nil, nil, ref
 	}
-	t, ref := s.ws.resolve("read", a.Path)
+	t, ref := s.resolve("read", a.Path)
 	if ref != nil {
 		return nil, nil, ref
 	}

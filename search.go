@@ -82,7 +82,7 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if ref := checkArgs("list", a); ref != nil {
 		return nil, ref
 	}
-	t, ref := s.ws.resolve("list", a.Path)
+	t, ref := s.resolve("list", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
@@ -138,7 +138,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if ref := checkArgs("find", a); ref != nil {
 		return nil, ref
 	}
-	t, ref := s.ws.resolve("find", a.Path)
+	t, ref := s.resolve("find", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
@@ -183,7 +183,7 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	if err != nil {
 		return nil, argRefusal("grep", err)
 	}
-	t, ref := s.ws.resolve("grep", a.Path)
+	t, ref := s.resolve("grep", a.Path)
 	if ref != nil {
 		return nil, ref
 	}

@@ -157,3 +157,67 @@ func TestTextEscapesControlNames(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinResolved: a session narrowed to announced directories refuses,
+// as outside, every path that leaves them as spelled or once resolved,
+// for reads and changes alike.
+func TestWithinResolved(t *testing.T) {
+	_, base, root := open(t, map[string]string{"sub/a.txt": "a\n", "other/secret.txt": "secret\n"}, stet.Options{})
+	if err := os.Symlink(filepath.Join("..", "other", "secret.txt"), filepath.Join(root, "sub", "link.txt")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	if err := os.Symlink(filepath.Join("..", "other"), filepath.Join(root, "sub", "dir")); err != nil {
+		t.Fatal(err)
+	}
+	// The whole session may read the secret; the view may not.
+	if _, err := base.Read(ctx, stet.ReadArgs{Path: "other/secret.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	s := base.Within([]string{filepath.Join(root, "sub"), t.TempDir()})
+	if _, err := s.Read(ctx, stet.ReadArgs{Path: "sub/a.txt"}); err != nil {
+		t.Fatalf("read inside: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		args any
+	}{
+		{"read link", stet.ReadArgs{Path: "sub/link.txt"}},
+		{"read through dir link", stet.ReadArgs{Path: "sub/dir/secret.txt"}},
+		{"read spelled outside", stet.ReadArgs{Path: "other/secret.txt"}},
+		{"edit link", stet.EditArgs{Path: "sub/link.txt", OldString: ptr("secret"), NewString: ptr("x")}},
+		{"edit through dir link", stet.EditArgs{Path: "sub/dir/secret.txt", OldString: ptr("secret"), NewString: ptr("x")}},
+		{"write link", stet.WriteArgs{Path: "sub/link.txt", Content: "x", Overwrite: true}},
+		{"write new through dir link", stet.WriteArgs{Path: "sub/dir/new.txt", Content: "x"}},
+		{"delete link target", stet.DeleteArgs{Path: "sub/dir/secret.txt"}},
+		{"move into dir link", stet.MoveArgs{From: "sub/a.txt", To: "sub/dir/a.txt"}},
+		{"move out of link", stet.MoveArgs{From: "sub/link.txt", To: "sub/b.txt"}},
+		{"list dir link", stet.ListArgs{Path: "sub/dir"}},
+		{"list the workspace root", stet.ListArgs{}},
+		{"grep dir link", stet.GrepArgs{Pattern: "secret", Path: "sub/dir"}},
+		{"find dir link", stet.FindArgs{Pattern: "*", Path: "sub/dir"}},
+		{"mkdir through dir link", stet.MkdirArgs{Path: "sub/dir/new"}},
+		{"undo link", stet.UndoArgs{Path: "sub/link.txt"}},
+		{"patch through link", stet.PatchArgs{Patch: "*** Begin Patch\n*** Update File: sub/dir/secret.txt\n@@\n-secret\n+x\n*** End Patch\n"}},
+	} {
+		_, err := s.Do(ctx, tc.args)
+		r, ok := stet.AsRefusal(err)
+		if !ok || r.Kind != stet.KindOutside || !strings.Contains(r.Message, filepath.Join(root, "sub")) {
+			t.Errorf("%s: %v, want outside naming the announced root", tc.name, err)
+		}
+	}
+	if got := content(t, root, "other/secret.txt"); got != "secret\n" {
+		t.Fatalf("other/secret.txt changed: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "other", "new")); err == nil {
+		t.Fatal("mkdir made a directory outside the announced roots")
+	}
+	// Only directories outside the workspace: nothing is reachable.
+	none := base.Within([]string{t.TempDir()})
+	if _, err := none.Read(ctx, stet.ReadArgs{Path: "sub/a.txt"}); kindOf(err) != stet.KindOutside {
+		t.Errorf("narrowed to nothing, read: %v", err)
+	}
+	// Within(nil) is the whole workspace again.
+	if _, err := s.Within(nil).Read(ctx, stet.ReadArgs{Path: "sub/link.txt"}); err != nil {
+		t.Errorf("Within(nil) read: %v", err)
+	}
+}

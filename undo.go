@@ -185,7 +185,7 @@ func invert(cur, pre []byte, ms []receipt.Match) (textedit.Result, error) {
 // undoMove renames a moved file back.
 func (s *Session) undoMove(ctx context.Context, t target, d *receiptData) (*MutationResult, error) {
 	r := d.Receipt
-	from, ref := s.ws.resolve("undo", r.From)
+	from, ref := s.resolve("undo", r.From)
 	if ref != nil {
 		return nil, ref
 	}

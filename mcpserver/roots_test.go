@@ -70,17 +70,6 @@ func testRootsAbsent(t *testing.T, connect connectFunc) {
 	mustOK(t, "read", call(t, cs, "read", map[string]any{"path": "b.txt"}))
 }
 
-func TestWithin(t *testing.T) {
-	root := filepath.FromSlash("/w/sub")
-	for p, want := range map[string]bool{
-		"/w/sub": true, "/w/sub/a": true, "/w/sub/a/b": true, "/w/subx": false, "/w": false, "/w/sub/../b": false, "/other": false,
-	} {
-		if got := within(root, filepath.Clean(filepath.FromSlash(p))); got != want {
-			t.Errorf("within(%s, %s) = %v, want %v", root, p, got, want)
-		}
-	}
-}
-
 // TestRootsResolved: narrowing holds on resolved paths: a symlink inside an
 // announced root that leads to a part of the workspace the client did not
 // announce is refused for reads and changes, a file or directory alike.

@@ -307,9 +307,7 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
 	}
 	if roots := s.rootsOf(ctx, ss, c); roots != nil {
-		if ref := s.checkRoots(roots, name, args); ref != nil {
-			return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
-		}
+		sess = sess.Within(roots)
 	}
 	out, err := s.call(ctx, sess, name, args)
 	if err != nil {
