@@ -150,20 +150,23 @@ func (s *Session) editableVersion(t target, cur []byte) (fsys.Version, *Refusal)
 }
 
 // inputGuard applies rule 8 to a whole-file replace of an existing
-// non-empty file the session did not create.
+// non-empty file the session did not create: the facade says whether the
+// file is a declared input (by resolved identity) and which request is
+// pinned; policy.GuardReplace decides and words the refusal.
 func (s *Session) inputGuard(t target, counts string, overwrite bool) *Refusal {
 	request, inputs := s.Request()
+	declared := false
 	for _, in := range inputs {
-		it, ref := s.ws.resolve("write", in)
-		if ref == nil && it.key() == t.key() {
-			return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.InputRefusal(t.spelled, counts)}
+		if it, ref := s.ws.resolve("write", in); ref == nil && it.key() == t.key() {
+			declared = true
+			break
 		}
 	}
 	if q, ok := brief.QuotedRequest(request); ok {
 		request = q // a worker's request is only the ORIGINAL REQUEST block of its brief
 	}
-	if request != "" && policy.NamesFile(request, t.rel) && !overwrite && !policy.AsksToReplace(request, t.rel) {
-		return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.RequestRefusal(t.spelled, counts)}
+	if msg := policy.GuardReplace(t.spelled, counts, request, declared, overwrite); msg != "" {
+		return &Refusal{Kind: KindInput, Path: t.spelled, Message: msg}
 	}
 	return nil
 }
