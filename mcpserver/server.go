@@ -35,6 +35,10 @@ type Options struct {
 	// connections get "<base>-2", "<base>-3", ... Empty means a generated id
 	// ("mcp-" and 12 hex digits) per connection.
 	Session string
+	// AllowOrigins are browser origins ("https://app.example.com", scheme,
+	// host and port as a browser sends them in Origin) served over HTTP
+	// besides loopback ones. See Handler.
+	AllowOrigins []string
 	// Logger receives what broke (errors the model is only told about in
 	// general terms). Nil discards it.
 	Logger *slog.Logger
