@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/tools"
@@ -18,6 +21,12 @@ type Output struct {
 	Structured any    // *ReadResult, *MutationResult, ..., or *Refusal
 	Text       string // what a model reads
 	Refused    *Refusal
+	// Changed reports whether the call altered the workspace tree: a
+	// mutation that landed and changed bytes or names. A refusal, a dry
+	// run, a read and a no-op (mkdir of a directory that exists, a write of
+	// the bytes already there) leave it false. The review-stall counter
+	// (SPEC section 8) resets only on it.
+	Changed bool
 }
 
 // Call runs the tool named name with JSON arguments, as the MCP server and
@@ -55,12 +64,7 @@ func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage,
 	}
 	args, err := tools.Decode(name, raw)
 	if err != nil {
-		r := &Refusal{Kind: KindInvalid, Tool: name, Message: "refused: " + err.Error(), Err: err}
-		var ae *tools.ArgError
-		if errors.As(err, &ae) && ae.Suggest != "" {
-			r.with("suggest", ae.Suggest)
-		}
-		return refusalOutput(name, r), nil
+		return refusalOutput(name, argRefusal(name, err)), nil
 	}
 	var res any
 	if a, ok := args.(*ReadArgs); ok {
@@ -74,7 +78,59 @@ func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage,
 		}
 		return Output{}, err
 	}
-	return Output{Structured: res, Text: Text(res)}, nil
+	return Output{Structured: res, Text: Text(res), Changed: altered(res)}, nil
+}
+
+// checkArgs applies rule 1 to a tool's typed arguments, through the checks
+// package tools owns (the same Decode applies to JSON), so that the library,
+// the CLI, `stet call` and MCP refuse alike and in the same words.
+func checkArgs(tool string, a interface{ Validate() error }) *Refusal {
+	if err := a.Validate(); err != nil {
+		return argRefusal(tool, err)
+	}
+	return nil
+}
+
+// argRefusal is the invalid refusal for a rule-1 error of package tools.
+func argRefusal(tool string, err error) *Refusal {
+	r := &Refusal{Kind: KindInvalid, Tool: tool, Message: "refused: " + err.Error(), Err: err}
+	var ae *tools.ArgError
+	if errors.As(err, &ae) && ae.Suggest != "" {
+		r.with("suggest", ae.Suggest)
+	}
+	return r
+}
+
+// altered reports whether a tool's result is a change that altered the
+// tree: bytes or names on disk differ from before the call.
+func altered(res any) bool {
+	switch r := res.(type) {
+	case *MutationResult:
+		return receiptAltered(r.Receipt)
+	case *PatchResult:
+		for _, rc := range r.Receipts {
+			if receiptAltered(rc) {
+				return true
+			}
+		}
+	case *MkdirResult:
+		return r.Created
+	}
+	return false
+}
+
+// receiptAltered reports whether a receipt records a landed change of bytes
+// or names (a move always changes a name).
+func receiptAltered(r Receipt) bool {
+	switch {
+	case r.DryRun:
+		return false
+	case r.From != "" && r.From != r.Path:
+		return true
+	case r.Before == nil || r.After == nil:
+		return r.Before != r.After
+	}
+	return r.Before.Version != r.After.Version
 }
 
 // readFit reads, lets fit shrink the window, and records only the answer
@@ -155,7 +211,11 @@ func (s *Session) Do(ctx context.Context, args any) (any, error) {
 	return nil, fmt.Errorf("stet: no tool takes %T", args)
 }
 
-// Text renders a tool result as the text a model reads.
+// Text renders a tool result as the text a model reads. It never rewrites
+// the user's bytes or names: words around them are built from the counts,
+// and a name holding control characters (which could otherwise forge rows
+// of a listing) is shown quoted and escaped, as strconv.Quote writes it.
+// Structured results keep every name raw.
 func Text(res any) string {
 	switch r := res.(type) {
 	case *ReadResult:
@@ -172,39 +232,40 @@ func Text(res any) string {
 	case *ListResult:
 		var b strings.Builder
 		for _, e := range r.Entries {
+			name := shownName(e.Name)
 			switch e.Type {
 			case "dir":
-				fmt.Fprintf(&b, "%s/\n", e.Name)
+				fmt.Fprintf(&b, "%s/\n", name)
 			case "file":
-				fmt.Fprintf(&b, "%s  (%s bytes)\n", e.Name, policy.Thousands(int(e.Size)))
+				fmt.Fprintf(&b, "%s  (%s bytes)\n", name, policy.Thousands(int(e.Size)))
 			case "symlink":
-				fmt.Fprintf(&b, "%s@\n", e.Name)
+				fmt.Fprintf(&b, "%s@\n", name)
 			default:
-				fmt.Fprintf(&b, "%s  (%s)\n", e.Name, e.Type)
+				fmt.Fprintf(&b, "%s  (%s)\n", name, e.Type)
 			}
 		}
 		switch {
 		case r.Truncated:
-			fmt.Fprintf(&b, "(first %d entries; more exist: raise limit or list a subdirectory)", len(r.Entries))
+			fmt.Fprintf(&b, "(first %s; more exist: raise limit or list a subdirectory)", count(len(r.Entries), "entry", "entries"))
 		case len(r.Entries) == 0:
-			fmt.Fprintf(&b, "(%s is empty)", r.Path)
+			fmt.Fprintf(&b, "(%s is empty)", shownName(r.Path))
 		default:
-			fmt.Fprintf(&b, "(%s)", plural(len(r.Entries), "entry"))
+			fmt.Fprintf(&b, "(%s)", count(len(r.Entries), "entry", "entries"))
 		}
-		return strings.ReplaceAll(b.String(), "entrys", "entries")
+		return b.String()
 	case *FindResult:
 		var b strings.Builder
 		for _, p := range r.Paths {
-			b.WriteString(p)
+			b.WriteString(shownName(p))
 			b.WriteByte('\n')
 		}
 		switch {
 		case r.Truncated:
-			fmt.Fprintf(&b, "(first %d paths; more match: raise limit or narrow the pattern)", len(r.Paths))
+			fmt.Fprintf(&b, "(first %s; more match: raise limit or narrow the pattern)", count(len(r.Paths), "path", "paths"))
 		case len(r.Paths) == 0:
 			b.WriteString("(no path matches)")
 		default:
-			fmt.Fprintf(&b, "(%s)", plural(len(r.Paths), "path"))
+			fmt.Fprintf(&b, "(%s)", count(len(r.Paths), "path", "paths"))
 		}
 		return b.String()
 	case *GrepResult:
@@ -217,22 +278,47 @@ func Text(res any) string {
 			} else {
 				n++
 			}
-			fmt.Fprintf(&b, "%s%s%d%s%s\n", m.Path, sep, m.Line, sep, m.Text)
+			fmt.Fprintf(&b, "%s%s%d%s%s\n", shownName(m.Path), sep, m.Line, sep, m.Text)
 		}
 		switch {
 		case r.Truncated:
-			fmt.Fprintf(&b, "(first %d matches; more exist: raise limit or narrow path/glob)", n)
+			fmt.Fprintf(&b, "(first %s; more exist: raise limit or narrow path/glob)", count(n, "match", "matches"))
 		case n == 0:
 			b.WriteString("(no match)")
 		default:
-			fmt.Fprintf(&b, "(%s)", plural(n, "match"))
+			fmt.Fprintf(&b, "(%s)", count(n, "match", "matches"))
 		}
-		return strings.ReplaceAll(b.String(), "matchs", "matches")
+		return b.String()
 	case *Refusal:
 		return r.Message
 	}
 	b, _ := json.Marshal(res)
 	return string(b)
+}
+
+// count is n and the noun in the number n asks for: "1 entry", "2 entries".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return policy.Thousands(n) + " " + many
+}
+
+// shownName is a file name as text shows it: as is, unless it holds a
+// control character, invalid UTF-8, a line or paragraph separator, or
+// starts with a double quote; then quoted and escaped (strconv.Quote), so
+// that it cannot pass for several names or rows, and a raw name cannot pass
+// for a quoted one.
+func shownName(name string) string {
+	if strings.HasPrefix(name, `"`) || !utf8.ValidString(name) {
+		return strconv.Quote(name)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }
 
 func withDiff(msg, diff string) string {

@@ -13,8 +13,8 @@ import (
 // Delete removes a file the session has read (never a directory). Its bytes
 // go to the journal first; undo brings them back.
 func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, error) {
-	if a.Path == "" {
-		return nil, refuse(KindInvalid, "", "delete needs a path")
+	if ref := checkArgs("delete", a); ref != nil {
+		return nil, ref
 	}
 	t, unlock, err := s.claim(ctx, "delete", a.Path)
 	if err != nil {

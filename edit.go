@@ -12,44 +12,15 @@ import (
 	"github.com/stet-dev/stet/textedit"
 )
 
-// editOps checks rule 1 for an edit call and returns its replacements.
+// editOps checks rule 1 for an edit call (through package tools, as every
+// surface does) and returns its replacements.
 func editOps(a EditArgs) ([]textedit.Edit, *Refusal) {
-	bad := func(format string, args ...any) *Refusal {
-		return refuse(KindInvalid, a.Path, format, args...)
+	if ref := checkArgs("edit", a); ref != nil {
+		return nil, ref
 	}
-	if a.Path == "" {
-		return nil, bad("edit needs a path")
-	}
-	if a.ExpectedVersion != "" && !fsys.Version(a.ExpectedVersion).Valid() {
-		return nil, bad("expected_version %q is not a version; pass the version a read returned (sha256:<64 hex>)", a.ExpectedVersion)
-	}
-	single := a.OldString != nil || a.NewString != nil
-	switch {
-	case single && len(a.Edits) > 0:
-		return nil, bad("give either old_string/new_string or edits, not both")
-	case !single && len(a.Edits) == 0:
-		return nil, bad("edit needs old_string and new_string (or edits: [{old_string, new_string}])")
-	case single && a.OldString == nil:
-		return nil, bad("edit needs old_string")
-	case single && a.NewString == nil:
-		return nil, bad("edit needs new_string (an empty string deletes old_string)")
-	}
-	ops := a.Edits
-	if single {
-		ops = []EditOp{{OldString: *a.OldString, NewString: *a.NewString, ReplaceAll: a.ReplaceAll}}
-	}
+	ops := a.Ops()
 	out := make([]textedit.Edit, len(ops))
 	for i, op := range ops {
-		where := "old_string"
-		if !single {
-			where = fmt.Sprintf("edits[%d].old_string", i)
-		}
-		if op.OldString == "" {
-			return nil, bad("%s is empty; give the exact text to replace (to create a file use write)", where)
-		}
-		if op.OldString == op.NewString {
-			return nil, bad("%s equals its new_string; nothing would change", where)
-		}
 		out[i] = textedit.Edit{Old: op.OldString, New: op.NewString, ReplaceAll: op.ReplaceAll}
 	}
 	return out, nil

@@ -259,7 +259,7 @@ func (s *Session) checkBinding(t target, o observation, cur []byte, ver fsys.Ver
 // that need no file content (confinement, effects, protected paths) and
 // takes the file's lock, held until the caller's unlock.
 func (s *Session) claim(ctx context.Context, tool, p string) (target, func(), error) {
-	t, ref := s.ws.resolve(tool, p)
+	t, ref := s.resolve(tool, p)
 	if ref != nil {
 		return target{}, nil, ref
 	}
@@ -302,20 +302,23 @@ func (s *Session) editableVersion(t target, cur []byte) (fsys.Version, *Refusal)
 }
 
 // inputGuard applies rule 8 to a whole-file replace of an existing
-// non-empty file the session did not create.
+// non-empty file the session did not create: the facade says whether the
+// file is a declared input (by resolved identity) and which request is
+// pinned; policy.GuardReplace decides and words the refusal.
 func (s *Session) inputGuard(t target, counts string, overwrite bool) *Refusal {
 	request, inputs := s.Request()
+	declared := false
 	for _, in := range inputs {
-		it, ref := s.ws.resolve("write", in)
-		if ref == nil && it.key() == t.key() {
-			return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.InputRefusal(t.spelled, counts)}
+		if it, ref := s.ws.resolve("write", in); ref == nil && it.key() == t.key() {
+			declared = true
+			break
 		}
 	}
 	if q, ok := brief.QuotedRequest(request); ok {
 		request = q // a worker's request is only the ORIGINAL REQUEST block of its brief
 	}
-	if request != "" && policy.NamesFile(request, t.rel) && !overwrite && !policy.AsksToReplace(request, t.rel) {
-		return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.RequestRefusal(t.spelled, counts)}
+	if msg := policy.GuardReplace(t.spelled, counts, request, declared, overwrite); msg != "" {
+		return &Refusal{Kind: KindInput, Path: t.spelled, Message: msg}
 	}
 	return nil
 }

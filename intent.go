@@ -104,7 +104,7 @@ func doneRecord(id, state, detail string) journal.Record {
 // procStart returns the start time of process pid (clock ticks since boot,
 // from /proc), or "" where that cannot be read.
 func procStart(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat") // procfs: not a workspace path
 	if err != nil {
 		return ""
 	}

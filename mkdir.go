@@ -13,10 +13,10 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if a.Path == "" {
-		return nil, refuse(KindInvalid, "", "mkdir needs a path")
+	if ref := checkArgs("mkdir", a); ref != nil {
+		return nil, ref
 	}
-	t, ref := s.ws.resolve("mkdir", a.Path)
+	t, ref := s.resolve("mkdir", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
@@ -38,5 +38,5 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 	if err := s.observeDirs(t); err != nil {
 		return nil, err
 	}
-	return &MkdirResult{Message: fmt.Sprintf("created directory %s", t.display()), Path: t.display()}, nil
+	return &MkdirResult{Message: fmt.Sprintf("created directory %s", t.display()), Path: t.display(), Created: true}, nil
 }

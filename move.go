@@ -16,14 +16,14 @@ import (
 // the journal before the swap, the swap proves both names (fsys.Provider
 // Rename), and undo restores both.
 func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error) {
-	if a.From == "" || a.To == "" {
-		return nil, refuse(KindInvalid, a.From, "move needs from and to")
+	if ref := checkArgs("move", a); ref != nil {
+		return nil, ref
 	}
-	from, ref := s.ws.resolve("move", a.From)
+	from, ref := s.resolve("move", a.From)
 	if ref != nil {
 		return nil, ref
 	}
-	to, ref := s.ws.resolve("move", a.To)
+	to, ref := s.resolve("move", a.To)
 	if ref != nil {
 		return nil, ref
 	}

@@ -25,8 +25,8 @@ type planned struct {
 // the same rules as edit, write and delete; a failure while landing rolls the
 // files already changed back.
 func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) {
-	if strings.TrimSpace(a.Patch) == "" {
-		return nil, refuse(KindInvalid, "", "patch is empty; pass a *** Begin Patch envelope or a unified diff")
+	if ref := checkArgs("patch", a); ref != nil {
+		return nil, ref
 	}
 	files, err := patch.Parse(a.Patch)
 	if err != nil {
@@ -41,14 +41,14 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	seen := map[string]string{}
 	var all []target
 	for i, f := range files {
-		t, ref := s.ws.resolve("patch", f.Path)
+		t, ref := s.resolve("patch", f.Path)
 		if ref != nil {
 			return nil, ref
 		}
 		targets[i] = t
 		all = append(all, t)
 		if f.MoveTo != "" {
-			m, ref := s.ws.resolve("patch", f.MoveTo)
+			m, ref := s.resolve("patch", f.MoveTo)
 			if ref != nil {
 				return nil, ref
 			}

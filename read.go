@@ -49,10 +49,10 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	if a.Offset < 0 || a.Limit < 0 {
-		return nil, nil, refuse(KindInvalid, a.Path, "offset and limit must be positive (got offset %d, limit %d)", a.Offset, a.Limit)
+	if ref := checkArgs("read", a); ref != nil {
+		return nil, nil, ref
 	}
-	t, ref := s.ws.resolve("read", a.Path)
+	t, ref := s.resolve("read", a.Path)
 	if ref != nil {
 		return nil, nil, ref
 	}

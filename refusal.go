@@ -4,36 +4,37 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/stet-dev/stet/tools"
 )
 
-// Refusal kinds. They are API: messages may improve, kinds do not change.
+// Refusal kinds (SPEC section 4). They are API: messages may improve,
+// kinds do not change. Their values live in package tools, which the schemas
+// of every surface are built from.
 const (
-	KindInvalid    = "invalid"
-	KindOutside    = "outside"
-	KindNotFound   = "not_found"
-	KindNotRegular = "not_regular"
-	KindReadOnly   = "read_only"
-	KindProtected  = "protected"
-	KindNotRead    = "not_read"
-	KindChanged    = "changed"
-	KindNotSeen    = "not_seen"
-	KindInput      = "input"
-	KindExists     = "exists"
-	KindNoMatch    = "no_match"
-	KindAmbiguous  = "ambiguous"
-	KindBinary     = "binary"
-	KindNotUTF8    = "not_utf8"
-	KindTooLarge   = "too_large"
-	KindStalled    = "stalled"
-	KindConflict   = "conflict"
+	KindInvalid    = tools.KindInvalid
+	KindOutside    = tools.KindOutside
+	KindNotFound   = tools.KindNotFound
+	KindNotRegular = tools.KindNotRegular
+	KindReadOnly   = tools.KindReadOnly
+	KindProtected  = tools.KindProtected
+	KindNotRead    = tools.KindNotRead
+	KindChanged    = tools.KindChanged
+	KindNotSeen    = tools.KindNotSeen
+	KindInput      = tools.KindInput
+	KindExists     = tools.KindExists
+	KindNoMatch    = tools.KindNoMatch
+	KindAmbiguous  = tools.KindAmbiguous
+	KindBinary     = tools.KindBinary
+	KindNotUTF8    = tools.KindNotUTF8
+	KindTooLarge   = tools.KindTooLarge
+	KindStalled    = tools.KindStalled
+	KindConflict   = tools.KindConflict
 )
 
-// Kinds lists every refusal kind in the order of SPEC section 4.
-var Kinds = []string{
-	KindInvalid, KindOutside, KindNotFound, KindNotRegular, KindReadOnly, KindProtected,
-	KindNotRead, KindChanged, KindNotSeen, KindInput, KindExists, KindNoMatch, KindAmbiguous,
-	KindBinary, KindNotUTF8, KindTooLarge, KindStalled, KindConflict,
-}
+// Kinds lists every refusal kind in the order of SPEC section 4 (the list
+// of tools.RefusalKinds). Callers must not modify it.
+var Kinds = tools.RefusalKinds()
 
 // kindError is the sentinel type behind ErrInvalid and friends.
 type kindError string

@@ -15,6 +15,7 @@ import (
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/tools"
 )
 
 // Default result bounds of the read-only tools.
@@ -26,10 +27,11 @@ const (
 	// MaxGrepBytes bounds the text of grep's rows: no new match is shown
 	// once they hold this much (the result is then truncated).
 	MaxGrepBytes = 2 << 20
-	// MaxGrepLimit is the largest limit grep accepts.
-	MaxGrepLimit = 10000
+	// MaxGrepLimit is the largest limit grep accepts (checked with every
+	// argument in package tools).
+	MaxGrepLimit = tools.MaxResults
 	// MaxGrepContext is the largest context grep accepts (lines each side).
-	MaxGrepContext = 1000
+	MaxGrepContext = tools.MaxContext
 )
 
 // walkFn is called for each entry under a directory, with its path relative
@@ -117,10 +119,10 @@ func (ws *Workspace) displayRel(t target, rel string) string {
 // List shows a directory's entries with type and size, down to depth levels,
 // and records the directories shown as observed.
 func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
-	if a.Depth < 0 || a.Limit < 0 {
-		return nil, refuse(KindInvalid, a.Path, "depth and limit must be positive (got depth %d, limit %d)", a.Depth, a.Limit)
+	if ref := checkArgs("list", a); ref != nil {
+		return nil, ref
 	}
-	t, ref := s.ws.resolve("list", a.Path)
+	t, ref := s.resolve("list", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
@@ -173,16 +175,10 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 // matches a glob; "**" crosses directories, a pattern without "/" matches
 // base names at any depth.
 func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
-	if a.Pattern == "" {
-		return nil, refuse(KindInvalid, a.Path, "find needs a pattern (a glob such as **/*.go)")
+	if ref := checkArgs("find", a); ref != nil {
+		return nil, ref
 	}
-	if err := glob.Valid(a.Pattern); err != nil {
-		return nil, refuse(KindInvalid, a.Path, "pattern %q is not a valid glob: %v", a.Pattern, err)
-	}
-	if a.Limit < 0 {
-		return nil, refuse(KindInvalid, a.Path, "limit must be positive")
-	}
-	t, ref := s.ws.resolve("find", a.Path)
+	t, ref := s.resolve("find", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
@@ -220,30 +216,14 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 // Grep searches text files for an RE2 pattern and returns path:line:text
 // rows (with context lines when asked). The lines shown count as seen.
 func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
-	if a.Pattern == "" {
-		return nil, refuse(KindInvalid, a.Path, "grep needs a pattern (an RE2 regular expression)")
+	if ref := checkArgs("grep", a); ref != nil {
+		return nil, ref
 	}
-	re, err := regexp.Compile(a.Pattern)
+	re, err := regexp.Compile(a.Pattern) // valid: checkArgs compiled it
 	if err != nil {
-		return nil, refuse(KindInvalid, a.Path, "pattern %q is not a valid RE2 expression: %v", a.Pattern, err)
+		return nil, argRefusal("grep", err)
 	}
-	if a.Glob != "" {
-		if err := glob.Valid(a.Glob); err != nil {
-			return nil, refuse(KindInvalid, a.Path, "glob %q is not valid: %v", a.Glob, err)
-		}
-	}
-	if a.Limit < 0 || a.Context < 0 {
-		return nil, refuse(KindInvalid, a.Path, "limit and context must be positive")
-	}
-	if a.Limit > MaxGrepLimit {
-		return nil, refuse(KindInvalid, a.Path, "limit %s is over grep's bound of %s matches; narrow the search (path, glob or a more precise pattern) instead",
-			policy.Thousands(a.Limit), policy.Thousands(MaxGrepLimit)).with("max", MaxGrepLimit)
-	}
-	if a.Context > MaxGrepContext {
-		return nil, refuse(KindInvalid, a.Path, "context %s is over grep's bound of %s lines each side; to see more around a match, read the file with offset and limit",
-			policy.Thousands(a.Context), policy.Thousands(MaxGrepContext)).with("max", MaxGrepContext)
-	}
-	t, ref := s.ws.resolve("grep", a.Path)
+	t, ref := s.resolve("grep", a.Path)
 	if ref != nil {
 		return nil, ref
 	}

@@ -16,7 +16,12 @@ import (
 type Session struct {
 	ws *Workspace
 	id string
+	*sessionState
+	scope *scope // the directories a view is narrowed to; nil: the whole workspace
+}
 
+// sessionState is what a session knows. Views made by Within share it.
+type sessionState struct {
 	mu      sync.Mutex
 	files   map[string]*observation // by target.key()
 	dirs    map[string]bool         // observed directories, by target.key()
@@ -36,11 +41,13 @@ type observation struct {
 
 func newSession(ws *Workspace, id string) *Session {
 	return &Session{
-		ws:      ws,
-		id:      id,
-		files:   map[string]*observation{},
-		dirs:    map[string]bool{},
-		created: map[string]bool{},
+		ws: ws,
+		id: id,
+		sessionState: &sessionState{
+			files:   map[string]*observation{},
+			dirs:    map[string]bool{},
+			created: map[string]bool{},
+		},
 	}
 }
 

@@ -55,10 +55,10 @@ func (s *Session) lastChange(key string) (*receiptData, error) {
 // takes both names back: the file returns to its old name and a file the
 // move replaced returns to the new one, byte for byte.
 func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error) {
-	if a.Path == "" {
-		return nil, refuse(KindInvalid, "", "undo needs a path")
+	if ref := checkArgs("undo", a); ref != nil {
+		return nil, ref
 	}
-	t, ref := s.ws.resolve("undo", a.Path)
+	t, ref := s.resolve("undo", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
@@ -106,7 +106,7 @@ func (s *Session) undoTargets(t target, d *receiptData) ([]target, *Refusal) {
 	}
 	var out []target
 	for _, p := range []string{d.Receipt.Path, d.Receipt.From} {
-		n, ref := s.ws.resolve("undo", p)
+		n, ref := s.resolve("undo", p)
 		if ref != nil {
 			return nil, ref
 		}
@@ -186,11 +186,11 @@ func staleUndo(t target, r receipt.Receipt, now string) *Refusal {
 // checked before anything moves; both steps are receipts of their own.
 func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (*MutationResult, error) {
 	r := d.Receipt
-	to, ref := s.ws.resolve("undo", r.Path)
+	to, ref := s.resolve("undo", r.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	from, ref := s.ws.resolve("undo", r.From)
+	from, ref := s.resolve("undo", r.From)
 	if ref != nil {
 		return nil, ref
 	}

@@ -13,11 +13,8 @@ import (
 
 // Write creates a file, or replaces one the session has read whole.
 func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, error) {
-	if a.Path == "" {
-		return nil, refuse(KindInvalid, "", "write needs a path")
-	}
-	if a.ExpectedVersion != "" && !fsys.Version(a.ExpectedVersion).Valid() {
-		return nil, refuse(KindInvalid, a.Path, "expected_version %q is not a version; pass the version a read returned (sha256:<64 hex>)", a.ExpectedVersion)
+	if ref := checkArgs("write", a); ref != nil {
+		return nil, ref
 	}
 	t, unlock, err := s.claim(ctx, "write", a.Path)
 	if err != nil {

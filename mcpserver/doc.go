@@ -17,11 +17,13 @@
 //     handler, reading the arguments without decoding them and encoding the
 //     result once (go-sdk still handles every other message);
 //   - bearer-token checks on HTTP;
-//   - the roots a client announces, which can only narrow the workspace;
+//   - asking a client for its roots (roots/list), which the facade uses to
+//     narrow the workspace for that connection (stet.Session.Within);
 //   - the size of a response, kept under what MCP clients accept;
 //   - the review-stall counter of SPEC section 8, per session.
 //
 // This package must not decide what a tool may do to a file, read or write a
 // file itself, or word refusals of its own beyond the wire's (bad _meta,
-// paths outside announced roots, stalled reads, oversized results).
+// stalled reads, oversized results). Whether a path lies inside the roots a
+// client announced is the facade's to decide, on the resolved path.
 package mcpserver

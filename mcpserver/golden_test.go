@@ -76,7 +76,11 @@ type refusalCase struct {
 	opts  stet.Options
 	srv   Options
 	setup func(t *testing.T, f *fixture) // before the server starts
-	steps func(t *testing.T, f *fixture, cs *mcp.ClientSession) result
+	// beforeSwap, when set, is the workspace's Hooks.BeforeSwap: it runs
+	// when a change's new bytes are durable in their temp file, just
+	// before the compare-and-swap.
+	beforeSwap func(t *testing.T, f *fixture, path string)
+	steps      func(t *testing.T, f *fixture, cs *mcp.ClientSession) result
 }
 
 func refusalCases() []refusalCase {
@@ -172,7 +176,20 @@ func refusalCases() []refusalCase {
 				call(t, cs, "read", map[string]any{"path": "a.txt"})
 				return call(t, cs, "read", map[string]any{"path": "a.txt"})
 			}},
-		{kind: stet.KindConflict},
+		{kind: stet.KindConflict, files: map[string]string{"a.txt": "one\ntwo\n"},
+			// Another writer replaces the file between the freshness check
+			// and the swap: the compare-and-swap refuses, and its bytes stand.
+			beforeSwap: func(t *testing.T, f *fixture, path string) {
+				f.write(t, path, "the other writer\n")
+			},
+			steps: func(t *testing.T, f *fixture, cs *mcp.ClientSession) result {
+				mustOK(t, "read", call(t, cs, "read", map[string]any{"path": "a.txt"}))
+				r := call(t, cs, "edit", map[string]any{"path": "a.txt", "old_string": "two", "new_string": "2"})
+				if got := f.read(t, "a.txt"); got != "the other writer\n" {
+					t.Errorf("the other writer's bytes were lost: a.txt holds %q", got)
+				}
+				return r
+			}},
 	}
 }
 
@@ -183,10 +200,12 @@ func TestRefusalGolden(t *testing.T) {
 	for _, tc := range refusalCases() {
 		seen[tc.kind] = true
 		t.Run(tc.kind, func(t *testing.T) {
-			if tc.steps == nil {
-				t.Skip("a conflict needs another writer between the freshness check and the swap; the facade has no hook there (fsys/local tests cover it)")
+			opts := tc.opts
+			var f *fixture
+			if tc.beforeSwap != nil {
+				opts.Hooks.BeforeSwap = func(path string) { tc.beforeSwap(t, f, path) }
 			}
-			f := newFixture(t, tc.files, tc.opts)
+			f = newFixture(t, tc.files, opts)
 			if tc.setup != nil {
 				tc.setup(t, f)
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -56,6 +57,13 @@ func (s *Server) ServeHTTP(ctx context.Context, addr, token string) error {
 // error body. Each MCP session (Mcp-Session-Id) is one client connection
 // and gets its own stet session. Request bodies over MaxMessageBytes get
 // 413.
+//
+// As the MCP streamable HTTP transport requires (against DNS rebinding and
+// pages of other sites), a request with an Origin header is served only
+// when the origin is a loopback one (http or https on localhost,
+// 127.0.0.0/8 or ::1) or one of Options.AllowOrigins; others get 403 with
+// a JSON-RPC error body. Requests without Origin (clients that are not
+// browsers) are not affected.
 func (s *Server) Handler(token string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		MaxRequestBodyBytes: MaxMessageBytes,
@@ -63,7 +71,40 @@ func (s *Server) Handler(token string) http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)
-	return bearer(token, mux)
+	return origins(s.o.AllowOrigins, bearer(token, mux))
+}
+
+// origins refuses requests whose Origin is neither loopback nor allowed.
+func origins(allowed []string, next http.Handler) http.Handler {
+	ok := make(map[string]bool, len(allowed))
+	for _, a := range allowed {
+		ok[strings.ToLower(strings.TrimRight(a, "/"))] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o := r.Header.Get("Origin")
+		if o == "" || ok[strings.ToLower(o)] || loopbackOrigin(o) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		msg := fmt.Sprintf("forbidden: requests from origin %q are not served; this server answers loopback origins and those it was started with (--allow-origin)", o)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":%q}}`+"\n", msg)
+	})
+}
+
+// loopbackOrigin reports whether origin is http(s) on a loopback host.
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || (u.Path != "" && u.Path != "/") {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // bearer requires "Authorization: Bearer <token>" on every request when

@@ -178,3 +178,41 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatal("ServeHTTP did not stop")
 	}
 }
+
+// TestHTTPOrigin: a request from a browser page of a foreign origin (DNS
+// rebinding, a malicious page) gets 403; loopback origins, requests without
+// an Origin (non-browser clients) and configured origins are served.
+func TestHTTPOrigin(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "hello\n"}, stet.Options{})
+	srv := New(f.ws, Options{Version: "test", AllowOrigins: []string{"https://app.example.com"}})
+	ts := httptest.NewServer(srv.Handler(""))
+	defer ts.Close()
+	post := func(origin string) *http.Response {
+		req, err := http.NewRequest("POST", ts.URL+Path, strings.NewReader(initBody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	for _, o := range []string{"http://evil.example", "https://127.0.0.1.evil.example", "null", "http://app.example.com", "https://app.example.com:444"} {
+		if resp := post(o); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("Origin %q: status %d, want 403", o, resp.StatusCode)
+		}
+	}
+	for _, o := range []string{"", "http://localhost:5173", "http://127.0.0.1", "http://[::1]:8080", "https://app.example.com"} {
+		if resp := post(o); resp.StatusCode != http.StatusOK {
+			t.Errorf("Origin %q: status %d, want 200", o, resp.StatusCode)
+		}
+	}
+}

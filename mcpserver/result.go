@@ -148,7 +148,7 @@ func (s *Server) shrink(tool string, out stet.Output, notice string, size int) *
 			return s.reply(tool, stet.Output{Structured: &c, Text: c.Message + "\n\n" + omitted(r.Diff)}, notice)
 		}
 	}
-	if out.Refused == nil && landed(out.Structured) {
+	if out.Refused == nil && out.Changed {
 		// Never report a landed change as refused.
 		return s.failed(tool, fmt.Errorf("the change landed, but its result (%s bytes) is too large for one response", thousands(size)))
 	}

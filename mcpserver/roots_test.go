@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,13 +70,40 @@ func testRootsAbsent(t *testing.T, connect connectFunc) {
 	mustOK(t, "read", call(t, cs, "read", map[string]any{"path": "b.txt"}))
 }
 
-func TestWithin(t *testing.T) {
-	root := filepath.FromSlash("/w/sub")
-	for p, want := range map[string]bool{
-		"/w/sub": true, "/w/sub/a": true, "/w/sub/a/b": true, "/w/subx": false, "/w": false, "/w/sub/../b": false, "/other": false,
-	} {
-		if got := within(root, filepath.Clean(filepath.FromSlash(p))); got != want {
-			t.Errorf("within(%s, %s) = %v, want %v", root, p, got, want)
+// TestRootsResolved: narrowing holds on resolved paths: a symlink inside an
+// announced root that leads to a part of the workspace the client did not
+// announce is refused for reads and changes, a file or directory alike.
+func TestRootsResolved(t *testing.T) { eachTransport(t, testRootsResolved) }
+
+func testRootsResolved(t *testing.T, connect connectFunc) {
+	f := newFixture(t, map[string]string{"sub/a.txt": "a\n", "other/secret.txt": "secret\n"}, stet.Options{})
+	if err := os.Symlink(filepath.Join("..", "other", "secret.txt"), f.path("sub/link.txt")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	if err := os.Symlink(filepath.Join("..", "other"), f.path("sub/dir")); err != nil {
+		t.Fatal(err)
+	}
+	srv := New(f.ws, Options{})
+	cs, client := connect(t, srv, nil, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	client.AddRoots(&mcp.Root{URI: fileURI(f.path("sub"))})
+
+	mustOK(t, "read inside", call(t, cs, "read", map[string]any{"path": "sub/a.txt"}))
+	for _, p := range []string{"sub/link.txt", "sub/dir/secret.txt"} {
+		r := mustRefuse(t, "read "+p, call(t, cs, "read", map[string]any{"path": p}), stet.KindOutside)
+		if !strings.Contains(r.Text, f.path("sub")) {
+			t.Errorf("read %s: the refusal does not name the announced root: %q", p, r.Text)
 		}
+		mustRefuse(t, "edit "+p, call(t, cs, "edit", map[string]any{"path": p, "old_string": "secret", "new_string": "x"}), stet.KindOutside)
+		mustRefuse(t, "write "+p, call(t, cs, "write", map[string]any{"path": p, "content": "x", "overwrite": true}), stet.KindOutside)
+		mustRefuse(t, "move from "+p, call(t, cs, "move", map[string]any{"from": p, "to": "sub/b.txt"}), stet.KindOutside)
+		mustRefuse(t, "patch "+p, call(t, cs, "patch", map[string]any{
+			"patch": "*** Begin Patch\n*** Delete File: " + p + "\n*** End Patch\n"}), stet.KindOutside)
+	}
+	mustRefuse(t, "list through a link", call(t, cs, "list", map[string]any{"path": "sub/dir"}), stet.KindOutside)
+	mustRefuse(t, "grep through a link", call(t, cs, "grep", map[string]any{"pattern": "secret", "path": "sub/dir"}), stet.KindOutside)
+	mustRefuse(t, "find through a link", call(t, cs, "find", map[string]any{"pattern": "*", "path": "sub/dir"}), stet.KindOutside)
+	mustRefuse(t, "move to a link", call(t, cs, "move", map[string]any{"from": "sub/a.txt", "to": "sub/dir/a.txt"}), stet.KindOutside)
+	if got := f.read(t, "other/secret.txt"); got != "secret\n" {
+		t.Fatalf("other/secret.txt changed: %q", got)
 	}
 }

@@ -35,6 +35,10 @@ type Options struct {
 	// connections get "<base>-2", "<base>-3", ... Empty means a generated id
 	// ("mcp-" and 12 hex digits) per connection.
 	Session string
+	// AllowOrigins are browser origins ("https://app.example.com", scheme,
+	// host and port as a browser sends them in Origin) served over HTTP
+	// besides loopback ones. See Handler.
+	AllowOrigins []string
 	// Logger receives what broke (errors the model is only told about in
 	// general terms). Nil discards it.
 	Logger *slog.Logger
@@ -307,9 +311,7 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
 	}
 	if roots := s.rootsOf(ctx, ss, c); roots != nil {
-		if ref := s.checkRoots(roots, name, args); ref != nil {
-			return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
-		}
+		sess = sess.Within(roots)
 	}
 	out, err := s.call(ctx, sess, name, args)
 	if err != nil {
@@ -320,7 +322,7 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 		st.step(name, true, false)
 		return s.failed(name, err), nil
 	}
-	notice := st.step(name, out.Refused != nil, landed(out.Structured))
+	notice := st.step(name, out.Refused != nil, out.Changed)
 	return s.reply(name, out, notice), nil
 }
 
@@ -387,24 +389,6 @@ func (s *Server) fitRead(out stet.Output) int {
 		return 0
 	}
 	return max(1, int(float64(len(rr.Frame))*0.9*float64(s.maxReply)/float64(size)))
-}
-
-// landed reports whether a result is a change that reached the disk.
-func landed(res any) bool {
-	switch r := res.(type) {
-	case *stet.MutationResult:
-		return !r.Receipt.DryRun
-	case *stet.PatchResult:
-		for _, rc := range r.Receipts {
-			if !rc.DryRun {
-				return true
-			}
-		}
-		return false
-	case *stet.MkdirResult:
-		return true
-	}
-	return false
 }
 
 // refusalOutput is the Output of a refusal made by this package.

@@ -76,15 +76,17 @@ func (st *stallState) guard(tool string) *stet.Refusal {
 }
 
 // step counts one call and returns the notice to append to its result:
-// stall.NoticeText once, on the call that reaches N.
-func (st *stallState) step(tool string, refused, landed bool) string {
+// stall.NoticeText once, on the call that reaches N. changed is the
+// facade's stet.Output.Changed: only a call that altered the tree resets
+// the count (a mkdir of a directory that exists does not).
+func (st *stallState) step(tool string, refused, changed bool) string {
 	if st == nil {
 		return ""
 	}
 	mutating, _ := tools.Mutating(tool)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	d := st.c.Step([]stall.Call{{Mutating: mutating, Landed: landed, Refused: refused}})
+	d := st.c.Step([]stall.Call{{Mutating: mutating, Landed: changed, Refused: refused}})
 	st.cut, st.quiet = d.Cut, d.Quiet
 	if d.Notice {
 		return stall.NoticeText(st.c.Threshold())

@@ -67,3 +67,26 @@ func testStallOff(t *testing.T, connect connectFunc) {
 		}
 	}
 }
+
+// TestStallNoOpDoesNotReset: a call that lands but alters nothing (mkdir of
+// a directory that exists: "nothing to do") is not progress; reads stay
+// withdrawn until a change alters the tree.
+func TestStallNoOpDoesNotReset(t *testing.T) { eachTransport(t, testStallNoOpDoesNotReset) }
+
+func testStallNoOpDoesNotReset(t *testing.T, connect connectFunc) {
+	f := newFixture(t, map[string]string{"a.txt": "one\n", "d/": ""}, stet.Options{})
+	cs, _ := connect(t, New(f.ws, Options{StallSteps: 1}), nil, nil)
+	read := map[string]any{"path": "a.txt"}
+	mustOK(t, "read 1", call(t, cs, "read", read))
+	mustOK(t, "read 2", call(t, cs, "read", read))
+	mustRefuse(t, "read when stalled", call(t, cs, "read", read), stet.KindStalled)
+	for _, dir := range []string{".", "d"} {
+		r := mustOK(t, "mkdir "+dir, call(t, cs, "mkdir", map[string]any{"path": dir}))
+		if !strings.Contains(r.Text, "nothing to do") {
+			t.Fatalf("mkdir %s: %q", dir, r.Text)
+		}
+		mustRefuse(t, "read after mkdir "+dir, call(t, cs, "read", read), stet.KindStalled)
+	}
+	mustOK(t, "mkdir new", call(t, cs, "mkdir", map[string]any{"path": "d/e"}))
+	mustOK(t, "read after a real mkdir", call(t, cs, "read", read))
+}

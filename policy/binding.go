@@ -1,11 +1,6 @@
 package policy
 
-import (
-	"bytes"
-	"fmt"
-
-	"github.com/stet-dev/stet/receipt"
-)
+import "fmt"
 
 // Observation is what a session saw of one version of a file.
 type Observation struct {
@@ -13,24 +8,6 @@ type Observation struct {
 	Seen    Ranges // byte ranges returned to the model at this version
 	Whole   bool   // a whole-file read of this version happened
 	Size    int    // the file's size in bytes at this version
-}
-
-// Carry returns the observation after the session's own mutation of the
-// file: seen ranges carried through the matches (Ranges.Carry), the new
-// version and size. Whole stays true only when the carried ranges cover the
-// whole new file, which they do when the old file was wholly seen.
-func (o Observation) Carry(matches []receipt.Match, newVersion string, newSize int) Observation {
-	seen := o.Seen
-	if o.Whole {
-		seen = seen.Add(Range{0, o.Size})
-	}
-	seen = seen.Carry(matches, newSize)
-	return Observation{
-		Version: newVersion,
-		Seen:    seen,
-		Whole:   o.Whole && seen.Covers(Range{0, newSize}),
-		Size:    newSize,
-	}
 }
 
 // NotSeen is the binding refusal (kind not_seen): Gap is the first byte
@@ -41,21 +18,9 @@ type NotSeen struct {
 	Gap Range
 }
 
-// Error describes the gap in bytes; the facade words the refusal with
-// Window.
+// Error describes the gap in bytes; the facade words the refusal in lines.
 func (n *NotSeen) Error() string {
 	return fmt.Sprintf("bytes %d-%d not seen at this version", n.Gap.Start, n.Gap.End)
-}
-
-// Window returns the read window (1-based first line, line count) that
-// covers Gap in content, the file's bytes at the observed version: the
-// offset and limit the refusal tells the model to read.
-func (n *NotSeen) Window(content []byte) (offset, limit int) {
-	start := min(max(n.Gap.Start, 0), len(content))
-	last := min(max(n.Gap.End-1, start), len(content))
-	offset = bytes.Count(content[:start], []byte{'\n'}) + 1
-	end := offset + bytes.Count(content[start:last], []byte{'\n'})
-	return offset, end - offset + 1
 }
 
 // CheckBinding decides rule 7 for one call on one file. obs must be the

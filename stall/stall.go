@@ -51,7 +51,7 @@ func (c *Counter) Threshold() int {
 // Call is what the counter needs to know of one tool call of a step.
 type Call struct {
 	Mutating bool // the tool can change files (edit, write, patch, move, delete, mkdir, undo)
-	Landed   bool // the call changed something on disk (not refused, not a dry run)
+	Landed   bool // the call altered the tree: bytes or names changed (not refused, not a dry run, not a no-op such as mkdir of an existing directory)
 	Refused  bool // the call was refused
 	FanOut   bool // the call handed work to other agents
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -53,7 +52,9 @@ func (e *ArgError) Is(target error) bool { return target == ErrInvalid }
 // once, and each value must have its JSON type. It accepts what clients
 // send in practice: integral numbers written as floats (3.0), null for an
 // omitted argument, and empty input for "no arguments". Values are checked,
-// not changed, except that expected_version is lowercased.
+// never changed. Once the JSON types are right, Decode applies the same
+// checks as the argument type's Validate method, so a call is judged alike
+// whether it arrives as JSON or as a Go value.
 //
 // It reads the input once to find the members, then decodes each known
 // value on its own, so a large content string is decoded by exactly one
@@ -288,9 +289,6 @@ func decodeValue(tool, field string, k kind, v []byte, dst any) (bool, *ArgError
 		if err != "" {
 			return false, bad("%s must be %s, got %s.", field, err, truncate(string(v)))
 		}
-		if n < 0 {
-			return false, bad("%s must be 0 or more, got %d.", field, n)
-		}
 		*dst.(*int) = n
 	case kindBool:
 		if typ != "boolean" {
@@ -388,134 +386,4 @@ func truncate(s string) string {
 		cut--
 	}
 	return s[:cut] + "..."
-}
-
-// Semantic checks (rule 1 beyond JSON types). They leave Tool empty; the
-// caller fills it in.
-
-func invalid(field, msg string, args ...any) *ArgError {
-	return &ArgError{Field: field, Msg: fmt.Sprintf(msg, args...)}
-}
-
-func requirePath(field, value string) *ArgError {
-	if value == "" {
-		return invalid(field, "%s must not be empty; name a path relative to the workspace root.", field)
-	}
-	return nil
-}
-
-func checkPath[A any](get func(*A) string) func(*A) *ArgError {
-	return func(a *A) *ArgError { return requirePath("path", get(a)) }
-}
-
-func checkRead(a *ReadArgs) *ArgError { return requirePath("path", a.Path) }
-
-const versionPrefix = "sha256:"
-
-// checkVersion lowercases *v and checks that it is empty or a version.
-func checkVersion(v *string) *ArgError {
-	if *v == "" {
-		return nil
-	}
-	lower := strings.ToLower(*v)
-	ok := len(lower) == len(versionPrefix)+64 && strings.HasPrefix(lower, versionPrefix)
-	for i := len(versionPrefix); ok && i < len(lower); i++ {
-		c := lower[i]
-		ok = '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
-	}
-	if !ok {
-		return invalid("expected_version", "expected_version must be %q followed by 64 hex digits, as read and receipts report it; got %q. Leave it out to use the version you read.", versionPrefix, truncate(*v))
-	}
-	*v = lower
-	return nil
-}
-
-func checkReplacement(field, old, new string) *ArgError {
-	if old == "" {
-		return invalid(field+"old_string", "%sold_string must not be empty: to insert text, put a neighbouring line in old_string and repeat it with the new text in new_string; to create a file, use write.", field)
-	}
-	if old == new {
-		return invalid(field+"new_string", "%sold_string and %snew_string are identical, so the edit would change nothing; put the text you want in new_string.", field, field)
-	}
-	return nil
-}
-
-func checkEdit(a *EditArgs) *ArgError {
-	if err := requirePath("path", a.Path); err != nil {
-		return err
-	}
-	if err := checkVersion(&a.ExpectedVersion); err != nil {
-		return err
-	}
-	if a.Edits != nil {
-		if a.OldString != nil || a.NewString != nil {
-			field := "old_string"
-			if a.OldString == nil {
-				field = "new_string"
-			}
-			return invalid(field, "pass either old_string and new_string, or edits, not both; put this replacement into edits as well.")
-		}
-		if a.ReplaceAll {
-			return invalid("replace_all", "with edits, replace_all goes inside each edit: {old_string, new_string, replace_all: true}.")
-		}
-		for i, op := range a.Edits {
-			if err := checkReplacement(fmt.Sprintf("edits[%d].", i), op.OldString, op.NewString); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	switch {
-	case a.OldString == nil && a.NewString == nil:
-		return invalid("", "edit needs old_string and new_string, or edits: [{old_string, new_string}, ...].")
-	case a.OldString == nil:
-		return invalid("old_string", "missing required argument \"old_string\": the exact text to replace.")
-	case a.NewString == nil:
-		return invalid("new_string", "missing required argument \"new_string\": the text to put in place of old_string (\"\" to delete it).")
-	}
-	return checkReplacement("", *a.OldString, *a.NewString)
-}
-
-func checkWrite(a *WriteArgs) *ArgError {
-	if err := requirePath("path", a.Path); err != nil {
-		return err
-	}
-	return checkVersion(&a.ExpectedVersion)
-}
-
-func checkPatch(a *PatchArgs) *ArgError {
-	if strings.TrimSpace(a.Patch) == "" {
-		return invalid("patch", "patch is empty; send a `*** Begin Patch` envelope or a unified diff.")
-	}
-	return nil
-}
-
-func checkFind(a *FindArgs) *ArgError {
-	if a.Pattern == "" {
-		return invalid("pattern", "pattern must not be empty; use a glob such as `**/*.go`.")
-	}
-	return nil
-}
-
-func checkGrep(a *GrepArgs) *ArgError {
-	if a.Pattern == "" {
-		return invalid("pattern", "pattern must not be empty; use a regular expression such as `func main`.")
-	}
-	if _, err := regexp.Compile(a.Pattern); err != nil {
-		return invalid("pattern", "pattern is not a valid RE2 regular expression: %v. RE2 has no backreferences or lookaround; escape a literal metacharacter with a backslash.", err)
-	}
-	return nil
-}
-
-func checkMove(a *MoveArgs) *ArgError {
-	if err := requirePath("from", a.From); err != nil {
-		return err
-	}
-	if err := requirePath("to", a.To); err != nil {
-		return err
-	}
-	if a.From == a.To {
-		return invalid("to", "from and to are the same path; name a different destination.")
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -33,8 +34,9 @@ func TestDecodeAccepts(t *testing.T) {
 			&EditArgs{Path: "a", Edits: []EditOp{{OldString: "x", NewString: "y"}, {OldString: "p", ReplaceAll: true}}}},
 		{"edit", `{"path":"a","edits":[{"old_string":"x","new_string":"y"}],"old_string":null,"replace_all":false}`,
 			&EditArgs{Path: "a", Edits: []EditOp{{OldString: "x", NewString: "y"}}}},
-		{"edit", `{"path":"a","old_string":"x","new_string":"y","expected_version":"SHA256:0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"}`,
+		{"edit", `{"path":"a","old_string":"x","new_string":"y","expected_version":"` + version + `"}`,
 			&EditArgs{Path: "a", OldString: ptr("x"), NewString: ptr("y"), ExpectedVersion: version}},
+		{"read", `{"path":"a","offset":1000000000,"limit":1000000000}`, &ReadArgs{Path: "a", Offset: MaxLines, Limit: MaxLines}},
 		{"write", `{"path":"a","content":""}`, &WriteArgs{Path: "a"}},
 		{"write", `{"path":"a","content":"l1\nl2\n","overwrite":true,"expected_version":"` + version + `"}`,
 			&WriteArgs{Path: "a", Content: "l1\nl2\n", Overwrite: true, ExpectedVersion: version}},
@@ -129,12 +131,22 @@ func TestDecodeRefuses(t *testing.T) {
 		{"negative limit", "read", `{"path":"a","limit":-5}`, "limit", "", "limit must be 0 or more"},
 		{"negative depth", "list", `{"depth":-1}`, "depth", "", "depth must be 0 or more"},
 		{"negative context", "grep", `{"pattern":"x","context":-2}`, "context", "", "context must be 0 or more"},
+		{"huge offset", "read", `{"path":"a","offset":1000000001}`, "offset", "", "offset must be at most 1,000,000,000, got 1,000,000,001."},
+		{"huge limit", "find", `{"pattern":"*","limit":100001}`, "limit", "", "limit must be at most 100,000"},
+		{"huge depth", "list", `{"depth":1001}`, "depth", "", "depth must be at most 1,000"},
+		{"huge context", "grep", `{"pattern":"x","context":1e12}`, "context", "", "context must be at most 1,000, got 1,000,000,000,000."},
 		{"bad version", "edit", `{"path":"a","old_string":"x","new_string":"y","expected_version":"abc"}`,
-			"expected_version", "", `expected_version must be "sha256:" followed by 64 hex digits`},
+			"expected_version", "", `expected_version must be "sha256:" followed by 64 lowercase hex digits`},
 		{"version not hex", "write", `{"path":"a","content":"","expected_version":"sha256:` + strings.Repeat("g", 64) + `"}`,
-			"expected_version", "", "64 hex digits"},
+			"expected_version", "", "64 lowercase hex digits"},
+		{"version upper case", "edit", `{"path":"a","old_string":"x","new_string":"y","expected_version":"SHA256:0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"}`,
+			"expected_version", "", "64 lowercase hex digits"},
+		{"version upper hex", "write", `{"path":"a","content":"","expected_version":"sha256:` + strings.Repeat("A", 64) + `"}`,
+			"expected_version", "", "64 lowercase hex digits"},
 		{"version bare hash", "write", `{"path":"a","content":"","expected_version":"` + strings.Repeat("a", 64) + `"}`,
-			"expected_version", "", "64 hex digits"},
+			"expected_version", "", "64 lowercase hex digits"},
+		{"bad find glob", "find", `{"pattern":"[a"}`, "pattern", "", "not a valid glob"},
+		{"bad grep glob", "grep", `{"pattern":"x","glob":"[a"}`, "glob", "", "not a valid glob"},
 		{"empty patch", "patch", `{"patch":"  \n"}`, "patch", "", "patch is empty"},
 		{"empty path", "read", `{"path":""}`, "path", "", "path must not be empty"},
 		{"empty pattern", "find", `{"pattern":""}`, "pattern", "", "pattern must not be empty"},
@@ -167,6 +179,13 @@ func TestDecodeRefuses(t *testing.T) {
 			}
 			if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") {
 				t.Errorf("message %q is not a complete sentence", msg)
+			}
+			// A Go value with the same fields gets the same answer from
+			// Validate: the checks beyond JSON's shape have one home.
+			if typed := newArgs(tt.tool); semantic[tt.name] && json.Unmarshal([]byte(tt.raw), typed) == nil {
+				if verr := typed.Validate(); verr == nil || verr.Error() != msg {
+					t.Errorf("Validate of the same value = %v, Decode said %q", verr, msg)
+				}
 			}
 		})
 	}
@@ -217,4 +236,45 @@ func TestEditOps(t *testing.T) {
 	if diff := cmp.Diff([]EditOp{{OldString: "x", NewString: "y"}, {OldString: "y", NewString: "z"}}, multi.(*EditArgs).Ops()); diff != "" {
 		t.Errorf("edits form Ops (-want +got):\n%s", diff)
 	}
+}
+
+// newArgs returns a new argument value of tool, for Validate.
+func newArgs(tool string) interface{ Validate() error } {
+	switch tool {
+	case "read":
+		return &ReadArgs{}
+	case "edit":
+		return &EditArgs{}
+	case "write":
+		return &WriteArgs{}
+	case "patch":
+		return &PatchArgs{}
+	case "list":
+		return &ListArgs{}
+	case "find":
+		return &FindArgs{}
+	case "grep":
+		return &GrepArgs{}
+	case "mkdir":
+		return &MkdirArgs{}
+	case "move":
+		return &MoveArgs{}
+	case "delete":
+		return &DeleteArgs{}
+	case "undo":
+		return &UndoArgs{}
+	}
+	return nil
+}
+
+// semantic names the TestDecodeRefuses cases about values rather than the
+// JSON's shape (keys, types, presence): Validate must agree with Decode on
+// them.
+var semantic = map[string]bool{
+	"both forms": true, "replace_all with edits": true, "edits[i] empty old": true, "edits[i] same": true,
+	"negative offset": true, "negative limit": true, "negative depth": true, "negative context": true,
+	"huge offset": true, "huge limit": true, "huge depth": true, "huge context": true,
+	"bad version": true, "version not hex": true, "version upper case": true, "version upper hex": true,
+	"version bare hash": true, "bad find glob": true, "bad grep glob": true, "empty patch": true,
+	"empty path": true, "empty pattern": true, "bad regexp": true, "move to itself": true,
 }

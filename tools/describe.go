@@ -95,7 +95,7 @@ const (
 const (
 	pathDescRead        = "File to read: relative to the workspace root, or absolute inside it."
 	dryRunDesc          = "Return the receipt and diff this call would produce without writing anything (default false)."
-	expectedVersionDesc = "Version the file must have now: `sha256:` followed by 64 hex digits, as read and receipts report it. " +
+	expectedVersionDesc = "Version the file must have now: `sha256:` followed by 64 lowercase hex digits, copied exactly as read and receipts report it. " +
 		"If the file's version differs, the call is refused as changed. Default: the version you last observed."
 	limitDesc = "Maximum number of results; 0 or omitted means the server's default."
 )

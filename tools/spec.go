@@ -40,9 +40,40 @@ type Annotations struct {
 	OpenWorldHint   bool `json:"openWorldHint"` // always false: tools touch only the workspace
 }
 
-// RefusalKinds are the stable kinds of a refusal's "refused" field (SPEC
-// section 4), in the order the SPEC lists them. Callers must not modify it.
-var RefusalKinds = []string{"invalid", "outside", "not_found", "not_regular", "read_only", "protected", "not_read", "changed", "not_seen", "input", "exists", "no_match", "ambiguous", "binary", "not_utf8", "too_large", "stalled", "conflict"}
+// Refusal kinds: the stable values of a refusal's "refused" field (SPEC
+// section 4). They are API: messages may improve, kinds do not change. This
+// is their one home; package stet re-exports them as stet.KindInvalid, ...
+const (
+	KindInvalid    = "invalid"
+	KindOutside    = "outside"
+	KindNotFound   = "not_found"
+	KindNotRegular = "not_regular"
+	KindReadOnly   = "read_only"
+	KindProtected  = "protected"
+	KindNotRead    = "not_read"
+	KindChanged    = "changed"
+	KindNotSeen    = "not_seen"
+	KindInput      = "input"
+	KindExists     = "exists"
+	KindNoMatch    = "no_match"
+	KindAmbiguous  = "ambiguous"
+	KindBinary     = "binary"
+	KindNotUTF8    = "not_utf8"
+	KindTooLarge   = "too_large"
+	KindStalled    = "stalled"
+	KindConflict   = "conflict"
+)
+
+// refusalKinds lists every kind in the order the SPEC lists them.
+var refusalKinds = [...]string{
+	KindInvalid, KindOutside, KindNotFound, KindNotRegular, KindReadOnly, KindProtected,
+	KindNotRead, KindChanged, KindNotSeen, KindInput, KindExists, KindNoMatch, KindAmbiguous,
+	KindBinary, KindNotUTF8, KindTooLarge, KindStalled, KindConflict,
+}
+
+// RefusalKinds returns every refusal kind, in the order SPEC section 4
+// lists them, as a new slice.
+func RefusalKinds() []string { return append([]string(nil), refusalKinds[:]...) }
 
 // kind is the JSON type Decode accepts for an argument.
 type kind uint8
@@ -62,6 +93,7 @@ type param struct {
 	required bool
 	desc     string
 	dflt     string // the schema's default as JSON, "" for none
+	max      int    // for an integer: the largest value accepted (0: no bound beyond int)
 }
 
 // tool is one entry of the catalog. decode, input and output are built by
@@ -74,6 +106,7 @@ type tool struct {
 	ann      Annotations
 	params   []param
 	decode   func(raw []byte) (any, error)
+	check    func(a any) *ArgError // rule 1 on a decoded *A: bounds, then the tool's own checks
 	input    func() (*jsonschema.Schema, error)
 	output   func() (*jsonschema.Schema, error)
 	outDesc  map[string]string // descriptions of the result's properties
@@ -81,10 +114,23 @@ type tool struct {
 
 // define completes t for argument type A and result type R. fields returns
 // pointers to A's fields in the order of t.params; check applies the
-// semantic rules once the JSON types are right.
+// semantic rules once the JSON types are right. Decode and the argument
+// types' Validate methods both run t.check, the one home of rule 1.
 func define[A, R any](t tool, fields func(*A) []any, check func(*A) *ArgError) tool {
 	params := t.params
 	name := t.name
+	t.check = func(v any) *ArgError {
+		a := v.(*A)
+		err := checkBounds(params, fields(a))
+		if err == nil && check != nil {
+			err = check(a)
+		}
+		if err != nil {
+			err.Tool = name
+		}
+		return err
+	}
+	checkArgs := t.check
 	t.decode = func(raw []byte) (any, error) {
 		ms, err := topMembers(name, raw)
 		if err != nil {
@@ -94,11 +140,8 @@ func define[A, R any](t tool, fields func(*A) []any, check func(*A) *ArgError) t
 		if err := bind(name, "", params, fields(a), ms); err != nil {
 			return nil, err
 		}
-		if check != nil {
-			if err := check(a); err != nil {
-				err.Tool = name
-				return nil, err
-			}
+		if err := checkArgs(a); err != nil {
+			return nil, err
 		}
 		return a, nil
 	}
@@ -119,8 +162,8 @@ var catalog = []tool{
 		name: "read", title: "Read file", desc: readDesc, ann: readOnlyAnn,
 		params: []param{
 			{name: "path", kind: kindString, required: true, desc: pathDescRead},
-			{name: "offset", kind: kindInt, dflt: "1", desc: "First line to show, 1-based (default 1). To continue a window, pass the `next: offset` value from the trailer."},
-			{name: "limit", kind: kindInt, desc: "Number of lines to show; 0 or omitted means 2,000. A window never exceeds the byte budget; the trailer tells where it stopped."},
+			{name: "offset", kind: kindInt, max: MaxLines, dflt: "1", desc: "First line to show, 1-based (default 1). To continue a window, pass the `next: offset` value from the trailer."},
+			{name: "limit", kind: kindInt, max: MaxLines, desc: "Number of lines to show; 0 or omitted means 2,000. A window never exceeds the byte budget; the trailer tells where it stopped."},
 		},
 		outDesc: map[string]string{
 			"path":    "The file read, as the call named it.",
@@ -180,8 +223,8 @@ var catalog = []tool{
 		name: "list", title: "List directory", desc: listDesc, ann: readOnlyAnn,
 		params: []param{
 			{name: "path", kind: kindString, desc: "Directory to list, relative to the workspace root; omitted or empty means the root."},
-			{name: "depth", kind: kindInt, dflt: "1", desc: "Levels to descend: 1 lists the directory's own entries, 2 adds their children, and so on (default 1; 0 means 1)."},
-			{name: "limit", kind: kindInt, desc: limitDesc},
+			{name: "depth", kind: kindInt, max: MaxDepth, dflt: "1", desc: "Levels to descend: 1 lists the directory's own entries, 2 adds their children, and so on (default 1; 0 means 1)."},
+			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
 		outDesc: map[string]string{
 			"path":      "The directory listed.",
@@ -195,7 +238,7 @@ var catalog = []tool{
 		params: []param{
 			{name: "pattern", kind: kindString, required: true, desc: "Glob over slash-separated paths, e.g. `**/*.go` or `cmd/*/main.go`; `**` matches any number of directories."},
 			{name: "path", kind: kindString, desc: "Directory to search in; omitted or empty means the workspace root."},
-			{name: "limit", kind: kindInt, desc: limitDesc},
+			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
 		outDesc: map[string]string{
 			"paths":     "Matching paths.",
@@ -209,8 +252,8 @@ var catalog = []tool{
 			{name: "pattern", kind: kindString, required: true, desc: "RE2 regular expression matched against each line, e.g. `func \\w+Handler` or `(?i)todo`."},
 			{name: "path", kind: kindString, desc: "File or directory to search; omitted or empty means the workspace root."},
 			{name: "glob", kind: kindString, desc: "Search only files whose path matches this glob, e.g. `*.go` or `src/**/*.ts`."},
-			{name: "context", kind: kindInt, dflt: "0", desc: "Lines to show before and after each match (default 0)."},
-			{name: "limit", kind: kindInt, desc: limitDesc},
+			{name: "context", kind: kindInt, max: MaxContext, dflt: "0", desc: "Lines to show before and after each match (default 0)."},
+			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
 		outDesc: map[string]string{
 			"matches":   "Rows: path, line number and the line's text, for matches and context lines.",
@@ -443,6 +486,9 @@ func tuneInput(s *jsonschema.Schema, params []param) error {
 		switch p.kind {
 		case kindInt:
 			ps.Minimum = jsonschema.Ptr(0.0)
+			if p.max > 0 {
+				ps.Maximum = jsonschema.Ptr(float64(p.max))
+			}
 		case kindEdits:
 			ps.MinItems = jsonschema.Ptr(1)
 			if ps.Items == nil {
@@ -517,8 +563,8 @@ func outputSchema(r *jsonschema.Schema) *jsonschema.Schema {
 }
 
 func kindsEnum() []any {
-	e := make([]any, len(RefusalKinds))
-	for i, k := range RefusalKinds {
+	e := make([]any, len(refusalKinds))
+	for i, k := range refusalKinds {
 		e[i] = k
 	}
 	return e

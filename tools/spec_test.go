@@ -318,7 +318,7 @@ func TestOutputSchemasValidate(t *testing.T) {
 
 func TestRefusalKinds(t *testing.T) {
 	want := strings.Fields("invalid outside not_found not_regular read_only protected not_read changed not_seen input exists no_match ambiguous binary not_utf8 too_large stalled conflict")
-	if diff := cmp.Diff(want, RefusalKinds); diff != "" {
+	if diff := cmp.Diff(want, RefusalKinds()); diff != "" {
 		t.Errorf("RefusalKinds (-SPEC +got):\n%s", diff)
 	}
 }

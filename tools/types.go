@@ -152,4 +152,8 @@ type GrepResult struct {
 type MkdirResult struct {
 	Message string `json:"message"`
 	Path    string `json:"path"`
+	// Created is false when the directory already existed and nothing was
+	// done. It is not part of the wire result (the message says it); a
+	// surface uses it to tell a change from a no-op.
+	Created bool `json:"-"`
 }

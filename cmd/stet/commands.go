@@ -50,7 +50,11 @@ more:
   show ID                    one receipt with its diff
   verify [ID | --all]        re-check receipts and the journal's hash chain
   tools --format mcp|openai|anthropic    tool definitions with JSON Schemas
-  mcp [--http 127.0.0.1:PORT [--token T]] [--stall-steps N]   serve MCP (stdio by default)
+  mcp [--http 127.0.0.1:PORT [--token-file F] [--allow-origin O]] [--stall-steps N]
+                             serve MCP (stdio by default); the HTTP token comes from
+                             --token-file F or STET_TOKEN (--token T also works, but
+                             shows the token in the process list); browser origins
+                             other than loopback ones are refused unless allowed
   version
 
 global flags (before or after the command):

@@ -216,7 +216,7 @@ func TestRefusals(t *testing.T) {
 	bigLine := strings.Repeat("x", 300<<10)
 	cases := []tc{
 		{"invalid", nil, []string{"call", "edit", "--json", `{"path":"a.txt","old_str":"x","new_string":"y"}`}, "invalid", "old_string"},
-		{"invalid-same", func(w *ws) { w.ok("read", "a.txt") }, []string{"edit", "a.txt", "--old-string", "one", "--new-string", "one"}, "invalid", "nothing would change"},
+		{"invalid-same", func(w *ws) { w.ok("read", "a.txt") }, []string{"edit", "a.txt", "--old-string", "one", "--new-string", "one"}, "invalid", "would change nothing"},
 		{"outside-dotdot", nil, []string{"read", "../x.txt"}, "outside", "inside"},
 		{"outside-abs", nil, []string{"read", "/etc/hostname"}, "outside", "inside"},
 		{"outside-symlink", func(w *ws) {
@@ -461,5 +461,34 @@ func TestCallAndTools(t *testing.T) {
 	json.Unmarshal([]byte(r.stdout), &defs)
 	if len(defs) != 4 {
 		t.Fatalf("read-only tools: %d, want 4 (read, list, find, grep)", len(defs))
+	}
+}
+
+// TestArgumentsSameWords: a subcommand and `stet call` refuse bad arguments
+// with the same message (rule 1 has one home).
+func TestArgumentsSameWords(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\n"})
+	w.ok("read", "a.txt")
+	for _, tc := range []struct {
+		args []string
+		json string
+		tool string
+	}{
+		{[]string{"edit", "a.txt", "--old-string", "one", "--new-string", "one"}, `{"path":"a.txt","old_string":"one","new_string":"one"}`, "edit"},
+		{[]string{"read", "a.txt", "--offset", "-1"}, `{"path":"a.txt","offset":-1}`, "read"},
+		{[]string{"grep", "one", "--context", "5000"}, `{"pattern":"one","context":5000}`, "grep"},
+		{[]string{"edit", "a.txt", "--old-string", "one", "--new-string", "1", "--expected-version", "sha256:" + strings.Repeat("A", 64)},
+			`{"path":"a.txt","old_string":"one","new_string":"1","expected_version":"sha256:` + strings.Repeat("A", 64) + `"}`, "edit"},
+	} {
+		sub := w.run("", tc.args...)
+		call := w.run("", "call", tc.tool, "--json", tc.json)
+		if sub.code != 3 || call.code != 3 {
+			t.Errorf("%v: exit %d, call exit %d; want 3 (refused)", tc.args, sub.code, call.code)
+			continue
+		}
+		msg, _ := call.json(t)["message"].(string)
+		if strings.TrimSpace(sub.stderr) != msg || !strings.HasPrefix(msg, "refused: "+tc.tool+": ") {
+			t.Errorf("%v:\n subcommand: %q\n call:       %q", tc.args, strings.TrimSpace(sub.stderr), msg)
+		}
 	}
 }

@@ -5,17 +5,21 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/mcpserver"
 )
 
 func cmdMCP(e *env, args []string) error {
-	var addr, token string
+	var addr, token, tokenFile string
+	var origins stringList
 	var stallSteps int
-	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--http 127.0.0.1:PORT [--token T]] [--stall-steps N]")
+	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin ORIGIN ...]] [--stall-steps N]")
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (127.0.0.1:PORT) instead of stdio")
-	fs.StringVar(&token, "token", os.Getenv("STET_TOKEN"), "bearer `TOKEN` required on every HTTP request (env STET_TOKEN); needed for a non-loopback address")
+	fs.StringVar(&tokenFile, "token-file", "", "read the bearer token required on every HTTP request from `FILE` (preferred; needed for a non-loopback address)")
+	fs.StringVar(&token, "token", "", "bearer `TOKEN` required on every HTTP request; visible to every user in the process list, so prefer --token-file or the environment variable STET_TOKEN")
+	fs.Var(&origins, "allow-origin", "browser `ORIGIN` (scheme://host[:port]) served over HTTP besides loopback ones (repeatable)")
 	fs.IntVar(&stallSteps, "stall-steps", 0, "review-stall threshold N: notice at N steps that change nothing, reads refused at 2N (0 disables)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -27,6 +31,9 @@ func cmdMCP(e *env, args []string) error {
 	if stallSteps < 0 {
 		return usagef("--stall-steps must be 0 or more")
 	}
+	if token, err = mcpToken(token, tokenFile, os.Getenv); err != nil {
+		return err
+	}
 	if addr != "" && token == "" {
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
@@ -34,7 +41,7 @@ func cmdMCP(e *env, args []string) error {
 		}
 		ip := net.ParseIP(host)
 		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return usagef("--http %s is not a loopback address; serving it needs --token (bearer auth on every request)", addr)
+			return usagef("--http %s is not a loopback address; serving it needs a bearer token (--token-file F or STET_TOKEN)", addr)
 		}
 	}
 	o, err := e.g.options()
@@ -50,7 +57,7 @@ func cmdMCP(e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	srv := mcpserver.New(ws, mcpserver.Options{Version: version, StallSteps: stallSteps, Session: e.g.session})
+	srv := mcpserver.New(ws, mcpserver.Options{Version: version, StallSteps: stallSteps, Session: e.g.session, AllowOrigins: origins})
 	if addr == "" {
 		err = srv.ServeStdio(e.ctx, e.stdin, e.stdout)
 	} else {
@@ -61,4 +68,28 @@ func cmdMCP(e *env, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// mcpToken is the HTTP bearer token: from --token, else --token-file (its
+// content without the final line break), else the environment variable
+// STET_TOKEN. --token and --token-file together are bad usage, and so is a
+// token file that cannot be read or holds no token.
+func mcpToken(flagToken, file string, getenv func(string) string) (string, error) {
+	switch {
+	case flagToken != "" && file != "":
+		return "", usagef("give the token once: --token or --token-file, not both")
+	case flagToken != "":
+		return flagToken, nil
+	case file != "":
+		b, err := os.ReadFile(file) // the token file: not a workspace path
+		if err != nil {
+			return "", usagef("--token-file: %v", err)
+		}
+		tok := strings.TrimRight(string(b), "\r\n")
+		if strings.TrimSpace(tok) == "" || strings.ContainsAny(tok, "\r\n") {
+			return "", usagef("--token-file %s must hold the token on one line", file)
+		}
+		return tok, nil
+	}
+	return getenv("STET_TOKEN"), nil
 }

@@ -1,0 +1,137 @@
+package stet
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/stet-dev/stet/fsys"
+)
+
+// scope is the part of the workspace a narrowed session may reach: the
+// directories a client announced (MCP roots), each mapped into one root and
+// resolved there.
+type scope struct {
+	announced []string // the directories as announced, for messages
+	dirs      []scopeDir
+}
+
+// scopeDir is one announced directory inside the workspace.
+type scopeDir struct {
+	ri  int    // root index
+	rel string // resolved, slash-separated, relative to the root ("." for the root)
+}
+
+// Within returns a view of the session narrowed to dirs: absolute
+// directories, such as the roots an MCP client announces. The view shares
+// everything the session knows (observations, created files, the pinned
+// turn) and differs only in what it may reach: every path a tool names —
+// each file of a patch, both ends of a move, the directory a list, find or
+// grep starts from — must lie under one of dirs both as spelled and once
+// resolved (symlinks followed), or the call is refused as outside, naming
+// dirs. A directory outside the workspace narrows nothing and widens
+// nothing: it is dropped, and when none is left, no path is allowed.
+// Within(nil) is the whole workspace.
+//
+// Several views of one session may be used at once (two MCP connections
+// that share a session, each with its own roots).
+//
+// Limits: the check resolves the path when the call names it; a symlink
+// swapped inside the workspace after that instant is still confined to the
+// workspace by the backend, not to dirs. Walks (list, find, grep) do not
+// follow symlinks, so what lies under an allowed directory stays under it.
+func (s *Session) Within(dirs []string) *Session {
+	v := *s
+	if dirs == nil {
+		v.scope = nil
+		return &v
+	}
+	sc := &scope{announced: append([]string(nil), dirs...)}
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		t, ref := s.ws.resolve("roots", d)
+		if ref != nil {
+			continue // outside the workspace: narrows nothing
+		}
+		rel, ok := resolved(t)
+		if !ok {
+			continue
+		}
+		sc.dirs = append(sc.dirs, scopeDir{ri: t.ri, rel: rel})
+	}
+	v.scope = sc
+	return &v
+}
+
+// resolve maps a path a tool names into the workspace, as Workspace.resolve
+// does, and refuses it as outside when the session is narrowed (Within) and
+// the path, as spelled or resolved, leaves the announced directories.
+func (s *Session) resolve(tool, p string) (target, *Refusal) {
+	t, ref := s.ws.resolve(tool, p)
+	if ref != nil || s.scope == nil {
+		return t, ref
+	}
+	if !s.scope.allows(t.ri, t.rel) {
+		return target{}, s.scope.refuse(tool, t.spelled, false)
+	}
+	rel, ok := resolved(t)
+	if !ok {
+		return t, nil // leaves the workspace: the backend refuses it as outside
+	}
+	if !s.scope.allows(t.ri, rel) {
+		return target{}, s.scope.refuse(tool, t.spelled, true)
+	}
+	return t, nil
+}
+
+// resolved returns t's path after following symlinks inside its root (for a
+// missing file, the path it would have). ok is false when the path leads
+// outside the root or cannot be resolved; a provider without the Resolver
+// capability resolves nothing.
+func resolved(t target) (string, bool) {
+	r, ok := t.root.p.(fsys.Resolver)
+	if !ok {
+		return t.rel, true
+	}
+	rel, err := r.Resolve(t.rel)
+	if err != nil {
+		return "", false
+	}
+	if rel == "" {
+		rel = "."
+	}
+	return path.Clean(rel), true
+}
+
+// allows reports whether rel, in root ri, lies in one of the directories.
+func (sc *scope) allows(ri int, rel string) bool {
+	for _, d := range sc.dirs {
+		if d.ri == ri && (d.rel == "." || rel == d.rel || strings.HasPrefix(rel, d.rel+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// refuse is the outside refusal of a path that leaves the announced
+// directories; linked says it leaves them only once resolved. The message
+// does not say where a symlink leads: that place is not shared.
+func (sc *scope) refuse(tool, spelled string, linked bool) *Refusal {
+	shown := spelled
+	if shown == "" {
+		shown = "the workspace root"
+	}
+	how := ""
+	if linked {
+		how = " (a symlink on the way leads out of them)"
+	}
+	roots := strings.Join(sc.announced, ", ")
+	if roots == "" {
+		roots = "none"
+	}
+	r := refuse(KindOutside, spelled, "%s is outside the roots this client shares (%s)%s; use a path inside them", shownName(shown), roots, how)
+	r.Tool = tool
+	return r.with("roots", append([]string{}, sc.announced...))
+}
