@@ -59,20 +59,22 @@ type change struct {
 
 	// A move renames src to t; pre and post are the moved bytes (nil for a
 	// directory: dir). over holds the bytes of a file the move replaces.
-	src     *target
-	dir     bool
-	over    []byte
-	overVer fsys.Version
+	src      *target
+	dir      bool
+	over     []byte
+	overVer  fsys.Version
+	overMode fs.FileMode
 }
 
 // receiptData is the journal payload of a receipt record.
 type receiptData struct {
-	Receipt receipt.Receipt `json:"receipt"`
-	Pre     string          `json:"pre,omitempty"`  // blob holding the whole preimage
-	Old     []string        `json:"old,omitempty"`  // each match's old bytes, when Pre is not kept
-	Over    string          `json:"over,omitempty"` // blob holding the file a move replaced
-	FromKey string          `json:"from_key,omitempty"`
-	Undoes  string          `json:"undoes,omitempty"`
+	Receipt  receipt.Receipt `json:"receipt"`
+	Pre      string          `json:"pre,omitempty"`       // blob holding the whole preimage
+	Old      []string        `json:"old,omitempty"`       // each match's old bytes, when Pre is not kept
+	Over     string          `json:"over,omitempty"`      // blob holding the file a move replaced
+	OverMode string          `json:"over_mode,omitempty"` // its mode (receipt.FormatMode)
+	FromKey  string          `json:"from_key,omitempty"`
+	Undoes   string          `json:"undoes,omitempty"`
 }
 
 // commit runs the one commit sequence every change takes: save what the
@@ -258,6 +260,9 @@ func undoData(c *change) *receiptData {
 	data := &receiptData{Undoes: c.undoes}
 	if c.src != nil {
 		data.FromKey = c.src.key()
+	}
+	if c.over != nil && c.overMode != 0 {
+		data.OverMode = receipt.FormatMode(c.overMode)
 	}
 	if c.over == nil && !(c.save && !c.create) && !c.create && c.src == nil {
 		for _, m := range c.matches {

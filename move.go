@@ -128,6 +128,9 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 		return nil, ref
 	}
 	c.over, c.overVer, c.save = old, oldVer, true
+	if fi, err := p.Stat(to.rel); err == nil {
+		c.overMode = fi.Mode
+	}
 	if mine {
 		c.message += fmt.Sprintf(", replacing %s (%s), a file this session created; its content is saved", to.display(), counts)
 	} else {

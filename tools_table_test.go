@@ -228,9 +228,12 @@ func wantFile(tool string, before treeMap, p, target string) (string, []treeMap)
 		// rename(2) semantics: the name moves; a symlink moves as a link.
 		return "", []treeMap{before.rename(p, "moved.txt")}
 	case "move onto":
-		keep := before[keepFile].Data
-		// The name is replaced, or (through a link) the file it designates.
-		return "", []treeMap{before.rename(keepFile, p), before.remove(keepFile).setFile(target, keep)}
+		if p != target {
+			// A move never replaces a symlink: refused, nothing changes
+			// (the name keeps leading where it led; delete the link first).
+			return stet.KindNotRegular, same
+		}
+		return "", []treeMap{before.rename(keepFile, p)}
 	case "delete":
 		// The link is removed, or the file it designates.
 		return "", []treeMap{before.remove(p), before.remove(target)}

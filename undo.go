@@ -235,6 +235,11 @@ func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (
 	restore := &change{tool: tool, t: to, key: to.key(), post: over, create: true, undoes: r.ID,
 		matches: []receipt.Match{{Offset: 0, NewBytes: len(over), Line: 1, Old: []byte{}, New: over}},
 		eol:     textedit.DetectEOL(over)}
+	if d.OverMode != "" {
+		if restore.mode, err = receipt.ParseMode(d.OverMode); err != nil {
+			return nil, fmt.Errorf("undo %s: receipt %s: %w", r.Path, r.ID, err)
+		}
+	}
 	restore.message = fmt.Sprintf("restored %s (%s), which move %s had replaced", to.display(), linesWord(receipt.Lines(over)), r.ID)
 	res2, err := s.commit(ctx, restore)
 	if err != nil {

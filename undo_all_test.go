@@ -30,15 +30,6 @@ func must[T any](t *testing.T) func(T, error) T {
 	}
 }
 
-func readAll(t *testing.T, s *stet.Session, paths ...string) {
-	t.Helper()
-	for _, p := range paths {
-		if _, err := s.Read(ctx, stet.ReadArgs{Path: p}); err != nil {
-			t.Fatalf("read %s: %v", p, err)
-		}
-	}
-}
-
 var undoCases = []undoCase{
 	{name: "edit", fs: []string{"a.txt=one\ntwo\n"}, modes: map[string]fs.FileMode{"a.txt": 0o600},
 		change: func(t *testing.T, s *stet.Session) {

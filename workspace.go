@@ -346,13 +346,32 @@ type target struct {
 
 // resolved returns t with its resolved path filled in (one confined walk).
 func (t target) resolved() target {
+	t, _ = t.resolve()
+	return t
+}
+
+// resolve is resolved, and also returns the walk's error (fsys.ErrOutside
+// for a name that leads out of the root through a symlink).
+func (t target) resolve() (target, error) {
 	t.resOf, t.res = t.rel, t.rel
 	if r, ok := t.root.p.(fsys.Resolver); ok {
-		if res, err := r.Resolve(t.rel); err == nil {
-			t.res = res
+		res, err := r.Resolve(t.rel)
+		if err != nil {
+			return t, err
 		}
+		t.res = res
 	}
-	return t
+	return t, nil
+}
+
+// confined resolves t once and refuses a name that leads out of the
+// workspace (rule 2), as every later open would.
+func (ws *Workspace) confined(tool string, t target) (target, *Refusal) {
+	t, err := t.resolve()
+	if errors.Is(err, fsys.ErrOutside) {
+		return t, asRefusal(ws.fileErr(tool, t, err))
+	}
+	return t, nil
 }
 
 // display is how results name the path: relative for the first root,
@@ -396,7 +415,7 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 			for _, base := range []string{r.dir, r.real} {
 				rel, err := filepath.Rel(base, clean)
 				if err == nil && filepath.IsLocal(rel) || rel == "." {
-					return target{spelled: p, root: r, ri: i, rel: filepath.ToSlash(rel)}.resolved(), nil
+					return ws.confined(tool, target{spelled: p, root: r, ri: i, rel: filepath.ToSlash(rel)})
 				}
 			}
 		}
@@ -406,7 +425,7 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 	if clean != "." && !filepath.IsLocal(clean) {
 		return target{}, refuse(KindOutside, p, "%s leaves the workspace; use a path inside %s", p, ws.roots[0].dir)
 	}
-	return target{spelled: p, root: ws.roots[0], ri: 0, rel: filepath.ToSlash(clean)}.resolved(), nil
+	return ws.confined(tool, target{spelled: p, root: ws.roots[0], ri: 0, rel: filepath.ToSlash(clean)})
 }
 
 // sweep removes the temp files that stet processes left behind when they
