@@ -87,24 +87,6 @@ func TestWindowedReadStreams(t *testing.T) {
 	}
 }
 
-// TestReadOfEightGiBSparseFile: the file is never held (8 GiB would not fit).
-func TestReadOfEightGiBSparseFile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("hashes 8 GiB")
-	}
-	_, s, root := open(t, nil, stet.Options{})
-	sparse(t, root, "huge.bin", textHead, 8<<30)
-	n := allocated(func() {
-		res, err := s.Read(ctx, stet.ReadArgs{Path: "huge.bin", Offset: 2, Limit: 1})
-		if err != nil || !strings.HasPrefix(res.Frame, "00002|second line\n") {
-			t.Errorf("read: %+v %v", res, err)
-		}
-	})
-	if n > 64<<20 {
-		t.Errorf("allocated %d bytes", n)
-	}
-}
-
 // TestTooLargeRefusedBeforeReading: every tool that would hold a file over
 // the edit limit refuses it too_large without reading it.
 func TestTooLargeRefusedBeforeReading(t *testing.T) {
@@ -289,4 +271,8 @@ func TestCancelStopsWorkAndFreesTheLock(t *testing.T) {
 	if _, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("aaaa"), NewString: ptr("cccc"), ReplaceAll: true}); err != nil {
 		t.Fatalf("edit after the cancelled ones: %v", err)
 	}
+}
+
+func writeFile(root, name, content string) error {
+	return os.WriteFile(filepath.Join(root, name), []byte(content), 0o644)
 }

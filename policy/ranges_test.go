@@ -244,3 +244,71 @@ func normalized(rs Ranges) bool {
 	}
 	return true
 }
+
+// manyRanges returns n disjoint ranges in a shuffled order.
+func manyRanges(n int) []Range {
+	rs := make([]Range, n)
+	for i := range rs {
+		j := (i * 7919) % n // a permutation when n is not a multiple of 7919
+		rs[i] = Range{Start: 4 * j, End: 4*j + 2}
+	}
+	return rs
+}
+
+func TestNewRangesAndUnion(t *testing.T) {
+	got := NewRanges(Range{5, 7}, Range{0, 2}, Range{2, 3}, Range{6, 9}, Range{4, 4}, Range{20, 21})
+	want := Ranges{{0, 3}, {5, 9}, {20, 21}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("NewRanges = %v, want %v", got, want)
+	}
+	u := Ranges{{0, 1}, {10, 12}}.Union(Ranges{{1, 2}, {4, 5}, {11, 15}, {30, 31}})
+	if want := (Ranges{{0, 2}, {4, 5}, {10, 15}, {30, 31}}); !slices.Equal(u, want) {
+		t.Fatalf("Union = %v, want %v", u, want)
+	}
+	if u := (Ranges{}).Union(Ranges{{1, 2}}); !slices.Equal(u, Ranges{{1, 2}}) {
+		t.Fatalf("empty union %v", u)
+	}
+	if u := (Ranges{{1, 2}}).Union(nil); !slices.Equal(u, Ranges{{1, 2}}) {
+		t.Fatalf("union with nothing %v", u)
+	}
+	// Adding one by one gives the same set.
+	rs := manyRanges(1001)
+	var one Ranges
+	for _, r := range rs {
+		one = one.Add(r)
+	}
+	if all := NewRanges(rs...); !slices.Equal(all, one) || len(all) != 1001 {
+		t.Fatalf("NewRanges of many: %d ranges, Add: %d", len(all), len(one))
+	}
+	if u := NewRanges(rs[:500]...).Union(NewRanges(rs[500:]...)); !slices.Equal(u, one) {
+		t.Fatal("Union of halves differs")
+	}
+}
+
+func BenchmarkRanges20kAddOneByOne(b *testing.B) {
+	rs := manyRanges(20001)
+	for b.Loop() {
+		var out Ranges
+		for _, r := range rs {
+			out = out.Add(r)
+		}
+	}
+}
+
+func BenchmarkRanges20kNewRanges(b *testing.B) {
+	rs := manyRanges(20001)
+	for b.Loop() {
+		NewRanges(rs...)
+	}
+}
+
+func BenchmarkRanges100kCarry(b *testing.B) {
+	seen := NewRanges(manyRanges(100001)...)
+	ms := make([]receipt.Match, 50000)
+	for i := range ms {
+		ms[i] = receipt.Match{Offset: 8*i + 1, OldBytes: 2, NewBytes: 3}
+	}
+	for b.Loop() {
+		seen.Carry(ms, 8*100001)
+	}
+}

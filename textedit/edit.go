@@ -79,6 +79,15 @@ func ApplyContext(ctx context.Context, text []byte, edits []Edit, maxBytes int) 
 			return Result{}, &EditError{Index: i, Err: ErrNoChange}
 		}
 	}
+	if len(edits) >= indexMinEdits && len(text) >= indexMinBytes {
+		return applyIndexed(ctx, text, edits, maxBytes)
+	}
+	return applySequential(ctx, text, edits, maxBytes)
+}
+
+// applySequential applies checked edits one after the other, each by a
+// scan of the whole current text and a rebuild of it: O(n) per edit.
+func applySequential(ctx context.Context, text []byte, edits []Edit, maxBytes int) (Result, error) {
 	cur := text
 	var spans []span
 	adapted := false
