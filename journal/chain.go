@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,7 @@ import (
 
 // linearSpan is the size of a region of the log that logLines walks line by
 // line instead of bisecting.
-const linearSpan = 64 << 10
+const linearSpan = 2 << 10
 
 // errNotInLog is the cause of a session index line that the log does not
 // hold.
@@ -80,7 +81,7 @@ func (l *logLines) startFrom(off int64) (int64, error) {
 	if off <= 0 {
 		return 0, nil
 	}
-	var buf [4 << 10]byte
+	var buf [512]byte // most lines are shorter: one small read finds the next start
 	for pos := off - 1; pos < l.end; {
 		n := int(min(int64(len(buf)), l.end-pos))
 		if _, err := l.f.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
@@ -97,7 +98,7 @@ func (l *logLines) startFrom(off int64) (int64, error) {
 // lineAt returns the complete line starting at off, without its "\n".
 func (l *logLines) lineAt(off int64) ([]byte, error) {
 	var line []byte
-	var buf [16 << 10]byte
+	var buf [2 << 10]byte
 	for pos := off; pos < l.end; {
 		n := int(min(int64(len(buf)), l.end-pos))
 		if _, err := l.f.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
@@ -157,4 +158,21 @@ func leadingSeq(b []byte) (int64, error) {
 		return 0, fmt.Errorf("%w: a line of %s has a bad seq %q", ErrCorrupt, logName, rest[:i])
 	}
 	return seq, nil
+}
+
+// headOf reads the seq and prev of a log line, from its first bytes when it
+// has the form Append writes ({"seq":N,"prev":"...",), else by decoding it.
+func headOf(line []byte) (chainHead, error) {
+	var h chainHead
+	if seq, err := leadingSeq(line); err == nil {
+		rest := line[bytes.IndexByte(line, ',')+1:]
+		if v, ok := bytes.CutPrefix(rest, []byte(`"prev":"`)); ok {
+			if i := bytes.IndexByte(v, '"'); i >= 0 && bytes.IndexByte(v[:i], '\\') < 0 {
+				h.Seq, h.Prev = seq, string(v[:i])
+				return h, nil
+			}
+		}
+	}
+	err := json.Unmarshal(line, &h)
+	return h, err
 }

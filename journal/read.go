@@ -35,8 +35,8 @@ func (j *Journal) Scan(fn func(Record) error) error {
 	// handed out.
 	var prevHash string
 	_, err = eachLine(io.NewSectionReader(j.log, 0, end), func(n int64, line []byte) error {
-		var r chainHead
-		if err := json.Unmarshal(line, &r); err != nil {
+		r, err := headOf(line)
+		if err != nil {
 			return &lineError{file: logName, line: n, err: err}
 		}
 		switch {
