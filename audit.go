@@ -200,7 +200,56 @@ func (ws *Workspace) Verify(id string) (VerifyReport, error) {
 	if !found {
 		return rep, fmt.Errorf("no receipt %s in the journal (stet log lists them): %w", id, ErrNotFound)
 	}
+	if id == "" {
+		probs, err := ws.intentProblems()
+		if err != nil {
+			return rep, err
+		}
+		rep.Problems = append(rep.Problems, probs...)
+	}
 	return rep, nil
+}
+
+// intentProblems reports every write-ahead intent that was not resolved: one
+// closed as unresolved (the disk held neither its old nor its new bytes), and
+// one still open whose process is gone (the next Open that may change files
+// resolves it).
+func (ws *Workspace) intentProblems() ([]Problem, error) {
+	type open struct {
+		it  intentData
+		seq int64
+	}
+	var pending []open
+	closed := map[string]doneData{}
+	err := ws.journal.Session(intentSession, func(r journal.Record) error {
+		switch r.Type {
+		case recIntent:
+			var it intentData
+			if json.Unmarshal(r.Data, &it) == nil {
+				pending = append(pending, open{it, r.Seq})
+			}
+		case recDone:
+			var d doneData
+			if json.Unmarshal(r.Data, &d) == nil {
+				closed[d.ID] = d
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	for _, p := range pending {
+		d, ok := closed[p.it.ID]
+		switch {
+		case ok && d.State == doneUnresolved:
+			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and could not be resolved: %s", p.it.ID, d.Detail)})
+		case !ok && !p.it.alive():
+			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and is not resolved yet; run any stet command that may change files to resolve it", p.it.ID)})
+		}
+	}
+	return out, nil
 }
 
 // checkEntry checks one receipt's own consistency, its saved preimage, and,

@@ -266,7 +266,7 @@ func (s *Session) claim(ctx context.Context, tool, p string) (target, func(), er
 	if ref := s.gateWrite(tool, t); ref != nil {
 		return target{}, nil, ref
 	}
-	unlock, err := s.ws.lock(ctx, t)
+	unlock, err := s.ws.lockAll(ctx, t)
 	if err != nil {
 		return target{}, nil, err
 	}

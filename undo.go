@@ -154,6 +154,11 @@ func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool str
 		c.matches = []receipt.Match{{Offset: 0, OldBytes: len(cur), Line: 1, Old: cur, New: []byte{}}}
 		c.message = fmt.Sprintf("undid %s %s: removed %s (its content is saved in the journal)", r.Tool, r.ID, t.display())
 	case r.After == nil: // undo a delete: bring the file back
+		// Under the name it had: through a symlink, that is where the link
+		// leads (the link itself was kept).
+		if rt, err := s.ws.targetOfKey(key); err == nil {
+			c.t = rt
+		}
 		c.post, c.create = pre, true
 		if r.Before.Mode != "" {
 			if c.mode, err = receipt.ParseMode(r.Before.Mode); err != nil {

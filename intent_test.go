@@ -1,0 +1,119 @@
+package stet
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stet-dev/stet/journal"
+	"github.com/stet-dev/stet/receipt"
+)
+
+func openIntentWS(t *testing.T, files map[string]string) (*Workspace, *Session, string, string) {
+	t.Helper()
+	root, state := t.TempDir(), t.TempDir()
+	for n, c := range files {
+		if err := os.WriteFile(filepath.Join(root, n), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open([]string{root}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ws.Session("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, s, root, state
+}
+
+// When the intent cannot be made durable (the state disk is full, or the
+// journal is gone), the change is refused before anything moves.
+func TestIntentFailureChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, tool := range []string{"edit", "write", "delete", "move", "create"} {
+		t.Run(tool, func(t *testing.T) {
+			ws, s, root, _ := openIntentWS(t, map[string]string{"a.txt": "one\ntwo\n"})
+			if _, err := s.Read(ctx, ReadArgs{Path: "a.txt"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.List(ctx, ListArgs{}); err != nil {
+				t.Fatal(err)
+			}
+			ws.journal.Close() // every later append and blob write fails
+			var err error
+			switch tool {
+			case "edit":
+				one, uno := "one", "uno"
+				_, err = s.Edit(ctx, EditArgs{Path: "a.txt", OldString: &one, NewString: &uno})
+			case "write":
+				_, err = s.Write(ctx, WriteArgs{Path: "a.txt", Content: "new\n", Overwrite: true})
+			case "delete":
+				_, err = s.Delete(ctx, DeleteArgs{Path: "a.txt"})
+			case "move":
+				_, err = s.Move(ctx, MoveArgs{From: "a.txt", To: "b.txt"})
+			case "create":
+				_, err = s.Write(ctx, WriteArgs{Path: "c.txt", Content: "new\n"})
+			}
+			if err == nil {
+				t.Fatalf("%s landed without its intent", tool)
+			}
+			got, rerr := os.ReadFile(filepath.Join(root, "a.txt"))
+			if rerr != nil || string(got) != "one\ntwo\n" {
+				t.Errorf("a.txt after the refused %s: %q, %v", tool, got, rerr)
+			}
+			for _, n := range []string{"b.txt", "c.txt"} {
+				if _, err := os.Stat(filepath.Join(root, n)); err == nil {
+					t.Errorf("%s exists after the refused %s", n, tool)
+				}
+			}
+		})
+	}
+}
+
+// An interrupted change whose file holds neither its old nor its new bytes
+// is left alone at Open and reported by verify --all.
+func TestUnresolvedIntentIsReported(t *testing.T) {
+	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": "one\n"})
+	tgt, ref := ws.resolve("edit", "a.txt")
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	old, nw := []byte("one\n"), []byte("uno\n")
+	r := receipt.Receipt{ID: "r_interrupted", Session: s.id, Tool: "edit", Path: "a.txt",
+		Before: receipt.StateOf(old), After: receipt.StateOf(nw),
+		Matches: []receipt.Match{{Offset: 0, OldBytes: 3, NewBytes: 3, Line: 1}}}
+	it := intentData{ID: r.ID, Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(), Data: receiptData{Receipt: r, Old: []string{"one"}}}}}
+	b, _ := json.Marshal(it) // as a process that is gone wrote it
+	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+	// Someone else wrote other bytes before the next start.
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("edited by hand\n"), 0o644)
+	ws.Close()
+	ws2, err := Open([]string{root}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "edited by hand\n" {
+		t.Fatalf("recovery changed a file it could not place: %q", b)
+	}
+	rep, err := ws2.Verify("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range rep.Problems {
+		if strings.Contains(p.Msg, "r_interrupted") && strings.Contains(p.Msg, "could not be resolved") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("verify --all does not report the unresolved change: %+v", rep.Problems)
+	}
+}
