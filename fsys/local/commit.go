@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/internal/confine"
 )
 
 // chunkSize is how much of a swapped-out file is read at a time to compare.
@@ -379,6 +380,26 @@ func linkNote(name string, links int, keep string) string {
 	return fmt.Sprintf("%s had %d hard links; the other %d keep the %s", name, links, links-1, keep)
 }
 
+// openParent is the one walk every change of a single name starts with,
+// after os.Root's doInRoot: resolve name through the confined walk
+// (following a final symlink that stays inside), let check refuse what was
+// found, then open the directory that holds it. It returns the walk, the open
+// directory (the caller closes it) and the name's last component there.
+func (l *FS) openParent(op, name string, check func(confine.Result) error) (confine.Result, *dirHandle, string, error) {
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return r, nil, "", err
+	}
+	if err := check(r); err != nil {
+		return r, nil, "", err
+	}
+	d, err := l.openDir(path.Dir(r.Path))
+	if err != nil {
+		return r, nil, "", l.fail(op, name, err)
+	}
+	return r, d, path.Base(r.Path), nil
+}
+
 // Create makes a new regular file at name holding data, with the mode perm
 // set exactly (fsys.ModeBits: setuid, setgid and sticky included; the
 // umask does not apply), so a restored file gets back the mode it had.
@@ -389,26 +410,23 @@ func linkNote(name string, links int, keep string) string {
 // The parent directory must exist.
 func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, error) {
 	const op = "create"
-	r, err := l.walk(op, name, true)
+	r, d, base, err := l.openParent(op, name, func(r confine.Result) error {
+		switch {
+		case r.Exists(), r.FinalLink:
+			return fsys.E(op, name, fsys.ErrExists, nil)
+		case len(r.Rest) > 0:
+			return fsys.E(op, name, fsys.ErrNotFound, errors.New("parent directory does not exist"))
+		}
+		return nil
+	})
 	if err != nil {
 		return fsys.Commit{}, err
 	}
-	switch {
-	case r.Exists(), r.FinalLink:
-		return fsys.Commit{}, fsys.E(op, name, fsys.ErrExists, nil)
-	case len(r.Rest) > 0:
-		return fsys.Commit{}, fsys.E(op, name, fsys.ErrNotFound, errors.New("parent directory does not exist"))
-	}
+	defer d.close()
 	exact := perm != 0
 	if !exact {
 		perm = 0o644
 	}
-	d, err := l.openDir(path.Dir(r.Path))
-	if err != nil {
-		return fsys.Commit{}, l.fail(op, name, err)
-	}
-	defer d.close()
-	base := path.Base(r.Path)
 	tmp, _, err := l.writeTemp(d, data, &meta{perm: unixPerm(perm), exact: exact, src: -1})
 	if err != nil {
 		return fsys.Commit{}, l.fail(op, name, err)
@@ -457,19 +475,11 @@ var errFallback = errors.New("fallback forced")
 // (Commit.Fallback).
 func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commit, error) {
 	const op = "replace"
-	r, err := l.walk(op, name, true)
+	r, d, base, err := l.openParent(op, name, func(r confine.Result) error { return r.NeedFile(op, name) })
 	if err != nil {
 		return fsys.Commit{}, err
-	}
-	if err := r.NeedFile(op, name); err != nil {
-		return fsys.Commit{}, err
-	}
-	d, err := l.openDir(path.Dir(r.Path))
-	if err != nil {
-		return fsys.Commit{}, l.fail(op, name, err)
 	}
 	defer d.close()
-	base := path.Base(r.Path)
 	m := oldMeta(d, base, permOf(r.Info))
 	tmp, ino, err := l.writeTemp(d, data, m)
 	m.closeSrc()
@@ -565,19 +575,11 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 // back; elsewhere it is compared, then unlinked (Commit.Fallback).
 func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	const op = "remove"
-	r, err := l.walk(op, name, true)
+	r, d, base, err := l.openParent(op, name, func(r confine.Result) error { return r.NeedFile(op, name) })
 	if err != nil {
 		return fsys.Commit{}, err
-	}
-	if err := r.NeedFile(op, name); err != nil {
-		return fsys.Commit{}, err
-	}
-	d, err := l.openDir(path.Dir(r.Path))
-	if err != nil {
-		return fsys.Commit{}, l.fail(op, name, err)
 	}
 	defer d.close()
-	base := path.Base(r.Path)
 	cm := fsys.Commit{Resolved: r.Path}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
 
