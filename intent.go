@@ -141,6 +141,22 @@ func (it intentData) alive() bool {
 // before closing them. It reads only the part of the intent index past the
 // cursor, and leaves the cursor at the first intent still in flight.
 func (ws *Workspace) recoverIntents(ctx context.Context) error {
+	dead, err := ws.scanIntents(ctx, false)
+	if err != nil || !dead {
+		return err
+	}
+	// Something is to be resolved: one process at a time, reading again
+	// under the lock (another process may have resolved it meanwhile).
+	return ws.journal.Exclusive(intentCursor, func() error {
+		_, err := ws.scanIntents(ctx, true)
+		return err
+	})
+}
+
+// scanIntents reads the intents past the cursor. Without resolve it only
+// reports whether one of a dead process is open; with resolve it resolves
+// those and moves the cursor.
+func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, err error) {
 	from := ws.journal.Cursor(intentCursor)
 	type pending struct {
 		it  intentData
@@ -165,7 +181,7 @@ func (ws *Workspace) recoverIntents(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	cursor := end
 	for _, p := range open {
@@ -176,16 +192,20 @@ func (ws *Workspace) recoverIntents(ctx context.Context) error {
 			cursor = min(cursor, p.off)
 			continue
 		}
+		dead = true
+		if !resolve {
+			continue
+		}
 		if _, err := ws.resolveIntent(ctx, p.it); err != nil {
 			// Left pending: stet verify --all reports it, and the next
 			// Open tries again.
 			cursor = min(cursor, p.off)
 		}
 	}
-	if cursor != from {
+	if cursor != from && (resolve || !dead) {
 		ws.journal.SetCursor(intentCursor, cursor) // derived data: a lost update only rereads
 	}
-	return nil
+	return dead, nil
 }
 
 // targetOfKey maps a file key back to a target in its root.

@@ -212,6 +212,10 @@ func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (
 			return nil, staleUndo(to, r, "the directory is no longer there")
 		}
 		back.dir = true
+		// What lies under the directory now must be free to go back.
+		if err := s.gateTree(ctx, "undo", to, from); err != nil {
+			return nil, err
+		}
 	} else {
 		cur, err := p.ReadFile(to.rel)
 		switch {

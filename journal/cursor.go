@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -43,3 +45,23 @@ func (j *Journal) SetCursor(name string, v int64) error {
 }
 
 func cursorName(name string) string { return hashName([]byte(name))[len("sha256:"):][:16] }
+
+// Exclusive runs fn holding an exclusive lock of its own named name, taken
+// by every process on this state directory that asks for the same name (a
+// lock file under cursors/), so that work such as resolving an interrupted
+// change is done by one process at a time. fn may append to the journal.
+func (j *Journal) Exclusive(name string, fn func() error) error {
+	if err := j.root.Mkdir(cursorsDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	f, err := j.root.OpenFile(cursorsDir+"/"+cursorName(name)+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := lockFile(f, true); err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	defer unlockFile(f)
+	return fn()
+}
