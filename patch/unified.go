@@ -288,13 +288,15 @@ func isHunkLine(l string) bool {
 	return l != "" && strings.IndexByte(" -+\\", l[0]) >= 0
 }
 
-// isSignature reports whether line i is a mail signature separator ("-- ")
-// with nothing like a hunk line after it.
+// isSignature reports whether line i is a mail signature separator ("-- ",
+// as git format-patch ends a patch, followed by its version line). Followed
+// by anything else, or nothing, it is a removed line "- " or "-".
 func isSignature(p patchLines, i, hi int) bool {
-	if p[i] != "-- " && p[i] != "--" {
+	if p[i] != "-- " && p[i] != "--" || i == hi {
 		return false
 	}
-	return i == hi || !isHunkLine(p[i+1]) || strings.HasPrefix(p[i+1], "@@")
+	next := p[i+1]
+	return !blank(next) && !isHunkLine(next) && !strings.HasPrefix(next, "@@") && !strings.HasPrefix(next, "diff --git ")
 }
 
 // parseBareHunk reads a hunk whose lines run to the first line that is not
