@@ -38,18 +38,24 @@ type Applied struct {
 
 // Apply applies hunks, in order, to text. Each hunk's Old lines must be a
 // run of whole lines of text, equal byte for byte apart from the line
-// terminator, below the previous hunk. Where several runs qualify, the one
-// nearest the OldStart hint wins; with no hint, the first below the Context
-// line; with neither, more than one is ambiguous. An AtEOF hunk must end at
+// terminator, below the previous hunk. With an OldStart hint (moved by the
+// offset the hunk before was found at), a run at the hinted line is taken;
+// otherwise the run must be the only one below the previous hunk, or the
+// hunk is refused as ambiguous with every candidate. With a Context anchor,
+// the first run below the anchor line is taken. An AtEOF hunk must end at
 // the end of the text. A hunk with no Old lines is inserted before line
 // OldStart, below its Context line, or at the end when AtEOF; with none of
-// these it is refused.
+// these it is refused. Heading is never used.
 //
 // When a hunk's lines are not in text as written and text has "\r\n" line
 // endings, they are compared with the "\r" of each "\r\n" set aside, and
 // its new lines are then written with "\r\n". A hunk that only adds lines
 // writes them with the line ending of the line above (below, at the top),
-// unless its lines carry their own "\r". No other adaptation is made.
+// unless its lines carry their own "\r". When a hunk is still not found,
+// its context lines (the Old lines it keeps, found by aligning Old with
+// New) may differ from the text's in trailing spaces and tabs; they keep
+// the text's bytes and the hunk is listed in SpaceContext. The lines it
+// removes are never compared more loosely. No other adaptation is made.
 //
 // Failures are *HunkError values; nothing is applied unless every hunk is.
 // The hunks' line terminators follow the lines they replace: "\n" (or the
