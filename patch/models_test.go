@@ -286,3 +286,38 @@ func TestWrongCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderNumbers: the line number of each header form is kept as the
+// hint, at the limits of what is read.
+func TestHeaderNumbers(t *testing.T) {
+	for hdr, want := range map[string]int{
+		"@@ -4 +4 @@":            4,
+		"@@ -4,3 +4,3":           4,
+		"@@ -4 +4":               4,
+		"@@ -9,0 +10,1 @@":       10,
+		"@@ -1073741824 +1 @@":   maxLine,
+		"@@ -1073741825 +1 @@x":  -1,
+		"@@ -4,1073741825 +4 @@": -1,
+		"@@ @@":                  0,
+		"@@ -":                   -1,
+		"@@ -4 +":                -1,
+		"@@ -4 +4 +5 @@":         -1,
+	} {
+		h := parseUnifiedHeader(hdr)
+		if want < 0 {
+			if h.form != headerBad {
+				t.Errorf("%q: form %d, want bad", hdr, h.form)
+			}
+			continue
+		}
+		if h.form == headerBad || h.oldStart() != want {
+			t.Errorf("%q: form %d, old start %d, want %d", hdr, h.form, h.oldStart(), want)
+		}
+	}
+	if got := clip("abc", 3); got != "abc" {
+		t.Errorf("clip of a short string: %q", got)
+	}
+	if got := clip("héllo", 2); got != "h…" {
+		t.Errorf("clip inside a rune: %q", got)
+	}
+}
