@@ -228,6 +228,14 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 		eol = "crlf-adapted"
 	}
 	c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, post: ap.Text, matches: ms, eol: eol, dryRun: dryRun, seen: &o}
+	if len(ap.SpaceContext) > 0 {
+		hunks := make([]string, len(ap.SpaceContext))
+		for i, k := range ap.SpaceContext {
+			hunks[i] = fmt.Sprint(k)
+		}
+		c.notes = append(c.notes, fmt.Sprintf("%s located with trailing spaces or tabs of context lines set aside (hunk %s); those lines keep the file's bytes, removed lines matched exactly",
+			t.display(), strings.Join(hunks, ", ")))
+	}
 	verb := fmt.Sprintf("updated %s (%s)", t.display(), plural(len(f.Hunks), "hunk"))
 	c.message = verb
 	if move != nil {
@@ -268,7 +276,9 @@ func hunkRefusal(t target, err error) *Refusal {
 		if he.Near != "" {
 			msg += "\n" + strings.TrimRight(he.Near, "\n")
 		}
-		msg += "\nread the file again and rebuild that hunk from the lines it holds now"
+		if kind == KindNoMatch {
+			msg += "\nread the file again and rebuild that hunk from the lines it holds now"
+		}
 		return refuse(kind, t.spelled, "%s", msg).with("hunk", he.Index+1, "lines", he.Lines)
 	}
 	return refuse(KindInvalid, t.spelled, "%s: %v", t.spelled, err)

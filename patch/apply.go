@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 )
 
@@ -28,22 +29,33 @@ type Applied struct {
 	// line endings set aside, or only added lines below a "\r\n" line, and
 	// that its new lines were written with "\r\n".
 	CRLFAdapted bool
+	// SpaceContext lists the hunks (1-based) that were located only with
+	// trailing spaces and tabs of their context lines set aside. Their
+	// context lines keep the file's bytes; their removed lines matched
+	// exactly (or CRLF-adapted).
+	SpaceContext []int
 }
 
 // Apply applies hunks, in order, to text. Each hunk's Old lines must be a
 // run of whole lines of text, equal byte for byte apart from the line
-// terminator, below the previous hunk. Where several runs qualify, the one
-// nearest the OldStart hint wins; with no hint, the first below the Context
-// line; with neither, more than one is ambiguous. An AtEOF hunk must end at
+// terminator, below the previous hunk. With an OldStart hint (moved by the
+// offset the hunk before was found at), a run at the hinted line is taken;
+// otherwise the run must be the only one below the previous hunk, or the
+// hunk is refused as ambiguous with every candidate. With a Context anchor,
+// the first run below the anchor line is taken. An AtEOF hunk must end at
 // the end of the text. A hunk with no Old lines is inserted before line
 // OldStart, below its Context line, or at the end when AtEOF; with none of
-// these it is refused.
+// these it is refused. Heading is never used.
 //
 // When a hunk's lines are not in text as written and text has "\r\n" line
 // endings, they are compared with the "\r" of each "\r\n" set aside, and
 // its new lines are then written with "\r\n". A hunk that only adds lines
 // writes them with the line ending of the line above (below, at the top),
-// unless its lines carry their own "\r". No other adaptation is made.
+// unless its lines carry their own "\r". When a hunk is still not found,
+// its context lines (the Old lines it keeps, found by aligning Old with
+// New) may differ from the text's in trailing spaces and tabs; they keep
+// the text's bytes and the hunk is listed in SpaceContext. The lines it
+// removes are never compared more loosely. No other adaptation is made.
 //
 // Failures are *HunkError values; nothing is applied unless every hunk is.
 // The hunks' line terminators follow the lines they replace: "\n" (or the
@@ -61,6 +73,10 @@ func Apply(text []byte, hunks []Hunk) (Applied, error) {
 		}
 		if h.OldStart > 0 {
 			drift = pl.at - (h.OldStart - 1)
+		}
+		if pl.space {
+			h = withFileContext(fl, h, keptLines(h), pl.at, pl.adapted)
+			out.SpaceContext = append(out.SpaceContext, k+1)
 		}
 		r, ok, usedEOL := region(fl, h, pl)
 		if ok {
@@ -101,6 +117,7 @@ func splice(text []byte, regions []Region) []byte {
 type placement struct {
 	at      int
 	adapted bool
+	space   bool // found only with trailing space on context lines set aside
 }
 
 // search is what narrows a hunk's position.
@@ -164,61 +181,61 @@ func locate(fl *fileLines, h Hunk, k, prevEnd, drift int) (placement, error) {
 		return placement{at: at, adapted: fl.crlfNear(at) && !anyCR(h.New)}, nil
 	}
 
-	cands, adapted := candidates(fl, h, s)
+	cands, m := candidates(fl, h, s)
 	switch {
 	case len(cands) == 0:
 		return placement{}, diagnose(fl, h, k, s)
 	case len(cands) == 1:
-		return placement{at: cands[0], adapted: adapted}, nil
+		return placement{at: cands[0], adapted: m.adapted, space: m.space}, nil
 	}
-	// Two runs equally near the hint, or several with nothing to choose.
-	all := s
-	all.atEOF, all.expected, all.ctxLine = false, -1, -1
-	cands, _ = candidates(fl, h, all)
 	return placement{}, ambiguous(k, h, cands)
 }
 
-// candidates returns where h's Old lines may start, as narrowed by s: the
-// one run that ends the file when AtEOF; the run nearest the hint (two when
-// one above and one below are as near); the first run below the context
-// line; or, with none of these, every run below s.from. It looks for exact
-// matches, then, when there are none and the file has "\r\n" line endings,
-// for CRLF-adapted ones.
-func candidates(fl *fileLines, h Hunk, s search) ([]int, bool) {
+// mode is how a hunk's Old lines are compared with the file's lines.
+type mode struct {
+	// adapted: the "\r" of each file line's "\r\n" is set aside.
+	adapted bool
+	// space: a context line (one kept by the hunk) may also differ in
+	// trailing spaces and tabs. Removed lines never may.
+	space bool
+}
+
+// modes are tried in order until one finds the hunk.
+var modes = []mode{{}, {adapted: true}, {space: true}, {adapted: true, space: true}}
+
+// candidates returns where h's Old lines may start, as narrowed by s, and
+// the mode that found them: the one run that ends the file when AtEOF; the
+// first run below a Codex context line; the run at the hinted line when it
+// is there; otherwise every run below s.from. Each mode is tried only when
+// the ones before it found nothing: exact, CRLF-adapted (only when the file
+// has "\r\n" line endings), then with trailing space on context lines set
+// aside.
+func candidates(fl *fileLines, h Hunk, s search) ([]int, mode) {
 	n, k := fl.n(), len(h.Old)
 	lo, hi := s.from, n-k // the range of start lines
 	if s.atEOF {
 		lo = max(lo, hi)
 	}
 	if lo > hi {
-		return nil, false
+		return nil, mode{}
 	}
-	for _, adapted := range []bool{false, true} {
-		if adapted && !fl.crlf {
-			break
+	var kept []int
+	for _, m := range modes {
+		if m.adapted && !fl.crlf {
+			continue
 		}
-		ok := func(p int) bool { return matchAt(fl, h.Old, p, adapted) && noEOLOK(fl, h, p) }
+		if m.space && kept == nil {
+			// Only a hunk with context lines can match this way.
+			if kept = keptLines(h); kept == nil || slices.Max(kept) < 0 {
+				break
+			}
+		}
+		ok := func(p int) bool { return matchIn(fl, h.Old, kept, p, m) && noEOLOK(fl, h, p) }
 		var cands []int
 		switch {
 		case s.atEOF:
 			if ok(hi) {
 				cands = append(cands, hi)
-			}
-		case s.expected >= 0:
-			// Outward from the hint, so the first hits are the nearest. Two
-			// hits at one distance, one above and one below, are a tie (a
-			// hint outside the range clamps to one side only).
-			e := min(max(s.expected, lo), hi)
-			for d := 0; e-d >= lo || e+d <= hi; d++ {
-				if p := e - d; p >= lo && ok(p) {
-					cands = append(cands, p)
-				}
-				if p := e + d; d > 0 && p <= hi && ok(p) {
-					cands = append(cands, p)
-				}
-				if len(cands) > 0 {
-					break
-				}
 			}
 		case s.ctxLine >= 0:
 			for p := lo; p <= hi; p++ {
@@ -227,8 +244,18 @@ func candidates(fl *fileLines, h Hunk, s search) ([]int, bool) {
 					break
 				}
 			}
+		case s.expected >= lo && s.expected <= hi && ok(s.expected):
+			// The header's line number, carried by the offset of the hunks
+			// before, is right: that is where the hunk goes.
+			cands = append(cands, s.expected)
+		case m.space:
+			for p := lo; p <= hi; p++ {
+				if ok(p) {
+					cands = append(cands, p)
+				}
+			}
 		default:
-			sums, first := fl.sums(adapted), maphash.String(fl.seed, h.Old[0])
+			sums, first := fl.sums(m.adapted), maphash.String(fl.seed, h.Old[0])
 			for p := lo; p <= hi; p++ {
 				if sums[p] == first && ok(p) {
 					cands = append(cands, p)
@@ -236,10 +263,90 @@ func candidates(fl *fileLines, h Hunk, s search) ([]int, bool) {
 			}
 		}
 		if len(cands) > 0 {
-			return cands, adapted
+			return cands, m
 		}
 	}
-	return nil, false
+	return nil, mode{}
+}
+
+// matchIn reports whether old matches the file's lines from line p in mode
+// m; kept tells the context lines of old (see keptLines), used only when
+// m.space.
+func matchIn(fl *fileLines, old []string, kept []int, p int, m mode) bool {
+	if !m.space {
+		return matchAt(fl, old, p, m.adapted)
+	}
+	for j, o := range old {
+		l := fl.line(p+j, m.adapted)
+		if string(l) != o && !(kept[j] >= 0 && trimSpaceRight(string(l)) == trimSpaceRight(o)) {
+			return false
+		}
+	}
+	return true
+}
+
+func trimSpaceRight(s string) string { return strings.TrimRight(s, " \t") }
+
+// maxKept bounds the work of keptLines: hunks larger than this are only
+// matched exactly.
+const maxKept = 1 << 22
+
+// keptLines aligns the Old and New lines of h by a longest common
+// subsequence: kept[i] is the New line that Old line i is kept as (h's
+// context lines), or -1 for a removed line. nil when the hunk is too
+// large to align.
+func keptLines(h Hunk) []int {
+	n, m := len(h.Old), len(h.New)
+	if n*m > maxKept {
+		return nil
+	}
+	kept := make([]int, n)
+	for i := range kept {
+		kept[i] = -1
+	}
+	if n == 0 || m == 0 {
+		return kept
+	}
+	// lcs[i*w+j] is the length of the longest common subsequence of
+	// Old[i:] and New[j:].
+	w := m + 1
+	lcs := make([]int32, (n+1)*w)
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if h.Old[i] == h.New[j] {
+				lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
+			} else {
+				lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
+			}
+		}
+	}
+	for i, j := 0, 0; i < n && j < m; {
+		switch {
+		case h.Old[i] == h.New[j]:
+			kept[i] = j
+			i, j = i+1, j+1
+		case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return kept
+}
+
+// withFileContext returns h with its kept lines replaced by the file's
+// lines from line p, so that context lines that matched only with trailing
+// space set aside keep the file's bytes.
+func withFileContext(fl *fileLines, h Hunk, kept []int, p int, adapted bool) Hunk {
+	old, neu := slices.Clone(h.Old), slices.Clone(h.New)
+	for i, j := range kept {
+		if j >= 0 {
+			old[i] = string(fl.line(p+i, adapted))
+			neu[j] = old[i]
+		}
+	}
+	h.Old, h.New = old, neu
+	return h
 }
 
 func matchAt(fl *fileLines, old []string, p int, adapted bool) bool {
@@ -372,5 +479,6 @@ func ambiguous(k int, h Hunk, cands []int) error {
 		what = "its old line occurs"
 	}
 	return &HunkError{Index: k, Kind: KindAmbiguous, Lines: lines,
-		Msg: fmt.Sprintf("%s %d times (at lines %s): include more unchanged lines around the change, or an @@ line naming a line above it, so that it matches once", what, len(cands), list)}
+		Msg: fmt.Sprintf("%s %d times (at lines %s), and nothing says which is meant: include more unchanged lines around the change so that it matches once, "+
+			"or give the line where it starts (a unified header \"@@ -N +N @@\" with N its first old line; in a Codex envelope, an \"@@\" line naming a line above it)", what, len(cands), list)}
 }

@@ -281,7 +281,7 @@ func TestApplyErrors(t *testing.T) {
 			text:  "func f() {\n\treturn 1\n}\n",
 			patch: "*** Begin Patch\n*** Update File: f\n@@\n func f() {\n-    return 1\n+    return 2\n*** End Patch",
 			kind:  KindNoMatch, lines: []int{1, 2},
-			msg:  []string{"nearest: lines 1-2 (1 of 2 equal)", "line 2 differs in indentation (file 1 tab, patch 4 spaces)"},
+			msg:  []string{"nearest: lines 1-2 (1 of 2 equal)", "line 2 (a removed line) differs in indentation (file 1 tab, patch 4 spaces)"},
 			near: "00002|\treturn 1",
 		},
 		{
@@ -289,21 +289,21 @@ func TestApplyErrors(t *testing.T) {
 			text:  "a\nb  \nc\n",
 			patch: "*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n c\n*** End Patch",
 			kind:  KindNoMatch, lines: []int{1, 2, 3},
-			msg: []string{"line 2 differs in trailing space (file 2 spaces, patch none)", "2 of 3 equal"},
+			msg: []string{"line 2 (a removed line) differs in trailing space (file 2 spaces, patch none)", "2 of 3 equal"},
 		},
 		{
 			name:  "line ending differs in a mixed file",
 			text:  "a\r\nb\nc\n",
 			patch: "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+B\r\n",
 			kind:  KindNoMatch,
-			msg:   []string{"line 2 differs in line ending"},
+			msg:   []string{"line 2 (a removed line) differs in line ending"},
 		},
 		{
 			name:  "quotes differ",
 			text:  "say(\u201chi\u201d)\n",
 			patch: "*** Begin Patch\n*** Update File: f\n@@\n-say(\"hi\")\n+say(\"ho\")\n*** End Patch",
 			kind:  KindNoMatch, lines: []int{1},
-			msg: []string{"line 1 differs in quotes"},
+			msg: []string{"line 1 (a removed line) differs in quotes"},
 		},
 		{
 			name:  "nothing alike",

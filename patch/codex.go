@@ -176,17 +176,21 @@ body:
 				cur = newHunkBuilder(j + 1)
 			}
 			cur.blank = cur.blank[:0]
-			if uh, ok := parseUnifiedHeader(l); ok {
+			switch uh := parseUnifiedHeader(l); {
+			case uh.form >= headerHint || uh.double:
 				// A unified header inside the envelope: its line number is a
-				// hint; its counts are not checked.
+				// hint, its counts are not checked, and its section heading
+				// is not an anchor.
 				if cur.h.OldStart == 0 {
 					cur.h.OldStart = uh.oldStart()
 				}
 				if uh.section != "" {
-					cur.ctx = append(cur.ctx, uh.section)
+					cur.h.Heading = uh.section
 				}
-			} else if c := strings.TrimSpace(l[2:]); c != "" {
-				cur.ctx = append(cur.ctx, c)
+			default:
+				if c := strings.TrimSpace(l[2:]); c != "" {
+					cur.ctx = append(cur.ctx, c)
+				}
 			}
 			afterEOF = false
 		case l == "" || l[0] == ' ' || l[0] == '-' || l[0] == '+' || l[0] == '\\':

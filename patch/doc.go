@@ -7,28 +7,44 @@
 // lines around the patch, a heredoc wrapper (apply_patch <<'EOF' ... EOF) or
 // a Markdown code fence around it, a patch whose lines all end in "\r\n",
 // a missing final newline, a commit message before a diff, and a Codex
-// first hunk without its "@@" line. It refuses, with a *ParseError naming
-// the patch line, a hunk line that does not start with ' ', '-' or '+' (an
-// empty line counts as an empty context line), an unknown "***" header, a
-// missing "*** End Patch", a unified hunk whose lines disagree with the
-// counts of its "@@ -l,s +l,s @@" header, binary and copy patches, and a
-// patch that names one path twice.
+// first hunk without its "@@" line. A unified hunk header may be written as
+// git writes it ("@@ -l,s +l,s @@ section"), without counts ("@@ -l +l @@"),
+// unclosed, or bare ("@@", "@@ @@", "@@ @@ section"); counts that disagree
+// with the hunk's lines are ignored, and such a hunk runs to the first line
+// that is not a hunk line. The text after the second "@@" is git's section
+// heading (Hunk.Heading), never an anchor. A unified file section is named
+// by its "---"/"+++" pair, else by its "diff --git" or "Index:" line; git's
+// extended headers (index, modes, new file, deleted file, similarity,
+// rename from/to) and "\ No newline at end of file" are read as git prints
+// them. It refuses, with a *ParseError naming the patch line, a hunk line
+// that does not start with ' ', '-' or '+' (an empty line counts as an
+// empty context line), hunks that no header names a file for (saying which
+// header to add), an unknown "***" header, a missing "*** End Patch",
+// binary and copy patches, and a patch that names one path twice.
 //
-// Apply locates leniently and verifies strictly. Where a hunk goes is only
-// guided: a unified line number is a hint (the nearest occurrence wins and
-// the offset found carries to the next hunk); a Codex "@@" line narrows the
-// search to what follows the first line containing it (consecutive "@@"
-// lines narrow in turn, and an "@@" line repeated from the hunk before is
-// accepted above it); "*** End of File" anchors the hunk at the end. What
-// a hunk replaces must be in the file byte for byte, line terminators
-// aside. The one adaptation is for CRLF files: lines that do not match as
-// written are compared with the "\r" of each file line's "\r\n" set aside,
-// and the new lines are then written with "\r\n" (Applied.CRLFAdapted).
-// Whitespace, Unicode and fuzzy matching are never applied; a near miss is
-// a *HunkError that names the nearest region and what differs (indentation,
-// trailing space, line endings, quotes). Every byte outside the replaced
-// lines is kept: a byte order mark, tabs, the final newline or its absence
-// (changed only where a "\ No newline at end of file" marker says so).
+// Apply locates leniently and verifies strictly. A unified line number is
+// a hint: the offset found for one hunk carries to the next, and a hunk
+// whose lines are at the line so hinted goes there; otherwise its lines
+// must occur exactly once below the previous hunk, or it is refused as
+// ambiguous with every candidate line. Hunks apply in order and never
+// overlap. A Codex "@@" line is an anchor: it narrows the search to what
+// follows the first line containing it (consecutive "@@" lines narrow in
+// turn, and an "@@" line repeated from the hunk before is accepted above
+// it); "*** End of File" anchors the hunk at the end. What a hunk removes
+// must be in the file byte for byte, line terminators aside. Two
+// adaptations locate a hunk when its lines are not in the file as written:
+// for CRLF files, lines are compared with the "\r" of each file line's
+// "\r\n" set aside, and the new lines are then written with "\r\n"
+// (Applied.CRLFAdapted); and context lines (the lines a hunk keeps) may
+// differ from the file's in trailing spaces and tabs, which models drop,
+// and then keep the file's bytes (Applied.SpaceContext). Nothing looser
+// is applied to the lines a hunk removes. Indentation, Unicode and fuzzy
+// matching are never applied; a near miss is a *HunkError that names the
+// nearest region and what differs (indentation, trailing space, line
+// endings, quotes, and whether the line is removed or kept). Every byte
+// outside the replaced lines is kept: a byte order mark, tabs, the final
+// newline or its absence (changed only where a "\ No newline at end of
+// file" marker says so).
 //
 // Neither function does IO or keeps state between calls, and this package
 // must not grow either. It does not decide whether a path is allowed,

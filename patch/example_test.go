@@ -46,7 +46,7 @@ func ExampleApply_nearMiss() {
 	}
 	// Output:
 	// no_match
-	// its 3 old lines are not in the file as written; nearest: lines 1-3 (2 of 3 equal); line 2 differs in indentation (file 1 tab, patch 4 spaces)
+	// its 3 old lines are not in the file as written; nearest: lines 1-3 (2 of 3 equal); line 2 (a removed line) differs in indentation (file 1 tab, patch 4 spaces)
 	// 00001|func f() int {
 	// 00002|	return 1
 	// 00003|}

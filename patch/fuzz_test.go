@@ -2,6 +2,7 @@ package patch
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -126,4 +127,67 @@ func sameEdit(a Applied, edited string, noContext bool) bool {
 	}
 	lf := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 	return noContext && a.CRLFAdapted && lf(string(a.Text)) == lf(edited)
+}
+
+// FuzzUnified makes a unified diff of two texts, rewrites its hunk headers
+// as models write them, and applies it. The exact diff must give the new
+// text. A garbled one may be refused (a ParseError, or a HunkError when its
+// hunks are ambiguous or its bare headers cut a hunk short), but a hunk
+// that is applied without line numbers went to the one place it matches,
+// so whatever applies gives the new text.
+func FuzzUnified(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n", uint8(0))
+	f.Add("x\n1\n2\n3\n4\n5\n6\n7\n8\nx\n", "y\n1\n2\n3\n4\n5\n6\n7\n8\nx\n", uint8(1))
+	f.Add("a\r\nb\r\n", "a\r\nc\r\n", uint8(2))
+	f.Add("a\nb", "a\nb\n", uint8(3))
+	f.Add("-- \n- \n", "- \n", uint8(1))
+	f.Add("}\n\n}\n\n}\n", "}\n\n}\nx\n\n}\n", uint8(4))
+	f.Fuzz(func(t *testing.T, old, new string, form uint8) {
+		diff := unifiedDiff(old, new, 3)
+		if diff == "" {
+			return
+		}
+		garbled := rewriteHeaders(diff, func(k, o, n int, oc, nc, sec string) string {
+			switch form % 5 {
+			case 1:
+				return "@@ @@"
+			case 2:
+				return "@@ @@ func Foo() {"
+			case 3:
+				return fmt.Sprintf("@@ -%d +%d @@", o, n)
+			case 4:
+				return "@@"
+			}
+			return fmt.Sprintf("@@ -%d%s +%d%s @@%s", o, oc, n, nc, sec)
+		})
+		files, err := Parse(garbled)
+		if err != nil {
+			if form%5 == 0 {
+				t.Fatalf("Parse of an exact diff: %v\n%s", err, garbled)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Parse error %v is not a *ParseError", err)
+			}
+			return
+		}
+		if len(files) != 1 {
+			if form%5 == 0 {
+				t.Fatalf("Parse of an exact diff: %d files", len(files))
+			}
+			return
+		}
+		a, err := Apply([]byte(old), files[0].Hunks)
+		if err != nil {
+			var he *HunkError
+			if form%5 == 0 || !errors.As(err, &he) {
+				t.Fatalf("Apply: %v\nold %q\n%s", err, old, garbled)
+			}
+			return
+		}
+		checkRegions(t, []byte(old), a)
+		if string(a.Text) != new {
+			t.Fatalf("Apply gives %q, want %q\nold %q\n%s", a.Text, new, old, garbled)
+		}
+	})
 }

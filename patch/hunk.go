@@ -100,50 +100,87 @@ func badHunkLine(l string, lineNo int) error {
 	return &ParseError{Line: lineNo, Msg: fmt.Sprintf("bad hunk line %q: every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added)", clip(l, 60))}
 }
 
-// unifiedHeader reads "@@ -l[,s] +l[,s] @@[ section]".
+// unifiedHeader is what a hunk's "@@" line says.
 type unifiedHeader struct {
+	form                                 headerForm
 	oldLine, oldCount, newLine, newCount int
-	section                              string
+	// section is the text after the second "@@", or after a lone "@@" that
+	// carries no numbers.
+	section string
+	// double says the line starts "@@ @@" (or "@@ -l +l @@"): its text is
+	// a unified section heading even inside a Codex envelope.
+	double bool
 }
 
-func parseUnifiedHeader(l string) (unifiedHeader, bool) {
-	var h unifiedHeader
-	rest, ok := strings.CutPrefix(l, "@@ -")
-	if !ok {
-		return h, false
+// headerForm says how much of a hunk header could be read.
+type headerForm int
+
+const (
+	headerBad     headerForm = iota // "@@ -" with no number after it, or "@@@"
+	headerBare                      // no numbers: "@@", "@@ @@", "@@ text"
+	headerHint                      // an old line number, counts missing or unclosed
+	headerCounted                   // "@@ -l[,s] +l[,s] @@", as diff and git write it
+)
+
+// parseUnifiedHeader reads a hunk's "@@" line in any form models write:
+// "@@ -l,s +l,s @@ section" as git writes it, "@@ -l +l @@" without counts,
+// "@@ -l,s +l,s" unclosed, "@@ @@ section", "@@ section" and a bare "@@".
+// Numbers are only hints; counts are checked against the hunk only in the
+// counted form, and only to find where the hunk ends.
+func parseUnifiedHeader(l string) unifiedHeader {
+	h := unifiedHeader{form: headerBad}
+	rest, ok := strings.CutPrefix(l, "@@")
+	if !ok || strings.HasPrefix(rest, "@") {
+		return h
 	}
-	ranges, section, ok := strings.Cut(rest, " @@")
-	if !ok {
-		return h, false
+	rest = strings.TrimSpace(rest)
+	if !strings.HasPrefix(rest, "-") {
+		h.form = headerBare
+		if after, ok := strings.CutPrefix(rest, "@@"); ok {
+			h.double, rest = true, strings.TrimSpace(after)
+		}
+		h.section = rest
+		return h
 	}
-	oldR, newR, ok := strings.Cut(ranges, " +")
-	if !ok {
-		return h, false
+	ranges, section, closed := strings.Cut(rest, "@@")
+	fields := strings.Fields(ranges)
+	if len(fields) == 0 || len(fields) > 2 {
+		return h
 	}
-	if h.oldLine, h.oldCount, ok = parseRange(oldR); !ok {
-		return h, false
+	if h.oldLine, h.oldCount, ok = parseRange(fields[0], '-'); !ok {
+		return h
 	}
-	if h.newLine, h.newCount, ok = parseRange(newR); !ok {
-		return h, false
+	h.form, h.section, h.double = headerHint, strings.TrimSpace(section), closed
+	if len(fields) == 2 {
+		if h.newLine, h.newCount, ok = parseRange(fields[1], '+'); !ok {
+			return unifiedHeader{form: headerBad}
+		}
+		if closed {
+			h.form = headerCounted
+		}
 	}
-	h.section = strings.TrimSpace(section)
-	return h, true
+	return h
 }
 
 // maxLine bounds the numbers of a hunk header, so arithmetic on them
 // cannot overflow.
 const maxLine = 1 << 30
 
-func parseRange(s string) (line, count int, ok bool) {
-	ls, cs, hasCount := strings.Cut(s, ",")
+// parseRange reads "-l[,s]" or "+l[,s]" (sign names which); a missing
+// count is 1.
+func parseRange(s string, sign byte) (line, count int, ok bool) {
+	if len(s) < 2 || s[0] != sign {
+		return 0, 0, false
+	}
+	ls, cs, hasCount := strings.Cut(s[1:], ",")
 	line, err := strconv.Atoi(ls)
-	if err != nil || line < 0 || line > maxLine || ls[0] == '+' || ls[0] == '-' {
+	if err != nil || line < 0 || line > maxLine || ls == "" || ls[0] == '+' || ls[0] == '-' {
 		return 0, 0, false
 	}
 	count = 1
 	if hasCount {
 		count, err = strconv.Atoi(cs)
-		if err != nil || count < 0 || count > maxLine || cs[0] == '+' || cs[0] == '-' {
+		if err != nil || count < 0 || count > maxLine || cs == "" || cs[0] == '+' || cs[0] == '-' {
 			return 0, 0, false
 		}
 	}
@@ -151,8 +188,12 @@ func parseRange(s string) (line, count int, ok bool) {
 }
 
 // oldStart turns a header's old range into Hunk.OldStart: a range with no
-// lines names the line after which the new lines go.
+// lines names the line after which the new lines go. 0 when the header has
+// no numbers.
 func (h unifiedHeader) oldStart() int {
+	if h.form < headerHint {
+		return 0
+	}
 	if h.oldCount == 0 {
 		return h.oldLine + 1
 	}

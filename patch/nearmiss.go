@@ -63,8 +63,9 @@ func diagnose(fl *fileLines, h Hunk, k int, s search) error {
 		return &HunkError{Index: k, Kind: KindNoMatch, Msg: msg + ": read the file again and copy the lines exactly"}
 	}
 	lo, hi := max(p, 0), min(p+size, n)
+	kept := keptLines(h)
 	var diffs []string
-	differing := 0
+	differing, removedSpace := 0, false
 	for j, o := range h.Old {
 		i := p + j
 		if i < 0 || i >= n {
@@ -75,12 +76,22 @@ func diagnose(fl *fileLines, h Hunk, k int, s search) error {
 			continue
 		}
 		differing++
+		role := ""
+		if kept != nil && kept[j] < 0 {
+			role = " (a removed line)"
+			if trimSpaceRight(strings.TrimSuffix(string(fl.content(i)), "\r")) == trimSpaceRight(o) {
+				removedSpace = true
+			}
+		}
 		if len(diffs) < 3 {
-			diffs = append(diffs, fmt.Sprintf("line %d differs in %s", i+1, d))
+			diffs = append(diffs, fmt.Sprintf("line %d%s differs in %s", i+1, role, d))
 		}
 	}
 	if differing > len(diffs) {
 		diffs = append(diffs, fmt.Sprintf("%d more lines differ", differing-len(diffs)))
+	}
+	if removedSpace {
+		diffs = append(diffs, "removed lines must match the file byte for byte, trailing spaces and tabs included (only context lines may differ there)")
 	}
 	if outside := size - (hi - lo); outside > 0 {
 		diffs = append(diffs, fmt.Sprintf("%d of its lines would lie outside the file", outside))

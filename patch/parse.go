@@ -176,5 +176,12 @@ func (p patchLines) detect(lo, hi int) format {
 			return formatCodex
 		}
 	}
+	// Hunks with bare "@@" lines and no file header: read as a unified
+	// diff, so the refusal can say what header to add.
+	for i := lo; i <= hi; i++ {
+		if strings.HasPrefix(p[i], "@@") {
+			return formatUnified
+		}
+	}
 	return formatUnknown
 }

@@ -120,7 +120,7 @@ func TestParseCodex(t *testing.T) {
 			name:  "unified header inside the envelope is a hint",
 			patch: "*** Begin Patch\n*** Update File: a\n@@ -3,2 +3,2 @@ func f() {\n x\n-y\n+z\n*** End Patch",
 			want: []File{{Kind: Update, Path: "a", Line: 2, Hunks: []Hunk{
-				{Context: "func f() {", OldStart: 3, Old: []string{"x", "y"}, New: []string{"x", "z"}},
+				{Heading: "func f() {", OldStart: 3, Old: []string{"x", "y"}, New: []string{"x", "z"}},
 			}}},
 		},
 		{
@@ -168,7 +168,7 @@ index 3b18e51..a0b2c3d 100644
 `,
 			want: []File{{Kind: Update, Path: "main.go", Line: 1, Hunks: []Hunk{
 				{OldStart: 1, Old: []string{"package main", `import "fmt"`, ""}, New: []string{"package main", `import "os"`, ""}},
-				{Context: "func main() {", OldStart: 10, Old: []string{"\tx := 1", "\t_ = x"}, New: []string{"\tx := 1", "\ty := 2", "\t_ = x"}},
+				{Heading: "func main() {", OldStart: 10, Old: []string{"\tx := 1", "\t_ = x"}, New: []string{"\tx := 1", "\ty := 2", "\t_ = x"}},
 			}}},
 		},
 		{
@@ -252,7 +252,7 @@ index 0000000..e69de29
 			name:  "bare @@ without numbers",
 			patch: "--- a/f\n+++ b/f\n@@ def g():\n-x\n+y\n\n",
 			want: []File{{Kind: Update, Path: "f", Line: 1, Hunks: []Hunk{
-				{Context: "def g():", Old: []string{"x"}, New: []string{"y"}},
+				{Heading: "def g():", Old: []string{"x"}, New: []string{"y"}},
 			}}},
 		},
 		{
@@ -306,11 +306,10 @@ func TestParseErrors(t *testing.T) {
 		{"same path twice", "*** Begin Patch\n*** Delete File: a\n*** Add File: a\n+x\n*** End Patch", 3, "named again"},
 		{"End of File without lines", "*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch", 4, "must end a hunk"},
 		{"hunk after End of File needs @@", "*** Begin Patch\n*** Update File: a\n-x\n*** End of File\n+y\n*** End Patch", 5, "must start with an \"@@\""},
-		{"unified count too small", "--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-a\n+b\n c\n", 6, "hunk line outside any hunk"},
-		{"unified count too large", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-a\n+b\n c\n", 3, "ends early"},
-		{"unified extra removed line", "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n-a\n-b\n+c\n+d\n", 5, "beyond the counts"},
 		{"unified bad header", "--- a/f\n+++ b/f\n@@ -x +1 @@\n-a\n", 3, "bad hunk header"},
-		{"unified junk inside counted hunk", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\nzz\n+b\n", 5, "ends early"},
+		{"unified junk inside counted hunk", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\nzz\n+b\n", 6, "hunk line outside any hunk"},
+		{"unified combined diff", "--- a/f\n+++ b/f\n@@@ -1 -1 +1 @@@\n-a\n", 3, "bad hunk header"},
+		{"unified bad new range", "--- a/f\n+++ b/f\n@@ -1 +x @@\n-a\n", 3, "bad hunk header"},
 		{"hunk before file header", "@@ -1 +1 @@\n-a\n+b\n", 1, "without a file header"},
 		{"binary", "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n", 3, "binary"},
 		{"copy", "diff --git a/x b/y\nsimilarity index 100%\ncopy from x\ncopy to y\n", 3, "copy"},

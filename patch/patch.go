@@ -35,11 +35,16 @@ type File struct {
 // Hunk is one change of a file: its Old lines are replaced by its New lines.
 // Lines are stored without terminators; an empty string is an empty line.
 type Hunk struct {
-	// Context is the text after "@@": a Codex context line, or a unified
-	// hunk's section heading. Several consecutive Codex "@@" lines are
-	// joined with "\n". It may be "". Apply uses it to narrow the search only
-	// when OldStart is 0.
+	// Context is the text of a Codex "@@ <line>" anchor: the hunk lies
+	// below the first line of the file containing it. Several consecutive
+	// "@@" lines are joined with "\n". It may be "". Apply uses it to narrow
+	// the search only when OldStart is 0. A unified hunk never has one.
 	Context string
+	// Heading is the text after a unified hunk header's second "@@" (git's
+	// section heading, which names some line above the hunk), or after a
+	// lone "@@" that carries no numbers. It is kept for messages; Apply never
+	// requires it to be in the file.
+	Heading string
 	// OldStart is the 1-based line where the Old lines start according to a
 	// unified hunk header; for a hunk with no Old lines, the line the New
 	// lines go before. It is a hint, not a rule. 0 when unknown (Codex).

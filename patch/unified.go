@@ -20,7 +20,7 @@ func parseUnified(p patchLines, lo, hi, end int) ([]File, error) {
 	for i := lo; i <= hi; {
 		l := p[i]
 		switch {
-		case strings.HasPrefix(l, "diff --git ") || isFileHeaderPair(p, i, hi):
+		case strings.HasPrefix(l, "diff --git ") || isFileHeaderPair(p, i, hi) || isIndexHeader(p, i, hi):
 			f, next, last, err := parseUnifiedFile(p, i, hi, end)
 			if err != nil {
 				return nil, err
@@ -30,10 +30,10 @@ func parseUnified(p patchLines, lo, hi, end int) ([]File, error) {
 			}
 			files, i = append(files, f), next
 		case strings.HasPrefix(l, "@@"):
-			return nil, &ParseError{Line: i + 1, Msg: "hunk without a file header: expected \"--- a/PATH\" and \"+++ b/PATH\" before it"}
+			return nil, &ParseError{Line: i + 1, Msg: noFileHeader}
 		case len(files) > 0 && (l == "-- " || l == "--"):
 			return files, nil // a mail signature ends the patch
-		case len(files) > 0 && !blank(l) && strings.IndexByte(" -+\\", l[0]) >= 0:
+		case len(files) > 0 && isHunkLine(l) && !blank(l):
 			msg := "hunk line outside any hunk"
 			if lastHunk > 0 {
 				msg += fmt.Sprintf(": the hunk header at patch line %d counts fewer lines than its hunk has", lastHunk)
@@ -47,6 +47,23 @@ func parseUnified(p patchLines, lo, hi, end int) ([]File, error) {
 		return nil, &ParseError{Line: lo + 1, Msg: "no file in this diff: expected \"--- a/PATH\" and \"+++ b/PATH\" lines"}
 	}
 	return files, nil
+}
+
+// noFileHeader is the refusal of hunks that no header names a file for.
+const noFileHeader = "hunk without a file header: add the lines \"--- a/PATH\" and \"+++ b/PATH\" before the first hunk " +
+	"(PATH relative to the workspace root), or send it as \"*** Begin Patch\", \"*** Update File: PATH\", the hunks, \"*** End Patch\""
+
+// isIndexHeader reports whether line i is an "Index: PATH" line (svn, cvs,
+// some models) that names the file of the hunks after it.
+func isIndexHeader(p patchLines, i, hi int) bool {
+	if !strings.HasPrefix(p[i], "Index: ") || strings.TrimSpace(p[i][len("Index: "):]) == "" {
+		return false
+	}
+	j := i + 1
+	for j <= hi && strings.HasPrefix(p[j], "===") {
+		j++
+	}
+	return j <= hi && (strings.HasPrefix(p[j], "@@") || isFileHeaderPair(p, j, hi))
 }
 
 func isFileHeaderPair(p patchLines, i, hi int) bool {
@@ -69,7 +86,12 @@ func parseUnifiedFile(p patchLines, i, hi, end int) (File, int, int, error) {
 		oldName, newName           string
 		oldNull, newNull, hasNames bool
 	)
-	if rest, ok := strings.CutPrefix(p[i], "diff --git "); ok {
+	if rest, ok := strings.CutPrefix(p[i], "Index: "); ok {
+		gitOld = unquoteName(rest)
+		gitNew = gitOld
+		for i++; i <= hi && strings.HasPrefix(p[i], "==="); i++ {
+		}
+	} else if rest, ok := strings.CutPrefix(p[i], "diff --git "); ok {
 		git = true
 		var err error
 		if gitOld, gitNew, err = gitHeaderNames(rest); err != nil {
@@ -191,26 +213,34 @@ func addFromHunks(f File, path string, next, lastHunk int) (File, int, int, erro
 	return File{Kind: Add, Path: path, Content: []byte(b.String()), Line: f.Line}, next, lastHunk, nil
 }
 
-// parseUnifiedHunk reads the hunk whose "@@" line is line i.
+// parseUnifiedHunk reads the hunk whose "@@" line is line i. A header with
+// counts ends the hunk where its counts say; when the lines that follow
+// disagree with them (models miscount), or the header has no counts, the
+// hunk runs to the first line that is not a hunk line. Line numbers are
+// kept as a hint.
 func parseUnifiedHunk(p patchLines, i, hi, end int) (Hunk, int, error) {
-	hdr, ok := parseUnifiedHeader(p[i])
-	if !ok {
-		if strings.HasPrefix(p[i], "@@ -") || strings.HasPrefix(p[i], "@@@") {
-			return Hunk{}, 0, &ParseError{Line: i + 1, Msg: fmt.Sprintf("bad hunk header %q: expected \"@@ -l,s +l,s @@\"", clip(p[i], 60))}
+	hdr := parseUnifiedHeader(p[i])
+	switch hdr.form {
+	case headerBad:
+		return Hunk{}, 0, &ParseError{Line: i + 1, Msg: fmt.Sprintf("bad hunk header %q: expected \"@@ -l,s +l,s @@\" (or a bare \"@@\")", clip(p[i], 60))}
+	case headerCounted:
+		if h, next, ok := parseCountedHunk(p, i, hi, end, hdr); ok {
+			return h, next, nil
 		}
-		return parseBareHunk(p, i, hi)
 	}
+	return parseBareHunk(p, i, hi, hdr)
+}
+
+// parseCountedHunk reads the hunk at line i as its header counts it; ok is
+// false when its lines disagree with the counts.
+func parseCountedHunk(p patchLines, i, hi, end int, hdr unifiedHeader) (Hunk, int, bool) {
 	b := newHunkBuilder(i + 1)
-	b.h.OldStart = hdr.oldStart()
-	b.h.Context = hdr.section
-	counts := func() string {
-		return fmt.Sprintf("-%d,%d +%d,%d", hdr.oldLine, hdr.oldCount, hdr.newLine, hdr.newCount)
-	}
+	b.h.OldStart, b.h.Heading = hdr.oldStart(), hdr.section
 	oldN, newN := 0, 0
 	j := i + 1
 	for ; oldN < hdr.oldCount || newN < hdr.newCount; j++ {
 		if j > end || j > hi && !blank(p[j]) {
-			return Hunk{}, 0, &ParseError{Line: i + 1, Msg: fmt.Sprintf("the hunk ends early: its header counts %s, the patch has %d old and %d new lines", counts(), oldN, newN)}
+			return Hunk{}, 0, false
 		}
 		l := p[j]
 		if l == "" {
@@ -229,34 +259,55 @@ func parseUnifiedHunk(p patchLines, i, hi, end int) (Hunk, int, error) {
 			newN++
 		case '\\':
 		default:
-			return Hunk{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("the hunk ends early: its header (patch line %d) counts %s, the patch has %d old and %d new lines before %q", i+1, counts(), oldN, newN, clip(l, 60))}
+			return Hunk{}, 0, false
 		}
-		if over {
-			return Hunk{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("this line is beyond the counts of its hunk header (patch line %d, %s)", i+1, counts())}
-		}
-		if err := b.add(l, j+1); err != nil {
-			return Hunk{}, 0, err
+		if over || b.add(l, j+1) != nil {
+			return Hunk{}, 0, false
 		}
 	}
 	if j <= hi && strings.HasPrefix(p[j], "\\") {
-		if err := b.add(p[j], j+1); err != nil {
-			return Hunk{}, 0, err
+		if b.add(p[j], j+1) != nil {
+			return Hunk{}, 0, false
 		}
 		j++
 	}
+	// A hunk line after the counted ones means the counts are too small.
+	k := j
+	for k <= hi && blank(p[k]) && p[k] != "" {
+		k++
+	}
+	if k <= hi && isHunkLine(p[k]) && !isFileHeaderPair(p, k, hi) && !isSignature(p, k, hi) {
+		return Hunk{}, 0, false
+	}
 	h, err := b.finish()
-	return h, j, err
+	return h, j, err == nil
 }
 
-// parseBareHunk reads a hunk whose "@@" line has no line numbers: it runs
-// to the first line that is not a hunk line.
-func parseBareHunk(p patchLines, i, hi int) (Hunk, int, error) {
+// isHunkLine reports whether l starts like a line of a hunk's body.
+func isHunkLine(l string) bool {
+	return l != "" && strings.IndexByte(" -+\\", l[0]) >= 0
+}
+
+// isSignature reports whether line i is a mail signature separator ("-- ",
+// as git format-patch ends a patch, followed by its version line). Followed
+// by anything else, or nothing, it is a removed line "- " or "-".
+func isSignature(p patchLines, i, hi int) bool {
+	if p[i] != "-- " && p[i] != "--" || i == hi {
+		return false
+	}
+	next := p[i+1]
+	return !blank(next) && !isHunkLine(next) && !strings.HasPrefix(next, "@@") && !strings.HasPrefix(next, "diff --git ")
+}
+
+// parseBareHunk reads a hunk whose lines run to the first line that is not
+// a hunk line, the next file's "---"/"+++" pair, or a mail signature.
+func parseBareHunk(p patchLines, i, hi int, hdr unifiedHeader) (Hunk, int, error) {
 	b := newHunkBuilder(i + 1)
-	b.h.Context = strings.TrimSpace(strings.TrimPrefix(p[i], "@@"))
+	b.h.OldStart, b.h.Heading = hdr.oldStart(), hdr.section
 	j := i + 1
 	for ; j <= hi; j++ {
 		l := p[j]
-		if l != "" && strings.IndexByte(" -+\\", l[0]) < 0 || isFileHeaderPair(p, j, hi) {
+		if l != "" && !isHunkLine(l) || isFileHeaderPair(p, j, hi) || isSignature(p, j, hi) {
 			break
 		}
 		if err := b.take(l, j+1); err != nil {

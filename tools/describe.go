@@ -49,12 +49,13 @@ const (
 		"Replacing an existing file saves its previous bytes in the journal; the result says so, and undo brings them back. " +
 		"dry_run: true returns the diff without writing."
 
-	patchDesc = "Apply a patch to several files at once, all or nothing. Either a Codex envelope: `*** Begin Patch`, then `*** Add File: path` (lines prefixed `+`), " +
-		"`*** Update File: path` (optional `*** Move to: path`, then `@@` hunks of ` ` context, `-` removed and `+` added lines), `*** Delete File: path`, then `*** End Patch`; " +
-		"or a unified diff (`--- a/path`, `+++ b/path`, `@@` hunks). " +
-		"Files it updates, moves or deletes must have been read (and the directory of an added file listed), and context and removed lines must match exactly. " +
-		"On any failure nothing changes and the refusal names the file and hunk: not_read or not_seen: read that file or range; " +
-		"changed: read it again and rebuild the patch; no_match: fix the hunk against the nearest region shown; exists: an added file is already there. " +
+	patchDesc = "Apply a patch to several files at once, all or nothing. Either a Codex envelope: `*** Begin Patch`, `*** Add File: path` (lines prefixed `+`), " +
+		"`*** Update File: path` (optional `*** Move to: path`, then `@@` hunks of ` ` context, `-` removed, `+` added lines), `*** Delete File: path`, `*** End Patch`; " +
+		"or a unified diff (`--- a/path`, `+++ b/path`, `@@` hunks; `git diff` output works as is). " +
+		"Hunk headers may be bare (`@@ @@`) or have wrong numbers: a hunk is found by its lines and must match one place. " +
+		"Files it updates, moves or deletes must have been read (an added file's directory listed); removed lines must match exactly. " +
+		"On failure nothing changes and the refusal names the file and hunk: not_read or not_seen: read that file or range; " +
+		"changed: read it again, rebuild the patch; no_match: fix the hunk against the nearest region shown; ambiguous: add unchanged lines around the change; exists: an added file is there. " +
 		"For one change to one file, edit is simpler. dry_run: true returns the diff without writing."
 
 	listDesc = "List a directory: each entry's name, type (file, dir, symlink, other) and size, down to depth levels (default 1). " +
