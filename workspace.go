@@ -43,6 +43,7 @@ type Options struct {
 	DenyRead         []string       // globs hidden from every tool
 	MaxReadBytes     int            // read window byte bound (default 256 KiB, at most 8 MiB)
 	MaxFileBytes     int64          // larger files are readable in windows only (default 16 MiB)
+	MaxMediaBytes    int64          // larger images and audio files are refused by read (default 5 MiB)
 
 	// State is the journal directory. Empty means
 	// $XDG_STATE_HOME/stet/<workspace-id> (~/.local/state when unset).
@@ -121,6 +122,9 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 	}
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxMediaBytes <= 0 {
+		opts.MaxMediaBytes = DefaultMaxMediaBytes
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
