@@ -98,7 +98,7 @@ func New(ws *stet.Workspace, o Options) *Server {
 	}
 	s.impl = &mcp.Implementation{Name: "stet", Title: "stet", Version: version}
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
-		Instructions: tools.Instructions(),
+		Instructions: instructions(ws),
 		Logger:       o.Logger,
 		// Tools only, and a tool list that never changes.
 		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
