@@ -94,3 +94,24 @@ func TestMultiRootServer(t *testing.T) {
 		t.Errorf("read b.txt: %s", r.Text)
 	}
 }
+
+// TestSharedSession: with SharedSession (stet mcp --session NAME) a client
+// that opens a connection per call builds up its observations: a file read
+// over one connection can be edited over the next.
+func TestSharedSession(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		f := newFixture(t, map[string]string{"a.txt": "hello\n"}, stet.Options{})
+		srv := New(f.ws, Options{Version: "test", Session: "agent", SharedSession: shared})
+		cs1, _ := connect(t, srv, nil, nil)
+		mustOK(t, "read", call(t, cs1, "read", map[string]any{"path": "a.txt"}))
+		cs1.Close()
+		cs2, _ := connect(t, srv, nil, nil)
+		r := call(t, cs2, "edit", map[string]any{"path": "a.txt", "old_string": "hello", "new_string": "HELLO"})
+		switch {
+		case shared && r.IsError:
+			t.Errorf("shared session: edit over a second connection refused: %s", r.Text)
+		case !shared && r.refused() != "not_read":
+			t.Errorf("separate sessions: edit over a second connection: %s, want not_read", r.Text)
+		}
+	}
+}
