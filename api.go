@@ -8,28 +8,34 @@ import (
 // Argument and result types of the tools, shared with the tools package
 // (which owns their JSON Schemas) so every surface speaks the same shapes.
 type (
-	ReadArgs       = tools.ReadArgs
-	EditArgs       = tools.EditArgs
-	EditOp         = tools.EditOp
-	WriteArgs      = tools.WriteArgs
-	PatchArgs      = tools.PatchArgs
-	ListArgs       = tools.ListArgs
-	FindArgs       = tools.FindArgs
-	GrepArgs       = tools.GrepArgs
-	MkdirArgs      = tools.MkdirArgs
-	MoveArgs       = tools.MoveArgs
-	DeleteArgs     = tools.DeleteArgs
-	UndoArgs       = tools.UndoArgs
-	ReadResult     = tools.ReadResult
-	MutationResult = tools.MutationResult
-	PatchResult    = tools.PatchResult
-	ListResult     = tools.ListResult
-	Entry          = tools.Entry
-	FindResult     = tools.FindResult
-	GrepResult     = tools.GrepResult
-	GrepMatch      = tools.GrepMatch
-	MkdirResult    = tools.MkdirResult
-	Receipt        = receipt.Receipt
+	ReadArgs        = tools.ReadArgs
+	InfoArgs        = tools.InfoArgs
+	RootsArgs       = tools.RootsArgs
+	EditArgs        = tools.EditArgs
+	EditOp          = tools.EditOp
+	WriteArgs       = tools.WriteArgs
+	PatchArgs       = tools.PatchArgs
+	ListArgs        = tools.ListArgs
+	FindArgs        = tools.FindArgs
+	GrepArgs        = tools.GrepArgs
+	MkdirArgs       = tools.MkdirArgs
+	MoveArgs        = tools.MoveArgs
+	DeleteArgs      = tools.DeleteArgs
+	UndoArgs        = tools.UndoArgs
+	ReadResult      = tools.ReadResult
+	ReadFilesResult = tools.ReadFilesResult
+	InfoResult      = tools.InfoResult
+	RootsResult     = tools.RootsResult
+	Root            = tools.Root
+	MutationResult  = tools.MutationResult
+	PatchResult     = tools.PatchResult
+	ListResult      = tools.ListResult
+	Entry           = tools.Entry
+	FindResult      = tools.FindResult
+	GrepResult      = tools.GrepResult
+	GrepMatch       = tools.GrepMatch
+	MkdirResult     = tools.MkdirResult
+	Receipt         = receipt.Receipt
 )
 
 // PersonaLine is the one line every agent on stet should be told (the MCP

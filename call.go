@@ -67,8 +67,10 @@ func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage,
 		return refusalOutput(name, argRefusal(name, err)), nil
 	}
 	var res any
-	if a, ok := args.(*ReadArgs); ok {
+	if a, ok := args.(*ReadArgs); ok && a.Paths == nil {
 		res, err = s.readFit(ctx, *a, fit, maxReadBytes)
+	} else if ok {
+		res, err = s.ReadFiles(ctx, *a)
 	} else {
 		res, err = s.Do(ctx, args)
 	}
@@ -164,9 +166,17 @@ func refusalOutput(tool string, r *Refusal) Output {
 func (s *Session) Do(ctx context.Context, args any) (any, error) {
 	switch a := args.(type) {
 	case *ReadArgs:
-		return s.Read(ctx, *a)
+		return s.readAny(ctx, *a)
 	case ReadArgs:
-		return s.Read(ctx, a)
+		return s.readAny(ctx, a)
+	case *InfoArgs:
+		return s.Info(ctx, *a)
+	case InfoArgs:
+		return s.Info(ctx, a)
+	case *RootsArgs:
+		return s.Roots(ctx, *a)
+	case RootsArgs:
+		return s.Roots(ctx, a)
 	case *EditArgs:
 		return s.Edit(ctx, *a)
 	case EditArgs:
@@ -219,10 +229,44 @@ func (s *Session) Do(ctx context.Context, args any) (any, error) {
 func Text(res any) string {
 	switch r := res.(type) {
 	case *ReadResult:
+		if r.MimeType != "" {
+			return mediaText(r)
+		}
 		if len(r.Notes) == 0 {
 			return r.Frame
 		}
 		return r.Frame + "\nnote: " + strings.Join(r.Notes, "\nnote: ")
+	case *ReadFilesResult:
+		parts := make([]string, len(r.Files))
+		for i, f := range r.Files {
+			name := ""
+			switch f := f.(type) {
+			case *ReadResult:
+				name = f.Path
+			case *Refusal:
+				name = f.Path
+			}
+			parts[i] = "==> " + shownName(name) + " <==\n" + Text(f)
+		}
+		return strings.Join(parts, "\n\n")
+	case *InfoResult:
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s, %s bytes", shownName(r.Path), r.Type, policy.Thousands(int(r.Size)))
+		if r.Type == "file" && r.Lines > 0 {
+			fmt.Fprintf(&b, ", %s", count(r.Lines, "line", "lines"))
+		}
+		fmt.Fprintf(&b, "\nmode %s, modified %s, %s", r.Mode, r.Mtime, count(r.Links, "link", "links"))
+		if r.Version != "" {
+			fmt.Fprintf(&b, "\nversion %s", r.Version)
+		}
+		return b.String()
+	case *RootsResult:
+		var b strings.Builder
+		for _, root := range r.Roots {
+			fmt.Fprintf(&b, "%s  (%s)\n", shownName(root.Path), root.Effects)
+		}
+		fmt.Fprintf(&b, "(%s)", count(len(r.Roots), "root", "roots"))
+		return b.String()
 	case *MutationResult:
 		return withDiff(r.Message, r.Diff)
 	case *PatchResult:

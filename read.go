@@ -52,6 +52,9 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 	if ref := checkArgs("read", a); ref != nil {
 		return nil, nil, ref
 	}
+	if a.Paths != nil {
+		return nil, nil, refuse(KindInvalid, "", "Read takes one path; use ReadFiles for paths")
+	}
 	t, ref := s.resolve("read", a.Path)
 	if ref != nil {
 		return nil, nil, ref
@@ -68,7 +71,31 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 	if err != nil {
 		return nil, nil, s.ws.fileErr("read", t, err)
 	}
+	if mime := mediaType(data); mime != "" {
+		return s.readMedia(t, f, data, whole, mime)
+	}
 	opts := frame.Options{Offset: a.Offset, Limit: a.Limit, MaxBytes: maxBytes}
+	if a.Tail > 0 {
+		lines, lastNL := frameLines(data), len(data) > 0 && data[len(data)-1] == '\n'
+		if !whole {
+			// Count the rest, then start over for the window: a streamed
+			// read keeps only its window, so the last lines are found by
+			// number.
+			var err error
+			if lines, lastNL, err = countRest(ctx, f, data); err != nil {
+				return nil, nil, fmt.Errorf("read %s: %w", t.spelled, err)
+			}
+			f.Close()
+			if f, _, err = fsys.Open(t.root.p, t.rel); err != nil {
+				return nil, nil, s.ws.fileErr("read", t, err)
+			}
+			defer f.Close()
+			if data, whole, err = readHead(f, info.Size, wholeReadBytes); err != nil {
+				return nil, nil, s.ws.fileErr("read", t, err)
+			}
+		}
+		opts.Offset, opts.Limit = tailWindow(lines, lastNL, a.Tail)
+	}
 	var sc scanned
 	if whole {
 		if ref := checkText(t, data); ref != nil {

@@ -122,6 +122,9 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if ref := checkArgs("list", a); ref != nil {
 		return nil, ref
 	}
+	if roots := s.rootPaths(a.Path); roots != nil {
+		return s.listRoots(ctx, a, roots)
+	}
 	t, ref := s.resolve("list", a.Path)
 	if ref != nil {
 		return nil, ref
@@ -178,6 +181,9 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if ref := checkArgs("find", a); ref != nil {
 		return nil, ref
 	}
+	if roots := s.rootPaths(a.Path); roots != nil {
+		return s.findRoots(ctx, a, roots)
+	}
 	t, ref := s.resolve("find", a.Path)
 	if ref != nil {
 		return nil, ref
@@ -218,6 +224,9 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	if ref := checkArgs("grep", a); ref != nil {
 		return nil, ref
+	}
+	if roots := s.rootPaths(a.Path); roots != nil {
+		return s.grepRoots(ctx, a, roots)
 	}
 	re, err := regexp.Compile(a.Pattern) // valid: checkArgs compiled it
 	if err != nil {

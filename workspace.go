@@ -43,6 +43,7 @@ type Options struct {
 	DenyRead         []string       // globs hidden from every tool
 	MaxReadBytes     int            // read window byte bound (default 256 KiB, at most 8 MiB)
 	MaxFileBytes     int64          // larger files are readable in windows only (default 16 MiB)
+	MaxMediaBytes    int64          // larger images and audio files are refused by read (default 5 MiB)
 
 	// State is the journal directory. Empty means
 	// $XDG_STATE_HOME/stet/<workspace-id> (~/.local/state when unset).
@@ -99,7 +100,10 @@ type root struct {
 }
 
 // Open opens a workspace over roots (at least one directory). Paths given to
-// tools are relative to the first root, or absolute inside any root.
+// tools are absolute inside any root, or relative: a relative path resolves
+// in the one root where it exists (in several, it is refused as ambiguous,
+// naming each); one that exists in no root (a new file) resolves in the
+// first root.
 func Open(roots []string, opts Options) (*Workspace, error) {
 	if len(roots) == 0 {
 		return nil, errors.New("stet: no workspace root given")
@@ -118,6 +122,9 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 	}
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxMediaBytes <= 0 {
+		opts.MaxMediaBytes = DefaultMaxMediaBytes
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -400,7 +407,11 @@ func (t target) parent() target {
 }
 
 // resolve maps a user path to a root. It refuses NUL bytes, ".." escapes and
-// absolute paths outside every root; symlinks are the backend's business.
+// absolute paths outside every root; symlinks are the backend's business. A
+// relative path goes to the one root where it exists, or to the first root
+// when none has it; one that exists in several roots is refused as
+// ambiguous. "." is the first root (list, find and grep with no path cover
+// every root themselves).
 func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 	if strings.ContainsRune(p, 0) {
 		return target{}, refuse(KindOutside, p, "%q contains a NUL byte; give a plain path inside the workspace", p)
@@ -425,7 +436,38 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 	if clean != "." && !filepath.IsLocal(clean) {
 		return target{}, refuse(KindOutside, p, "%s leaves the workspace; use a path inside %s", p, ws.roots[0].dir)
 	}
-	return ws.confined(tool, target{spelled: p, root: ws.roots[0], ri: 0, rel: filepath.ToSlash(clean)})
+	rel := filepath.ToSlash(clean)
+	ri := 0
+	if len(ws.roots) > 1 && rel != "." {
+		var in []int
+		for i, r := range ws.roots {
+			if exists(r.p, rel) {
+				in = append(in, i)
+			}
+		}
+		switch len(in) {
+		case 0:
+			// A new name: the first root.
+		case 1:
+			ri = in[0]
+		default:
+			var where []string
+			for _, i := range in {
+				where = append(where, filepath.Join(ws.roots[i].dir, filepath.FromSlash(rel)))
+			}
+			return target{}, refuse(KindAmbiguous, p, "%s exists in %d roots: %s; name the one you mean by its absolute path",
+				p, len(in), strings.Join(where, ", ")).with("paths", where)
+		}
+	}
+	return ws.confined(tool, target{spelled: p, root: ws.roots[ri], ri: ri, rel: rel})
+}
+
+// exists reports whether rel names something in p: a file, a directory, or
+// a symlink, even one that leads out of the root (it is refused there as
+// outside, not looked for elsewhere). A dangling symlink counts as absent.
+func exists(p fsys.Provider, rel string) bool {
+	_, err := p.Stat(rel)
+	return err == nil || !(errors.Is(err, fsys.ErrNotFound) || errors.Is(err, fsys.ErrNotDir))
 }
 
 // sweep removes the temp files that stet processes left behind when they

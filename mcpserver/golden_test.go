@@ -61,8 +61,9 @@ func TestInstructions(t *testing.T) {
 	f := newFixture(t, nil, stet.Options{})
 	cs, _ := connect(t, New(f.ws, Options{Version: "test"}), nil, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	got := cs.InitializeResult()
-	if got == nil || !strings.HasPrefix(got.Instructions, stet.PersonaLine) || got.Instructions != tools.Instructions() {
-		t.Fatalf("instructions = %+v, want tools.Instructions() starting with the persona line", got)
+	if got == nil || !strings.HasPrefix(got.Instructions, stet.PersonaLine) || !strings.HasPrefix(got.Instructions, tools.Instructions()) ||
+		!strings.Contains(got.Instructions, f.ws.Roots()[0]) {
+		t.Fatalf("instructions = %+v, want tools.Instructions() starting with the persona line, then the root", got)
 	}
 	if got.ServerInfo == nil || got.ServerInfo.Name != "stet" || got.ServerInfo.Version != "test" {
 		t.Errorf("server info = %+v", got.ServerInfo)

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/tools"
 )
 
 // headerTransport adds an Authorization header to every request.
@@ -88,7 +89,7 @@ func TestHTTPToken(t *testing.T) {
 	}
 	defer cs.Close()
 	lt, err := cs.ListTools(ctx, nil)
-	if err != nil || len(lt.Tools) != 11 {
+	if err != nil || len(lt.Tools) != len(tools.Names(false)) {
 		t.Fatalf("tools/list over HTTP: %v, %v", lt, err)
 	}
 	r := mustOK(t, "read over HTTP", call(t, cs, "read", map[string]any{"path": "a.txt"}))

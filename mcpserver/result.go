@@ -117,7 +117,13 @@ func textResult(text string) *toolResult {
 // JSON would be over the size bound is shrunk (a change keeps its receipt
 // and loses its diff) or refused as too_large.
 func (s *Server) reply(tool string, out stet.Output, notice string) *toolResult {
-	buf, err := encodeResult(out.Text, notice, out.Structured, true, out.Refused != nil)
+	var buf []byte
+	var err error
+	if media := mediaOf(out.Structured); media != nil {
+		buf, err = encodeMedia(out.Text, notice, out.Structured, media, out.Refused != nil)
+	} else {
+		buf, err = encodeResult(out.Text, notice, out.Structured, true, out.Refused != nil)
+	}
 	if err != nil {
 		return s.failed(tool, fmt.Errorf("encoding the result: %w", err))
 	}

@@ -35,6 +35,11 @@ type Options struct {
 	// connections get "<base>-2", "<base>-3", ... Empty means a generated id
 	// ("mcp-" and 12 hex digits) per connection.
 	Session string
+	// SharedSession puts every connection in the one session Session names
+	// (stet mcp --session NAME), so a client that opens a connection per
+	// call still builds up its observations. A _meta stet/session key still
+	// names another for one call.
+	SharedSession bool
 	// AllowOrigins are browser origins ("https://app.example.com", scheme,
 	// host and port as a browser sends them in Origin) served over HTTP
 	// besides loopback ones. See Handler.
@@ -98,7 +103,7 @@ func New(ws *stet.Workspace, o Options) *Server {
 	}
 	s.impl = &mcp.Implementation{Name: "stet", Title: "stet", Version: version}
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
-		Instructions: tools.Instructions(),
+		Instructions: instructions(ws),
 		Logger:       o.Logger,
 		// Tools only, and a tool list that never changes.
 		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
@@ -254,7 +259,7 @@ func (s *Server) connOf(ss *mcp.ServerSession) *conn {
 // sessionID is the stet session id of the n-th connection.
 func (s *Server) sessionID(n int) string {
 	if s.o.Session != "" {
-		if n == 1 {
+		if n == 1 || s.o.SharedSession {
 			return s.o.Session
 		}
 		return fmt.Sprintf("%s-%d", s.o.Session, n)

@@ -24,12 +24,20 @@ const (
 	MaxDepth = 1_000
 	// MaxContext bounds grep's context lines.
 	MaxContext = 1_000
+	// MaxPaths bounds the files of one read with paths.
+	MaxPaths = 100
 )
 
 // Validate checks rule 1 for a read call given as a Go value: the same
 // checks, in the same words, as Decode applies to JSON arguments. It
 // returns nil or an *ArgError.
 func (a ReadArgs) Validate() error { return checkArgs("read", &a) }
+
+// Validate checks rule 1 for an info call (see ReadArgs.Validate).
+func (a InfoArgs) Validate() error { return checkArgs("info", &a) }
+
+// Validate checks rule 1 for a roots call (see ReadArgs.Validate).
+func (a RootsArgs) Validate() error { return checkArgs("roots", &a) }
 
 // Validate checks rule 1 for an edit call (see ReadArgs.Validate).
 func (a EditArgs) Validate() error { return checkArgs("edit", &a) }
@@ -111,7 +119,32 @@ func checkPath[A any](get func(*A) string) func(*A) *ArgError {
 	return func(a *A) *ArgError { return requirePath("path", get(a)) }
 }
 
-func checkRead(a *ReadArgs) *ArgError { return requirePath("path", a.Path) }
+func checkRead(a *ReadArgs) *ArgError {
+	switch {
+	case a.Path != "" && len(a.Paths) > 0:
+		return invalid("paths", "pass either path or paths, not both; put this path into paths as well.")
+	case a.Tail > 0 && a.Offset > 0:
+		return invalid("tail", "pass either tail (the last lines) or offset (a window from a line), not both.")
+	case a.Tail > 0 && a.Limit > 0:
+		return invalid("tail", "tail already says how many lines to show; leave limit out.")
+	case a.Paths != nil:
+		if len(a.Paths) == 0 {
+			return invalid("paths", "paths is empty; name at least one file, or pass path.")
+		}
+		if len(a.Paths) > MaxPaths {
+			return invalid("paths", "paths names %d files; at most %d per call.", len(a.Paths), MaxPaths)
+		}
+		for i, p := range a.Paths {
+			if p == "" {
+				return invalid(fmt.Sprintf("paths[%d]", i), "paths[%d] must be a non-empty path.", i)
+			}
+		}
+		return nil
+	case a.Path == "":
+		return invalid("path", "missing required argument \"path\": path must not be empty; name a file relative to a workspace root, or pass paths for several files.")
+	}
+	return nil
+}
 
 // checkVersion checks that v is empty or a version exactly as stet writes
 // it: "sha256:" and 64 lowercase hex digits. Other spellings of the same

@@ -299,6 +299,30 @@ func decodeValue(tool, field string, k kind, v []byte, dst any) (bool, *ArgError
 			return false, bad("%s", msg)
 		}
 		*dst.(*bool) = v[0] == 't'
+	case kindStrings:
+		if typ != "array" {
+			msg := fmt.Sprintf("%s must be an array of strings, not %s.", field, article(typ))
+			if typ == "string" {
+				msg += " Send [\"a.txt\", \"b.txt\"], even for one path."
+			}
+			return false, bad("%s", msg)
+		}
+		elems, err := parseArray(v)
+		if err != nil {
+			return false, bad("%s is not valid JSON: %v.", field, err)
+		}
+		list := make([]string, len(elems))
+		for i, e := range elems {
+			if jsonType(e) != "string" {
+				return false, bad("%s[%d] must be a string, not %s.", field, i, article(jsonType(e)))
+			}
+			s, err := unquote(e)
+			if err != nil {
+				return false, bad("%s[%d] is not a valid JSON string: %v.", field, i, err)
+			}
+			list[i] = s
+		}
+		*dst.(*[]string) = list
 	case kindEdits:
 		ops, err := decodeEdits(tool, field, v)
 		if err != nil {

@@ -81,7 +81,7 @@ func TestDecodeRefuses(t *testing.T) {
 			`unknown arguments: "oldString" (did you mean "old_string"?), "newString" (did you mean "new_string"?). edit accepts path, old_string`},
 		{"case differs", "read", `{"Path":"a"}`, "Path", "path", `unknown argument "Path"; did you mean "path"?`},
 		{"no suggestion", "read", `{"path":"a","zzzz":1}`, "zzzz", "",
-			`=read: unknown argument "zzzz". read accepts path, offset, limit.`},
+			`=read: unknown argument "zzzz". read accepts path, offset, limit, tail, paths.`},
 		{"unknown in edits", "edit", `{"path":"a","edits":[{"old_string":"x","new_string":"y"},{"old":"x","new_string":"y"}]}`,
 			"edits[1].old", "old_string", `unknown key "old" in edits[1]; did you mean "old_string"?`},
 		{"repeated key", "read", `{"path":"a","path":"b"}`, "path", "", "path appears more than once"},
@@ -106,7 +106,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"leading zero", "read", `{"path":"a","offset":01}`, "", "", "not valid JSON"},
 
 		// Missing arguments.
-		{"missing path", "read", `{"offset":1}`, "path", "", `=read: missing required argument "path".`},
+		{"missing path", "read", `{"offset":1}`, "path", "", `=read: missing required argument "path": path must not be empty; name a file relative to a workspace root, or pass paths for several files.`},
 		{"null path", "read", `{"path":null}`, "path", "", `missing required argument "path"`},
 		{"missing content", "write", `{"path":"a"}`, "content", "", `missing required argument "content": the complete text`},
 		{"missing both", "move", `{}`, "from", "", `missing required arguments "from" and "to".`},
@@ -200,7 +200,7 @@ func TestDecodeUnknownTool(t *testing.T) {
 		t.Errorf("message %q, want %q", err, want)
 	}
 	_, err = Decode("frobnicate", nil)
-	if !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), "read, edit, write") {
+	if !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), "read, info, roots, edit, write") {
 		t.Errorf("err = %v, want ErrUnknownTool listing the tools", err)
 	}
 }

@@ -16,12 +16,21 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // TestDefinitionsGolden pins the tool definitions every surface prints
 // (stet tools --format ...). Refresh with go test ./tools -update.
 func TestDefinitionsGolden(t *testing.T) {
-	for _, format := range []string{FormatMCP, FormatOpenAI, FormatAnthropic} {
-		got, err := Definitions(format, false)
+	type golden struct {
+		format string
+		strict bool
+	}
+	for _, g := range []golden{{FormatMCP, false}, {FormatOpenAI, false}, {FormatAnthropic, false}, {FormatOpenAIResponses, false}, {FormatOpenAIResponses, true}, {FormatOpenAI, true}} {
+		format := g.format
+		got, err := DefinitionsWith(format, DefinitionOptions{Strict: g.strict})
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden := filepath.Join("testdata", "definitions-"+format+".json")
+		name := "definitions-" + format
+		if g.strict {
+			name += "-strict"
+		}
+		golden := filepath.Join("testdata", name+".json")
 		if *update {
 			if err := os.WriteFile(golden, got, 0o644); err != nil {
 				t.Fatal(err)
@@ -47,9 +56,10 @@ func TestDefinitionsShape(t *testing.T) {
 		{FormatMCP, false, specOrder},
 		{FormatOpenAI, false, specOrder},
 		{FormatAnthropic, false, specOrder},
-		{FormatMCP, true, []string{"read", "list", "find", "grep"}},
-		{FormatOpenAI, true, []string{"read", "list", "find", "grep"}},
-		{FormatAnthropic, true, []string{"read", "list", "find", "grep"}},
+		{FormatOpenAIResponses, false, specOrder},
+		{FormatMCP, true, []string{"read", "info", "roots", "list", "find", "grep"}},
+		{FormatOpenAI, true, []string{"read", "info", "roots", "list", "find", "grep"}},
+		{FormatAnthropic, true, []string{"read", "info", "roots", "list", "find", "grep"}},
 	} {
 		raw, err := Definitions(tc.format, tc.readOnly)
 		if err != nil {
@@ -83,6 +93,12 @@ func TestDefinitionsShape(t *testing.T) {
 			case FormatAnthropic:
 				name, desc = d["name"], d["description"]
 				schema, _ = d["input_schema"].(map[string]any)
+			case FormatOpenAIResponses:
+				if d["type"] != "function" || d["strict"] != false {
+					t.Errorf("openai-responses: type %v strict %v", d["type"], d["strict"])
+				}
+				name, desc = d["name"], d["description"]
+				schema, _ = d["parameters"].(map[string]any)
 			}
 			if desc == "" || schema == nil || schema["type"] != "object" {
 				t.Errorf("%s %v: description or schema missing", tc.format, name)
@@ -95,5 +111,58 @@ func TestDefinitionsShape(t *testing.T) {
 	}
 	if _, err := Definitions("gemini", false); err == nil {
 		t.Error(`Definitions("gemini") succeeded`)
+	}
+}
+
+// TestStrictSchemas checks --strict: every property required, optional
+// ones nullable, closed objects, no default, at every level; and that a
+// call a strict model makes (null for what it leaves out) decodes.
+func TestStrictSchemas(t *testing.T) {
+	raw, err := DefinitionsWith(FormatOpenAIResponses, DefinitionOptions{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []struct {
+		Name       string         `json:"name"`
+		Strict     bool           `json:"strict"`
+		Parameters map[string]any `json:"parameters"`
+	}
+	if err := json.Unmarshal(raw, &defs); err != nil {
+		t.Fatal(err)
+	}
+	var check func(where string, s map[string]any)
+	check = func(where string, s map[string]any) {
+		if _, ok := s["default"]; ok {
+			t.Errorf("%s: has a default", where)
+		}
+		if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
+			if s["additionalProperties"] != false {
+				t.Errorf("%s: additionalProperties = %v, want false", where, s["additionalProperties"])
+			}
+			req, _ := s["required"].([]any)
+			if len(req) != len(props) {
+				t.Errorf("%s: %d required of %d properties", where, len(req), len(props))
+			}
+			for n, p := range props {
+				check(where+"."+n, p.(map[string]any))
+			}
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			check(where+"[]", items)
+		}
+	}
+	for _, d := range defs {
+		if !d.Strict {
+			t.Errorf("%s: strict is false", d.Name)
+		}
+		check(d.Name, d.Parameters)
+	}
+	if _, err := Decode("edit", []byte(`{"path":"a","old_string":"x","new_string":"y","replace_all":null,"edits":null,"dry_run":null,"expected_version":null}`)); err != nil {
+		t.Errorf("a strict call with nulls: %v", err)
+	}
+	// The catalog itself is untouched.
+	s, _ := Lookup("read")
+	if len(s.Input.Required) != 0 || s.Input.Properties["offset"].Default == nil {
+		t.Error("Strict changed the catalog's schemas")
 	}
 }

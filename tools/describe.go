@@ -26,12 +26,20 @@ func Instructions() string {
 // characters, the limit some model APIs put on a function description.
 const (
 	readDesc = "Read a text file as numbered lines: `NNNNN|text` (line number, `|`, the line's exact bytes), then a trailer. " +
-		"`(N lines)` means you saw the whole file; `(lines A-B of N; next: offset B+1)` means more follows: call read with that offset. " +
+		"`(N lines)` means you saw the whole file; `(lines A-B of N; next: offset B+1)` means more follows: call read with that offset. tail: N shows the last N lines; paths: [...] reads several files at once. " +
+		"An image or audio file comes back as image or audio content. " +
 		"A window is 2,000 lines unless limit sets another, and never more than the byte budget (256 KiB by default). " +
 		"The `NNNNN|` prefixes are not part of the file: never copy them into edits. " +
 		"Read a file before editing, replacing, moving or deleting it, and again after it changes. " +
 		"Refusals: not_found (check the path with list or find); binary or not_utf8 (not a text file; leave it alone); " +
 		"too_large (the file or one line is over a size limit: read smaller windows with offset and limit; a file over the limit cannot be edited); outside (the path leaves the workspace)."
+
+	infoDesc = "Describe a file or directory without reading it: type, size in bytes, lines (for a text file, as read numbers them), mode, modification time, " +
+		"version (`sha256:` and 64 hex digits, the version edits bind to) and hard link count. It observes nothing: read a file before editing it. " +
+		"Refusals: not_found (check the path with list or find), outside (the path leaves the workspace)."
+
+	rootsDesc = "List the workspace roots: every directory these tools may reach, with its effects (read-only or workspace-write). " +
+		"A relative path resolves in the root where it exists; a new file goes to the first root; a name that exists in several roots is refused as ambiguous: use its absolute path."
 
 	editDesc = "Replace exact text in a file you have read. old_string must match the file's bytes literally (indentation, whitespace, quotes) " +
 		"and occur exactly once unless replace_all; new_string may be empty to delete. Copy text from read without the `NNNNN|` prefixes. " +
@@ -94,7 +102,7 @@ const (
 
 // Argument descriptions shared by several tools.
 const (
-	pathDescRead        = "File to read: relative to the workspace root, or absolute inside it."
+	pathDescRead        = "File to read: relative to a workspace root, or absolute inside one. Required unless paths is given."
 	dryRunDesc          = "Return the receipt and diff this call would produce without writing anything (default false)."
 	expectedVersionDesc = "Version the file must have now: `sha256:` followed by 64 lowercase hex digits, copied exactly as read and receipts report it. " +
 		"If the file's version differs, the call is refused as changed. Default: the version you last observed."

@@ -82,7 +82,8 @@ const (
 	kindString kind = iota
 	kindInt         // a whole number, 0 or more; integral floats such as 3.0 are accepted
 	kindBool
-	kindEdits // edit's array of {old_string, new_string, replace_all?}
+	kindEdits   // edit's array of {old_string, new_string, replace_all?}
+	kindStrings // an array of strings (read's paths)
 )
 
 // param describes one argument: how Decode reads it and how the schema
@@ -110,6 +111,7 @@ type tool struct {
 	input    func() (*jsonschema.Schema, error)
 	output   func() (*jsonschema.Schema, error)
 	outDesc  map[string]string // descriptions of the result's properties
+	outFiles bool              // the result may also be {files: [...]} (read with paths)
 }
 
 // define completes t for argument type A and result type R. fields returns
@@ -161,20 +163,49 @@ var catalog = []tool{
 	define[ReadArgs, ReadResult](tool{
 		name: "read", title: "Read file", desc: readDesc, ann: readOnlyAnn,
 		params: []param{
-			{name: "path", kind: kindString, required: true, desc: pathDescRead},
+			{name: "path", kind: kindString, desc: pathDescRead},
 			{name: "offset", kind: kindInt, max: MaxLines, dflt: "1", desc: "First line to show, 1-based (default 1). To continue a window, pass the `next: offset` value from the trailer."},
 			{name: "limit", kind: kindInt, max: MaxLines, desc: "Number of lines to show; 0 or omitted means 2,000. A window never exceeds the byte budget; the trailer tells where it stopped."},
+			{name: "tail", kind: kindInt, max: MaxLines, desc: "Show the last N lines of the file instead of a window from offset (not with offset or limit)."},
+			{name: "paths", kind: kindStrings, max: MaxPaths, desc: "Several files to read in one call, instead of path; each comes back as its own result or refusal, in order."},
 		},
 		outDesc: map[string]string{
-			"path":    "The file read, as the call named it.",
-			"version": "The file's version, `sha256:` and 64 hex digits of its bytes; expected_version takes it.",
-			"lines":   "Numbered lines in the whole file.",
-			"from":    "First line shown.",
-			"to":      "Last line shown.",
-			"frame":   "The numbered lines shown and the trailer.",
-			"notes":   "Remarks about the file, such as its line endings.",
+			"path":      "The file read, as the call named it.",
+			"version":   "The file's version, `sha256:` and 64 hex digits of its bytes; expected_version takes it.",
+			"lines":     "Numbered lines in the whole file.",
+			"from":      "First line shown.",
+			"to":        "Last line shown.",
+			"frame":     "The numbered lines shown and the trailer.",
+			"notes":     "Remarks about the file, such as its line endings.",
+			"mime_type": "For an image or audio file: its MIME type, sniffed from its bytes; the file comes back as image or audio content and frame is empty.",
+			"bytes":     "For an image or audio file: its size in bytes.",
 		},
-	}, func(a *ReadArgs) []any { return []any{&a.Path, &a.Offset, &a.Limit} }, checkRead),
+		outFiles: true,
+	}, func(a *ReadArgs) []any { return []any{&a.Path, &a.Offset, &a.Limit, &a.Tail, &a.Paths} }, checkRead),
+
+	define[InfoArgs, InfoResult](tool{
+		name: "info", title: "File info", desc: infoDesc, ann: readOnlyAnn,
+		params: []param{
+			{name: "path", kind: kindString, required: true, desc: "File or directory to describe."},
+		},
+		outDesc: map[string]string{
+			"path":    "The path described, as the call named it.",
+			"type":    "file, dir or other (symlinks inside the workspace are followed).",
+			"size":    "Size in bytes.",
+			"lines":   "For a text file, its numbered lines as read shows them; 0 otherwise.",
+			"mode":    "Permission bits in octal, such as 0644.",
+			"mtime":   "Modification time (RFC 3339); informational, never used for freshness.",
+			"version": "For a file, its version (`sha256:` and 64 hex digits), the one edits bind to; empty for a directory.",
+			"links":   "Hard link count.",
+		},
+	}, func(a *InfoArgs) []any { return []any{&a.Path} }, checkPath(func(a *InfoArgs) string { return a.Path })),
+
+	define[RootsArgs, RootsResult](tool{
+		name: "roots", title: "Workspace roots", desc: rootsDesc, ann: readOnlyAnn,
+		outDesc: map[string]string{
+			"roots": "Every root: path (absolute directory) and effects (read-only or workspace-write).",
+		},
+	}, func(a *RootsArgs) []any { return nil }, nil),
 
 	define[EditArgs, MutationResult](tool{
 		name: "edit", title: "Edit file", desc: editDesc, mutating: true, ann: destructiveAnn,
@@ -359,8 +390,8 @@ func (s Spec) clone() Spec {
 	return s
 }
 
-// All returns every tool in SPEC order: read, edit, write, patch, list,
-// find, grep, mkdir, move, delete, undo. The schemas are fresh copies the
+// All returns every tool in SPEC order: read, info, roots, edit, write,
+// patch, list, find, grep, mkdir, move, delete, undo. The schemas are fresh copies the
 // caller may keep or change.
 func All() []Spec {
 	built := builtSpecs()
@@ -452,6 +483,10 @@ func (t *tool) spec() (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
+	out := outputSchema(res)
+	if t.outFiles {
+		out = filesOutput(out)
+	}
 	return Spec{
 		Name:        t.name,
 		Title:       t.title,
@@ -459,7 +494,7 @@ func (t *tool) spec() (Spec, error) {
 		Mutating:    t.mutating,
 		Annotations: t.ann,
 		Input:       in,
-		Output:      outputSchema(res),
+		Output:      out,
 	}, nil
 }
 
@@ -489,6 +524,12 @@ func tuneInput(s *jsonschema.Schema, params []param) error {
 			if p.max > 0 {
 				ps.Maximum = jsonschema.Ptr(float64(p.max))
 			}
+		case kindStrings:
+			ps.MinItems = jsonschema.Ptr(1)
+			if p.max > 0 {
+				ps.MaxItems = jsonschema.Ptr(p.max)
+			}
+			ps.Items = &jsonschema.Schema{Type: "string"}
 		case kindEdits:
 			ps.MinItems = jsonschema.Ptr(1)
 			if ps.Items == nil {
@@ -514,7 +555,7 @@ func schemaType(k kind) string {
 		return "integer"
 	case kindBool:
 		return "boolean"
-	case kindEdits:
+	case kindEdits, kindStrings:
 		return "array"
 	default:
 		return "string"
@@ -560,6 +601,24 @@ func outputSchema(r *jsonschema.Schema) *jsonschema.Schema {
 		Description: "The tool's result, or a refusal {refused, message, ...}.",
 		AnyOf:       []*jsonschema.Schema{r, refusal},
 	}
+}
+
+// filesOutput adds read's several-files form to its output schema o (an
+// anyOf of the result and a refusal): {files: [...]}, each element one of
+// o's branches.
+func filesOutput(o *jsonschema.Schema) *jsonschema.Schema {
+	each := &jsonschema.Schema{Description: "One file's read result, or its refusal.", AnyOf: []*jsonschema.Schema{o.AnyOf[0].CloneSchemas(), o.AnyOf[1].CloneSchemas()}}
+	files := &jsonschema.Schema{
+		Type:        "object",
+		Description: "The result of a read with paths: one element per path, in order.",
+		Properties: map[string]*jsonschema.Schema{
+			"files": {Type: "array", Description: "Each file's read result or refusal; a refusal of one file does not fail the others.", Items: each},
+		},
+		Required: []string{"files"},
+	}
+	o.AnyOf = append(o.AnyOf[:1], files, o.AnyOf[1])
+	o.Description = "The tool's result (with paths: {files: [...]}), or a refusal {refused, message, ...}."
+	return o
 }
 
 func kindsEnum() []any {

@@ -13,11 +13,13 @@ import (
 	"github.com/stet-dev/stet/receipt"
 )
 
-var specOrder = []string{"read", "edit", "write", "patch", "list", "find", "grep", "mkdir", "move", "delete", "undo"}
+var specOrder = []string{"read", "info", "roots", "edit", "write", "patch", "list", "find", "grep", "mkdir", "move", "delete", "undo"}
 
 // validArgs holds one complete, valid call per tool, using every argument.
 var validArgs = map[string]string{
 	"read":   `{"path":"a.go","offset":1,"limit":10}`,
+	"info":   `{"path":"a.go"}`,
+	"roots":  `{}`,
 	"edit":   `{"path":"a.go","old_string":"x","new_string":"y","replace_all":true,"dry_run":true,"expected_version":"` + version + `"}`,
 	"write":  `{"path":"a.go","content":"x\n","overwrite":true,"dry_run":true,"expected_version":"` + version + `"}`,
 	"patch":  `{"patch":"*** Begin Patch\n*** Delete File: a.go\n*** End Patch\n","dry_run":true}`,
@@ -41,7 +43,7 @@ func TestCatalog(t *testing.T) {
 	if diff := cmp.Diff(specOrder, Names(false)); diff != "" {
 		t.Errorf("Names(false) (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"read", "list", "find", "grep"}, Names(true)); diff != "" {
+	if diff := cmp.Diff([]string{"read", "info", "roots", "list", "find", "grep"}, Names(true)); diff != "" {
 		t.Errorf("Names(true) (-want +got):\n%s", diff)
 	}
 	for _, name := range specOrder {
@@ -57,9 +59,9 @@ func TestCatalog(t *testing.T) {
 
 func TestAllReturnsCopies(t *testing.T) {
 	a := All()
-	a[0].Input.Properties["path"].Description = "changed"
-	a[0].Input.Required = nil
-	b, _ := Lookup("read")
+	a[3].Input.Properties["path"].Description = "changed"
+	a[3].Input.Required = nil
+	b, _ := Lookup(a[3].Name)
 	if b.Input.Properties["path"].Description == "changed" || len(b.Input.Required) == 0 {
 		t.Error("changing a Spec from All changed the catalog")
 	}
@@ -133,7 +135,9 @@ func TestInputSchemas(t *testing.T) {
 		if in.AnyOf != nil || in.OneOf != nil || in.AllOf != nil || in.Not != nil {
 			t.Errorf("%s: input schema has a top-level combinator", s.Name)
 		}
-		checkDescribed(t, s.Name, in)
+		if s.Name != "roots" { // roots takes no arguments
+			checkDescribed(t, s.Name, in)
+		}
 		if items := in.Properties["edits"]; items != nil {
 			checkDescribed(t, s.Name+".edits", items.Items)
 		}
@@ -147,8 +151,11 @@ func TestInputSchemas(t *testing.T) {
 			t.Fatal(err)
 		}
 		unused := 0
-		if s.Name == "edit" {
+		switch s.Name {
+		case "edit":
 			unused = 1 // edits cannot go with old_string; TestInputSchemasValidate covers it
+		case "read":
+			unused = 2 // paths cannot go with path, tail not with offset or limit
 		}
 		if len(obj)+unused != len(in.Properties) {
 			t.Errorf("%s: sample uses %d of %d arguments", s.Name, len(obj), len(in.Properties))
@@ -169,7 +176,7 @@ func TestInputSchemas(t *testing.T) {
 			switch {
 			case required && !(errors.As(err, &ae) && ae.Field == name && strings.Contains(ae.Msg, "missing")):
 				t.Errorf("%s without required %s: err = %v, want missing %s", s.Name, name, err, name)
-			case !required && err != nil && !(s.Name == "edit" && (name == "old_string" || name == "new_string")):
+			case !required && err != nil && !(s.Name == "edit" && (name == "old_string" || name == "new_string")) && !(s.Name == "read" && name == "path"):
 				t.Errorf("%s without optional %s: %v", s.Name, name, err)
 			}
 		}
@@ -221,13 +228,13 @@ func validate(r *jsonschema.Resolved, raw string) error {
 // wrong types and unknown keys fail both.
 func TestInputSchemasValidate(t *testing.T) {
 	accept := map[string][]string{
-		"read":  {validArgs["read"], `{"path":"a","offset":3.0}`},
+		"read":  {validArgs["read"], `{"path":"a","offset":3.0}`, `{"path":"a","tail":5}`, `{"paths":["a","b"],"limit":3}`},
 		"edit":  {validArgs["edit"], `{"path":"a","edits":[{"old_string":"x","new_string":""},{"old_string":"y","new_string":"z","replace_all":true}]}`},
 		"write": {validArgs["write"], `{"path":"a","content":""}`},
 		"list":  {validArgs["list"], `{}`},
 	}
 	refuse := map[string][]string{
-		"read":  {`{"path":"a","offset":"1"}`, `{"path":"a","old":1}`, `{"offset":1}`, `{"path":"a","limit":-1}`, `{"path":"a","offset":2.5}`},
+		"read":  {`{"path":"a","offset":"1"}`, `{"path":"a","old":1}`, `{"path":"a","limit":-1}`, `{"path":"a","offset":2.5}`, `{"paths":"a"}`, `{"paths":[]}`, `{"paths":[1]}`},
 		"edit":  {`{"path":"a","edits":[{"old_string":"x"}]}`, `{"path":"a","edits":[]}`, `{"path":"a","edits":[{"old_string":"x","new_string":"y","x":1}]}`},
 		"write": {`{"path":"a"}`, `{"path":"a","content":"","overwrite":"yes"}`},
 		"list":  {`{"depth":true}`, `{"dir":"a"}`},
@@ -268,6 +275,8 @@ func sampleResults(t *testing.T) map[string]any {
 	mut := MutationResult{Message: "edited a.go", Receipt: rc, Diff: "--- a/a.go\n+++ b/a.go\n"}
 	return map[string]any{
 		"read":   ReadResult{Path: "a.go", Version: version, Lines: 2, From: 1, To: 2, Frame: "00001|x\n00002|\n(2 lines)"},
+		"info":   InfoResult{Path: "a.go", Type: "file", Size: 10, Lines: 2, Mode: "0644", Mtime: "2026-01-02T03:04:05Z", Version: version, Links: 1},
+		"roots":  RootsResult{Roots: []Root{{Path: "/w", Effects: "workspace-write"}}},
 		"edit":   mut,
 		"write":  MutationResult{Message: "created a.go", Receipt: created},
 		"patch":  PatchResult{Message: "patched", Receipts: []receipt.Receipt{rc, created}},
@@ -320,5 +329,38 @@ func TestRefusalKinds(t *testing.T) {
 	want := strings.Fields("invalid outside not_found not_regular read_only protected not_read changed not_seen input exists no_match ambiguous binary not_utf8 too_large stalled conflict")
 	if diff := cmp.Diff(want, RefusalKinds()); diff != "" {
 		t.Errorf("RefusalKinds (-SPEC +got):\n%s", diff)
+	}
+}
+
+// TestReadForms checks the rules between read's forms that the schema
+// cannot say: path or paths, tail without offset or limit.
+func TestReadForms(t *testing.T) {
+	for raw, field := range map[string]string{
+		`{}`:                               "path",
+		`{"offset":1}`:                     "path",
+		`{"path":"a","paths":["b"]}`:       "paths",
+		`{"path":"a","tail":3,"offset":2}`: "tail",
+		`{"path":"a","tail":3,"limit":2}`:  "tail",
+		`{"paths":["a",""]}`:               "paths[1]",
+	} {
+		_, err := Decode("read", []byte(raw))
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Field != field {
+			t.Errorf("Decode(read, %s) = %v, want an error about %s", raw, err, field)
+		}
+	}
+	a, err := Decode("read", []byte(`{"paths":["a","b"],"tail":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.(*ReadArgs); !slices.Equal(got.Paths, []string{"a", "b"}) || got.Tail != 2 {
+		t.Errorf("Decode = %+v", got)
+	}
+	// The several-files result validates against read's output schema.
+	s, _ := Lookup("read")
+	r := resolve(t, s.Output)
+	files := `{"files":[{"path":"a","version":"` + version + `","lines":1,"from":1,"to":1,"frame":"00001|\n(1 line)"},{"refused":"not_found","message":"refused: b does not exist"}]}`
+	if err := validate(r, files); err != nil {
+		t.Errorf("read output schema refuses %s: %v", files, err)
 	}
 }

@@ -4,10 +4,24 @@ import "github.com/stet-dev/stet/receipt"
 
 // ReadArgs are the arguments of read.
 type ReadArgs struct {
-	Path   string `json:"path"`
+	Path   string `json:"path,omitempty"`
 	Offset int    `json:"offset,omitempty"` // first line, 1-based; 0 means 1
 	Limit  int    `json:"limit,omitempty"`  // lines; 0 means the default window
+	// Tail shows the last Tail lines of text instead of a window from
+	// Offset; 0 means no tail.
+	Tail int `json:"tail,omitempty"`
+	// Paths reads several files in one call instead of Path: each is read
+	// as on its own (offset, limit and tail apply to each).
+	Paths []string `json:"paths,omitempty"`
 }
+
+// InfoArgs are the arguments of info.
+type InfoArgs struct {
+	Path string `json:"path"`
+}
+
+// RootsArgs are the arguments of roots: none.
+type RootsArgs struct{}
 
 // EditOp is one replacement of an edit call.
 type EditOp struct {
@@ -97,6 +111,42 @@ type ReadResult struct {
 	To      int      `json:"to"`    // last line of the window
 	Frame   string   `json:"frame"`
 	Notes   []string `json:"notes,omitempty"`
+	// MimeType is set for an image or audio file, read as media: Frame is
+	// then empty and Data holds the file's bytes (sent as MCP image or
+	// audio content, never in the structured result).
+	MimeType string `json:"mime_type,omitempty"`
+	Bytes    int    `json:"bytes,omitempty"` // a media file's size
+	Data     []byte `json:"-"`
+}
+
+// ReadFilesResult is the structured result of a read with paths: one
+// element per path, in the order given, each a *ReadResult or the refusal
+// of that file (a refusal object {refused, message, ...}).
+type ReadFilesResult struct {
+	Files []any `json:"files"`
+}
+
+// InfoResult is the structured result of info.
+type InfoResult struct {
+	Path    string `json:"path"`
+	Type    string `json:"type"`    // file, dir or other (symlinks are followed)
+	Size    int64  `json:"size"`    // bytes
+	Lines   int    `json:"lines"`   // numbered lines of a text file as read shows them; 0 otherwise
+	Mode    string `json:"mode"`    // octal permission bits, such as 0644
+	Mtime   string `json:"mtime"`   // modification time, RFC 3339 (informational)
+	Version string `json:"version"` // sha256 of a file's bytes; "" for a directory
+	Links   int    `json:"links"`   // hard link count
+}
+
+// Root is one workspace root in a roots result.
+type Root struct {
+	Path    string `json:"path"`    // absolute directory
+	Effects string `json:"effects"` // read-only or workspace-write
+}
+
+// RootsResult is the structured result of roots.
+type RootsResult struct {
+	Roots []Root `json:"roots"`
 }
 
 // MutationResult is the structured result of edit, write, delete, move and undo.

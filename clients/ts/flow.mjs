@@ -30,8 +30,8 @@ if (!BIN) {
 }
 
 // SPEC section 2, in order.
-const TOOLS = ['read', 'edit', 'write', 'patch', 'list', 'find', 'grep', 'mkdir', 'move', 'delete', 'undo'];
-const READ_ONLY = new Set(['read', 'list', 'find', 'grep']);
+const TOOLS = ['read', 'info', 'roots', 'edit', 'write', 'patch', 'list', 'find', 'grep', 'mkdir', 'move', 'delete', 'undo'];
+const READ_ONLY = new Set(['read', 'info', 'roots', 'list', 'find', 'grep']);
 const DESTRUCTIVE = new Set(['edit', 'write', 'patch', 'move', 'delete', 'undo']);
 // SPEC section 8: stet.PersonaLine, sent in the server's instructions.
 const PERSONA =
@@ -111,7 +111,7 @@ async function flow(client, root, label) {
     assert.ok(instr.includes(PERSONA), `instructions lack the persona line:\n${instr}`);
   });
 
-  await step(`${label}: tools/list has the 11 tools with annotations and schemas`, async () => {
+  await step(`${label}: tools/list has the 13 tools with annotations and schemas`, async () => {
     const { tools } = await client.listTools();
     // The order of tools/list is the server SDK's business; the set is the contract.
     assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());

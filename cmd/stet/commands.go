@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/stet-dev/stet"
@@ -21,6 +22,7 @@ func init() {
 		"move": cmdMove, "delete": cmdDelete, "undo": cmdUndo,
 		"call": cmdCall, "turn": cmdTurn, "log": cmdLog, "show": cmdShow,
 		"verify": cmdVerify, "tools": cmdTools, "mcp": cmdMCP, "version": cmdVersion,
+		"info": cmdInfo, "roots": cmdRoots, "completion": cmdCompletion,
 	}
 }
 
@@ -31,7 +33,9 @@ const usageText = `stet: file tools an AI agent cannot use to lose the user's da
 usage: stet [global flags] <command> [flags] [args]
 
 tools:
-  read    [--offset N] [--limit N] PATH           numbered frame of a file (a window of it)
+  read    [--offset N] [--limit N | --tail N] PATH [PATH ...]   numbered frame of a file (a window, the tail, several files)
+  info    PATH                                     type, size, lines, mode, mtime, version, links
+  roots                                            the workspace roots with their effects
   edit    --old-string S --new-string S [--replace-all] [--edits JSON] [--dry-run] [--expected-version V] PATH
   write   (--content S | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
   patch   [--patch TEXT | --stdin] [--dry-run]    Codex *** Begin Patch envelope or unified diff (stdin by default)
@@ -49,13 +53,16 @@ more:
   log [--path P]             list receipts (this session with --session, else all)
   show ID                    one receipt with its diff
   verify [ID | --all]        re-check receipts and the journal's hash chain
-  tools --format mcp|openai|anthropic    tool definitions with JSON Schemas
-  mcp [--http 127.0.0.1:PORT [--token-file F] [--allow-origin O]] [--stall-steps N]
+  tools [--format mcp|openai|openai-responses|anthropic] [--strict]   tool definitions with JSON Schemas
+  mcp [--session NAME] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin O]] [--stall-steps N]
                              serve MCP (stdio by default); the HTTP token comes from
                              --token-file F or STET_TOKEN (--token T also works, but
                              shows the token in the process list); browser origins
-                             other than loopback ones are refused unless allowed
-  version
+                             other than loopback ones are refused unless allowed;
+                             --session NAME puts every connection in that one session
+  version                    the module version (also stet --version)
+  completion bash|zsh|fish   shell completion script
+  help [COMMAND]             a command's help (also stet COMMAND --help)
 
 global flags (before or after the command):
   --root DIR (repeatable; default .)  --session ID  --state DIR  --effects read-only|workspace-write
@@ -108,18 +115,43 @@ func onePath(flagVal string, pos []string, required bool) (string, error) {
 
 func cmdRead(e *env, args []string) error {
 	var a stet.ReadArgs
-	fs := e.newFlags("read", "read [--offset N] [--limit N] PATH")
+	fs := e.newFlags("read", "read [--offset N] [--limit N | --tail N] PATH [PATH ...]")
 	fs.StringVar(&a.Path, "path", "", "file to read")
 	fs.IntVar(&a.Offset, "offset", 0, "first line, 1-based")
 	fs.IntVar(&a.Limit, "limit", 0, "lines to show (default 2000)")
+	fs.IntVar(&a.Tail, "tail", 0, "show the last `N` lines")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
+	}
+	if len(pos) > 1 {
+		if a.Path != "" {
+			return usagef("give the paths once, as arguments")
+		}
+		a.Paths = pos
+		return e.toolCall(false, &a)
 	}
 	if a.Path, err = onePath(a.Path, pos, true); err != nil {
 		return err
 	}
 	return e.toolCall(false, &a)
+}
+
+func cmdInfo(e *env, args []string) error {
+	var a stet.InfoArgs
+	return e.pathCommand("info", "file or directory to describe", &a.Path, args, false, &a)
+}
+
+func cmdRoots(e *env, args []string) error {
+	fs := e.newFlags("roots", "roots")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if len(pos) > 0 {
+		return usagef("roots takes no arguments")
+	}
+	return e.toolCall(false, &stet.RootsArgs{})
 }
 
 // optString is a string flag that remembers whether it was set.
@@ -162,6 +194,18 @@ func cmdEdit(e *env, args []string) error {
 	if edits != "" {
 		if err := json.Unmarshal([]byte(edits), &a.Edits); err != nil {
 			return usagef("--edits must be a JSON array of {old_string, new_string, replace_all?}: %v", err)
+		}
+		if oldS.set || newS.set {
+			return usagef("give --old-string and --new-string, or --edits, not both")
+		}
+	} else {
+		switch {
+		case !oldS.set && !newS.set:
+			return usagef("missing --old-string and --new-string (or --edits)")
+		case !oldS.set:
+			return usagef("missing --old-string (the exact text to replace)")
+		case !newS.set:
+			return usagef("missing --new-string (the replacement; --new-string '' deletes)")
 		}
 	}
 	return e.toolCall(true, &a)
@@ -400,27 +444,39 @@ func cmdVersion(e *env, args []string) error {
 		return parseErr(err)
 	}
 	if e.g.json {
-		e.printJSON(map[string]string{"version": version})
+		e.printJSON(map[string]string{"version": buildVersion()})
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "stet %s\n", version)
+	fmt.Fprintf(e.stdout, "stet %s\n", buildVersion())
 	return nil
 }
 
 func cmdTools(e *env, args []string) error {
 	var format string
-	fs := e.newFlags("tools", "tools --format mcp|openai|anthropic")
-	fs.StringVar(&format, "format", "mcp", "mcp, openai or anthropic")
-	if _, err := parse(fs, args); err != nil {
+	var strict bool
+	fs := e.newFlags("tools", "tools [--format mcp|openai|openai-responses|anthropic] [--strict]")
+	fs.StringVar(&format, "format", "mcp", "mcp, openai, openai-responses or anthropic")
+	fs.BoolVar(&strict, "strict", false, "schemas valid for strict function calling: every property required, optional ones nullable, no default")
+	pos, err := parse(fs, args)
+	if err != nil {
 		return parseErr(err)
+	}
+	if len(pos) > 0 {
+		return usagef("tools takes no arguments")
+	}
+	if !slices.Contains(tools.Formats(), format) {
+		if s := tools.Nearest(format, tools.Formats()); s != "" {
+			return usagef("unknown --format %q; did you mean %q?", format, s)
+		}
+		return usagef("unknown --format %q; want %s", format, strings.Join(tools.Formats(), ", "))
 	}
 	o, err := e.g.options()
 	if err != nil {
 		return err
 	}
-	b, err := tools.Definitions(format, o.Effects == "read-only")
+	b, err := tools.DefinitionsWith(format, tools.DefinitionOptions{ReadOnly: o.Effects == "read-only", Strict: strict})
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	e.stdout.Write(b)
 	if len(b) > 0 && b[len(b)-1] != '\n' {

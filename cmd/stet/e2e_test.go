@@ -449,18 +449,18 @@ func TestCallAndTools(t *testing.T) {
 	if m["frame"] != "00001|one\n00002|\n(2 lines)" || m["lines"] != float64(2) {
 		t.Fatalf("call read: %v", m)
 	}
-	for _, f := range []string{"mcp", "openai", "anthropic"} {
+	for _, f := range []string{"mcp", "openai", "anthropic", "openai-responses"} {
 		r := w.ok("tools", "--format", f)
 		var defs []any
-		if err := json.Unmarshal([]byte(r.stdout), &defs); err != nil || len(defs) != 11 {
+		if err := json.Unmarshal([]byte(r.stdout), &defs); err != nil || len(defs) != 13 {
 			t.Fatalf("tools --format %s: %d defs, %v", f, len(defs), err)
 		}
 	}
 	r = w.ok("tools", "--format", "mcp", "--effects", "read-only")
 	var defs []any
 	json.Unmarshal([]byte(r.stdout), &defs)
-	if len(defs) != 4 {
-		t.Fatalf("read-only tools: %d, want 4 (read, list, find, grep)", len(defs))
+	if len(defs) != 6 {
+		t.Fatalf("read-only tools: %d, want 6 (read, info, roots, list, find, grep)", len(defs))
 	}
 }
 

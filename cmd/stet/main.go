@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/stet-dev/stet"
@@ -24,8 +25,9 @@ const (
 	exitRefused = 3
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version, when set at build time with -ldflags "-X main.version=...",
+// overrides the version the build info records (see buildVersion).
+var version = ""
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -48,6 +50,10 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+
+	// The command's flag set and usage line, once newFlags made them.
+	fs       *flag.FlagSet
+	synopsis string
 }
 
 // run executes one command line and returns the exit code.
@@ -56,35 +62,40 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	gfs := flag.NewFlagSet("stet", flag.ContinueOnError)
 	gfs.SetOutput(io.Discard)
 	g.register(gfs)
+	showVersion := gfs.Bool("version", false, "print the version")
 	if err := gfs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageText)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "stet: %v\n%s", err, shortUsage)
+		fmt.Fprintf(stderr, "stet: %v\n%s", flagError(gfs, err), shortUsage)
 		return exitUsage
 	}
 	rest := gfs.Args()
+	if *showVersion {
+		fmt.Fprintf(stdout, "stet %s\n", buildVersion())
+		return exitOK
+	}
 	if len(rest) == 0 {
 		fmt.Fprint(stderr, usageText)
 		return exitUsage
 	}
 	name, rest := rest[0], rest[1:]
+	e := &env{ctx: ctx, g: g, stdin: stdin, stdout: stdout, stderr: stderr}
 	cmd, ok := commands[name]
-	if !ok {
-		if name == "help" {
-			fmt.Fprint(stdout, usageText)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "stet: unknown command %q\n%s", name, shortUsage)
+	switch {
+	case name == "help":
+		cmd = cmdHelp
+	case !ok:
+		fmt.Fprintf(stderr, "stet: %v\n%s", unknownCommand(name), shortUsage)
 		return exitUsage
 	}
-	e := &env{ctx: ctx, g: g, stdin: stdin, stdout: stdout, stderr: stderr}
 	err := cmd(e, rest)
 	return e.finish(name, err)
 }
 
-// finish prints an error and maps it to an exit code.
+// finish prints an error and maps it to an exit code. A usage error is one
+// line, then the command's usage line and where its help is.
 func (e *env) finish(name string, err error) int {
 	if err == nil {
 		return exitOK
@@ -92,6 +103,11 @@ func (e *env) finish(name string, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(e.stderr, "stet %s: %s\n", name, ue.msg)
+		if e.synopsis != "" && name != "help" {
+			fmt.Fprintf(e.stderr, "usage: stet %s\nrun 'stet help %s' for details\n", e.synopsis, name)
+		} else {
+			fmt.Fprint(e.stderr, shortUsage)
+		}
 		return exitUsage
 	}
 	if errors.Is(err, flag.ErrHelp) {
@@ -244,7 +260,13 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				if h, ok := helpers.LoadAndDelete(fs); ok {
+					h.(func())()
+				}
+				return nil, err
+			}
+			return nil, flagError(fs, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -258,20 +280,27 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// newFlags makes a command's flag set with the global flags on it.
+// newFlags makes a command's flag set with the global flags on it. The
+// flag package prints nothing: errors become one-line usage errors (see
+// parse), and --help prints the command's help on standard output.
 func (e *env) newFlags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(io.Discard)
 	e.g.registerSome(fs, name == "call")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: stet %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
-	}
+	e.fs, e.synopsis = fs, synopsis
+	// The flag package calls Usage on errors too; parse prints the help
+	// only when it was asked for.
+	fs.Usage = func() {}
+	helpers.Store(fs, func() { printHelp(e.stdout, name, synopsis, fs) })
 	return fs
 }
 
+// helpers holds each flag set's help printer, for parse to call on --help.
+var helpers sync.Map // *flag.FlagSet -> func()
+
 func parseErr(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
+	var ue *usageError
+	if errors.Is(err, flag.ErrHelp) || errors.As(err, &ue) {
 		return err
 	}
 	return usagef("%v", err)

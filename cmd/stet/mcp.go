@@ -15,7 +15,7 @@ func cmdMCP(e *env, args []string) error {
 	var addr, token, tokenFile string
 	var origins stringList
 	var stallSteps int
-	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin ORIGIN ...]] [--stall-steps N]")
+	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin ORIGIN ...]] [--stall-steps N]")
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (127.0.0.1:PORT) instead of stdio")
 	fs.StringVar(&tokenFile, "token-file", "", "read the bearer token required on every HTTP request from `FILE` (preferred; needed for a non-loopback address)")
 	fs.StringVar(&token, "token", "", "bearer `TOKEN` required on every HTTP request; visible to every user in the process list, so prefer --token-file or the environment variable STET_TOKEN")
@@ -57,7 +57,7 @@ func cmdMCP(e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	srv := mcpserver.New(ws, mcpserver.Options{Version: version, StallSteps: stallSteps, Session: e.g.session, AllowOrigins: origins})
+	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins})
 	if addr == "" {
 		err = srv.ServeStdio(e.ctx, e.stdin, e.stdout)
 	} else {

@@ -1,0 +1,269 @@
+package stet
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/receipt"
+)
+
+// Roots returns every root of the workspace with its effects (the roots
+// tool). It observes nothing.
+func (s *Session) Roots(ctx context.Context, a RootsArgs) (*RootsResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if ref := checkArgs("roots", a); ref != nil {
+		return nil, ref
+	}
+	res := &RootsResult{Roots: make([]Root, len(s.ws.roots))}
+	for i, r := range s.ws.roots {
+		res.Roots[i] = Root{Path: r.dir, Effects: string(s.ws.opts.Effects)}
+	}
+	return res, nil
+}
+
+// Info describes a file or directory: type, size, lines (for a text file,
+// as read numbers them), mode, modification time, version and hard link
+// count. It observes nothing: a file described is not read, and a
+// directory described is not listed. Finding a file's version and lines
+// reads it through once, streaming (its bytes are never held whole).
+func (s *Session) Info(ctx context.Context, a InfoArgs) (*InfoResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if ref := checkArgs("info", a); ref != nil {
+		return nil, ref
+	}
+	t, ref := s.resolve("info", a.Path)
+	if ref != nil {
+		return nil, ref
+	}
+	if ref := s.ws.denied(t); ref != nil {
+		return nil, ref
+	}
+	st, err := t.root.p.Stat(t.rel)
+	if err != nil {
+		return nil, s.ws.fileErr("info", t, err)
+	}
+	res := &InfoResult{Path: t.display(), Type: string(st.Type), Size: st.Size, Mode: receipt.FormatMode(st.Mode), Links: max(st.Links, 1)}
+	if !st.ModTime.IsZero() {
+		res.Mtime = st.ModTime.UTC().Format(time.RFC3339Nano)
+	}
+	if st.Type != fsys.TypeFile {
+		return res, nil
+	}
+	f, info, err := fsys.Open(t.root.p, t.rel)
+	if err != nil {
+		return nil, s.ws.fileErr("info", t, err)
+	}
+	defer f.Close()
+	sum, err := scanInfo(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("info %s: %w", t.spelled, err)
+	}
+	res.Size, res.Version = sum.size, sum.version
+	if sum.text {
+		res.Lines = sum.lines
+	}
+	if info.Links > 0 {
+		res.Links = info.Links
+	}
+	return res, nil
+}
+
+// infoScan is what one pass over a file tells info.
+type infoScan struct {
+	size    int64
+	version string
+	lines   int  // numbered lines, as a frame counts them
+	text    bool // no NUL in the first 8 KiB, valid UTF-8 throughout
+}
+
+func scanInfo(ctx context.Context, r io.Reader) (infoScan, error) {
+	h := sha256.New()
+	var u utf8Stream
+	sc := infoScan{lines: 1, text: true}
+	buf := make([]byte, scanChunk)
+	for {
+		if err := ctx.Err(); err != nil {
+			return infoScan{}, err
+		}
+		n, err := r.Read(buf)
+		p := buf[:n]
+		if sc.text && sc.size < 8<<10 {
+			head := p[:min(int64(len(p)), 8<<10-sc.size)]
+			if bytes.IndexByte(head, 0) >= 0 {
+				sc.text = false
+			}
+		}
+		if sc.text && !u.write(p) {
+			sc.text = false
+		}
+		h.Write(p)
+		sc.lines += bytes.Count(p, []byte{'\n'})
+		sc.size += int64(n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return infoScan{}, err
+		}
+	}
+	if sc.text && !u.end() {
+		sc.text = false
+	}
+	sc.version = fsys.VersionPrefix + hex.EncodeToString(h.Sum(nil))
+	return sc, nil
+}
+
+// rootPaths returns the absolute directory of every root when the
+// workspace has several, so that list, find and grep with no path cover
+// each; nil for a one-root workspace, where no path means the root.
+func (s *Session) rootPaths(path string) []string {
+	if path != "" || len(s.ws.roots) < 2 {
+		return nil
+	}
+	return s.ws.Roots()
+}
+
+// listRoots is list with no path in a workspace of several roots: each
+// root as a directory entry named by its absolute path, and with depth
+// above 1 the entries under each root (named from the root's path), each
+// root listed as list lists a directory (and so observed).
+func (s *Session) listRoots(ctx context.Context, a ListArgs, roots []string) (*ListResult, error) {
+	limit := a.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	res := &ListResult{Path: "", Entries: []Entry{}}
+	for _, dir := range roots {
+		if len(res.Entries) >= limit {
+			res.Truncated = true
+			break
+		}
+		res.Entries = append(res.Entries, Entry{Name: dir, Type: "dir"})
+		if a.Depth <= 1 {
+			continue
+		}
+		sub := a
+		sub.Path, sub.Depth, sub.Limit = dir, a.Depth-1, limit-len(res.Entries)
+		if sub.Limit <= 0 {
+			res.Truncated = true
+			break
+		}
+		r, err := s.List(ctx, sub)
+		if err != nil {
+			if _, ok := AsRefusal(err); ok {
+				continue // outside a client's narrowed roots: not shown
+			}
+			return nil, err
+		}
+		for _, e := range r.Entries {
+			e.Name = dir + "/" + e.Name
+			res.Entries = append(res.Entries, e)
+		}
+		if r.Truncated {
+			res.Truncated = true
+			break
+		}
+	}
+	return res, nil
+}
+
+// findRoots is find with no path in a workspace of several roots: each
+// root searched in turn, paths in the first root relative and in the
+// others absolute, as find names them.
+func (s *Session) findRoots(ctx context.Context, a FindArgs, roots []string) (*FindResult, error) {
+	limit := a.Limit
+	if limit == 0 {
+		limit = DefaultFindLimit
+	}
+	res := &FindResult{Paths: []string{}}
+	var first error
+	for _, dir := range roots {
+		sub := a
+		sub.Path, sub.Limit = dir, limit-len(res.Paths)
+		if sub.Limit <= 0 {
+			res.Truncated = true
+			break
+		}
+		r, err := s.Find(ctx, sub)
+		if err != nil {
+			if _, ok := AsRefusal(err); ok {
+				first = cmpOr(first, err)
+				continue
+			}
+			return nil, err
+		}
+		first = errSearched
+		res.Paths = append(res.Paths, r.Paths...)
+		if r.Truncated {
+			res.Truncated = true
+			break
+		}
+	}
+	if first != errSearched && first != nil {
+		return nil, first // no root could be searched
+	}
+	return res, nil
+}
+
+// grepRoots is grep with no path in a workspace of several roots.
+func (s *Session) grepRoots(ctx context.Context, a GrepArgs, roots []string) (*GrepResult, error) {
+	limit := a.Limit
+	if limit == 0 {
+		limit = DefaultGrepLimit
+	}
+	res := &GrepResult{Matches: []GrepMatch{}}
+	matches := 0
+	var first error
+	for _, dir := range roots {
+		sub := a
+		sub.Path, sub.Limit = dir, limit-matches
+		if sub.Limit <= 0 {
+			res.Truncated = true
+			break
+		}
+		r, err := s.Grep(ctx, sub)
+		if err != nil {
+			if _, ok := AsRefusal(err); ok {
+				first = cmpOr(first, err)
+				continue
+			}
+			return nil, err
+		}
+		first = errSearched
+		for _, m := range r.Matches {
+			if !m.Context {
+				matches++
+			}
+			res.Matches = append(res.Matches, m)
+		}
+		if r.Truncated {
+			res.Truncated = true
+			break
+		}
+	}
+	if first != errSearched && first != nil {
+		return nil, first
+	}
+	return res, nil
+}
+
+// errSearched marks that at least one root was searched.
+var errSearched = errors.New("searched")
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
