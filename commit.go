@@ -98,7 +98,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	s.ws.sweep()
 	data, it, ready := s.prepare(c, &r, after)
 	if err := ctx.Err(); err != nil {
-		s.settle(ready, it)
+		s.settle(ready, it, false)
 		return nil, err
 	}
 	cm, err := s.swap(c, ready)
@@ -107,7 +107,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	}
 	r.After = c.plannedAfter(r, after)
 	if err != nil {
-		s.settle(ready, it)
+		s.settle(ready, it, !refusedBeforeSwap(err))
 		return nil, s.ws.fileErr(c.tool, c.t, err)
 	}
 	if fi, err := c.t.root.p.Stat(c.t.rel); err == nil && r.After != nil {
@@ -119,13 +119,13 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	}
 	verr, err := s.verifyReadback(c, &r)
 	if err != nil {
-		s.settle(ready, it)
+		s.settle(ready, it, true)
 		return nil, err
 	}
 	r.Verified = verr == nil
 	data.Receipt = r
 	if err := s.record(c, data); err != nil {
-		s.settle(ready, it)
+		s.settle(ready, it, true)
 		return nil, err
 	}
 	if verr != nil {
@@ -508,11 +508,30 @@ func head(b []byte, n int) []byte {
 }
 
 // settle closes the intent of a change that failed after its intent may
-// have become durable: it is resolved against the disk at once, as the next
-// Open would (nothing moved: dropped; landed: completed).
-func (s *Session) settle(ready func() error, it *intentData) {
+// have become durable. When the provider refused before anything moved (its
+// compare-and-swap saw another writer's bytes, the name was taken, ...), the
+// intent is dropped: the file holds someone else's bytes, which are neither
+// this change's old nor its new ones. Otherwise it is resolved against the
+// disk at once, as the next Open would.
+func (s *Session) settle(ready func() error, it *intentData, moved bool) {
 	if ready() != nil || it.ID == "" || it.Session == "" {
 		return // no intent was written, or it belongs to a patch
 	}
+	if !moved {
+		s.ws.journal.AppendLazy(doneRecord(it.ID, doneDropped, ""))
+		return
+	}
 	s.ws.resolveIntent(context.Background(), *it)
+}
+
+// refusedBeforeSwap reports whether a provider error means nothing moved:
+// the compare-and-swap refused, or the name was not there to change.
+func refusedBeforeSwap(err error) bool {
+	for _, k := range []error{fsys.ErrConflict, fsys.ErrExists, fsys.ErrNotFound, fsys.ErrNotRegular,
+		fsys.ErrIsDir, fsys.ErrNotDir, fsys.ErrNotEmpty, fsys.ErrOutside, fsys.ErrBusy, fsys.ErrTooLarge, fsys.ErrInvalid} {
+		if errors.Is(err, k) {
+			return true
+		}
+	}
+	return false
 }
