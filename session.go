@@ -3,6 +3,7 @@ package stet
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/stet-dev/stet/journal"
@@ -37,6 +38,13 @@ type observation struct {
 	Whole   bool          `json:"whole,omitempty"` // a whole-file read at this version
 	Size    int           `json:"size"`
 	Lines   int           `json:"lines"`
+}
+
+// same reports whether o and p say the same thing: an observation that
+// equals the session's current one is not journaled again.
+func (o *observation) same(p *observation) bool {
+	return o != nil && p != nil && o.Version == p.Version && o.Whole == p.Whole &&
+		o.Size == p.Size && o.Lines == p.Lines && slices.Equal(o.Seen, p.Seen)
 }
 
 func newSession(ws *Workspace, id string) *Session {
@@ -117,14 +125,20 @@ func (s *Session) observeFile(t target, version string, size, lines int, seen po
 	if o == nil || o.Version != version {
 		o = &observation{Version: version}
 	}
-	o = &observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
-	s.files[key] = o
+	next := &observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
 	newDir := !s.dirs[parent]
 	s.dirs[parent] = true
+	var recs []journal.Record
+	if !next.same(o) {
+		s.files[key] = next
+		recs = append(recs, s.rec(recObserve, key, next))
+	}
 	s.mu.Unlock()
-	recs := []journal.Record{s.rec(recObserve, key, o)}
 	if newDir {
 		recs = append(recs, s.rec(recDir, parent, nil))
+	}
+	if len(recs) == 0 {
+		return nil // nothing new was seen: the journal already holds it
 	}
 	_, err := s.ws.journal.AppendLazy(recs...)
 	return err
