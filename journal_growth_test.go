@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stet-dev/stet"
@@ -129,4 +130,63 @@ func TestJournalGrowthThousandWideGreps(t *testing.T) {
 	if grown >= 1<<20 {
 		t.Errorf("1,000 identical wide greps grew the state directory by %d bytes, want < 1 MiB", grown)
 	}
+}
+
+func TestReadOnlyCallsNeverSync(t *testing.T) {
+	var mu sync.Mutex
+	var synced []string
+	hooks := stet.Hooks{JournalSync: func(name string) {
+		mu.Lock()
+		synced = append(synced, name)
+		mu.Unlock()
+	}}
+	takeSynced := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := synced
+		synced = nil
+		return out
+	}
+	state := t.TempDir()
+	ws, s, root := open(t, wideTree(5), stet.Options{State: state, Hooks: hooks})
+	calls := []func() error{
+		func() error { _, err := s.Read(ctx, stet.ReadArgs{Path: "pkg01/f001.go"}); return err },
+		func() error { _, err := s.Read(ctx, stet.ReadArgs{Path: "pkg02/f002.go", Offset: 2, Limit: 2}); return err },
+		func() error { _, err := s.Grep(ctx, stet.GrepArgs{Pattern: "err != nil"}); return err },
+		func() error { _, err := s.List(ctx, stet.ListArgs{Path: "pkg03"}); return err },
+		func() error { _, err := s.Find(ctx, stet.FindArgs{Pattern: "**/*.go"}); return err },
+	}
+	for i, call := range calls {
+		if err := call(); err != nil {
+			t.Fatal(err)
+		}
+		if got := takeSynced(); len(got) > 0 {
+			t.Errorf("read-only call %d fsynced %v", i, got)
+		}
+	}
+	// A CLI-like process: a new workspace on the same state rebuilds the
+	// session and reads.
+	ws2, err := stet.Open([]string{root}, stet.Options{State: state, Hooks: hooks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	s2, err := ws2.Session("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Read(ctx, stet.ReadArgs{Path: "pkg04/f004.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := takeSynced(); len(got) > 0 {
+		t.Errorf("opening and reading in a new process fsynced %v", got)
+	}
+	// A change is made durable.
+	if _, err := s.Edit(ctx, stet.EditArgs{Path: "pkg01/f001.go", OldString: ptr("package p1"), NewString: ptr("package q1")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := takeSynced(); len(got) == 0 {
+		t.Errorf("an edit fsynced nothing in the journal")
+	}
+	_ = ws
 }

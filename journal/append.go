@@ -113,14 +113,24 @@ func (j *Journal) append(recs []Record, durable bool) ([]Record, error) {
 		return nil, err
 	}
 	if durable {
-		if err := j.sync(j.log); err != nil {
+		if err := j.sync(j.log, logName); err != nil {
 			return nil, err
 		}
+		if t.size == 0 {
+			// Possibly a new state directory: make its entries durable
+			// with the first record that must survive.
+			if err := j.syncDir("."); err != nil {
+				return nil, err
+			}
+		}
 	}
-	// The index is derived and not fsynced here: after a power failure the
-	// log is the record, and a lagging index is completed from it. On failure the watermark stays behind and the
-	// next caller under the lock completes it from the log.
-	if indexed && j.appendIndexes(bySession, false) == nil {
+	// A durable record's index lines are made durable too, before the
+	// watermark vouches for them: a watermark that reached the disk while
+	// the index lines did not would hide the record from Session after a
+	// power failure. A lazy record's are not: it may be lost with its log
+	// line anyway. On failure the watermark stays behind and the next
+	// caller under the lock completes the index from the log.
+	if indexed && j.appendIndexes(bySession, durable) == nil {
 		j.writeWatermark(t.end + int64(buf.Len()))
 	}
 	return out, nil

@@ -33,6 +33,10 @@ type Options struct {
 	// NoSync skips every fsync. For tests and benchmarks only: a power loss
 	// may then lose or tear recent records and blobs.
 	NoSync bool
+	// OnSync, if set, is called with the name (relative to the state
+	// directory) of each file or directory just before it is fsynced, so
+	// tests can check which calls pay for durability.
+	OnSync func(name string)
 }
 
 // File and directory names inside the state directory.
@@ -56,6 +60,7 @@ type Journal struct {
 	root   *os.Root
 	now    func() time.Time
 	noSync bool
+	onSync func(name string)
 
 	// mu serializes this process's use of the flock on lock (a flock belongs
 	// to the open file, so two goroutines would otherwise share one lock) and
@@ -80,7 +85,7 @@ func Open(dir string, o Options) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: open: %w", err)
 	}
-	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync}
+	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync, onSync: o.OnSync}
 	if j.now == nil {
 		j.now = time.Now
 	}
@@ -107,15 +112,8 @@ func (j *Journal) init() error {
 	if j.lock, err = j.root.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
 		return err
 	}
-	if info, err := j.log.Stat(); err != nil {
-		return err
-	} else if info.Size() == 0 {
-		// Possibly a new state directory: make its entries durable before
-		// the first record relies on them.
-		if err := j.syncDir("."); err != nil {
-			return err
-		}
-	}
+	// A new state directory's entries are made durable by the first durable
+	// append (see append), not here: opening to read must not fsync.
 	j.removeStaleTemps()
 	return nil
 }
@@ -188,9 +186,13 @@ func (j *Journal) withLock(exclusive bool, fn func() error) error {
 	return err
 }
 
-func (j *Journal) sync(f *os.File) error {
+// sync makes f durable; name is f's name in the state directory.
+func (j *Journal) sync(f *os.File, name string) error {
 	if j.noSync {
 		return nil
+	}
+	if j.onSync != nil {
+		j.onSync(name)
 	}
 	return f.Sync()
 }
@@ -199,6 +201,9 @@ func (j *Journal) sync(f *os.File) error {
 func (j *Journal) syncDir(name string) error {
 	if j.noSync {
 		return nil
+	}
+	if j.onSync != nil {
+		j.onSync(name + "/")
 	}
 	d, err := j.root.Open(name)
 	if err != nil {
