@@ -116,12 +116,13 @@ func (j *Journal) append(recs []Record, durable bool) ([]Record, error) {
 		if err := j.sync(j.log, logName); err != nil {
 			return nil, err
 		}
-		if t.size == 0 {
-			// Possibly a new state directory: make its entries durable
-			// with the first record that must survive.
+		if j.newDir {
+			// A new state directory: its entries are made durable with
+			// the first record that must survive.
 			if err := j.syncDir("."); err != nil {
 				return nil, err
 			}
+			j.newDir = false
 		}
 	}
 	// A durable record's index lines are made durable too, before the

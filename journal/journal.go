@@ -69,6 +69,9 @@ type Journal struct {
 	log    *os.File // journal.jsonl, O_APPEND
 	lock   *os.File // journal.lock
 	closed bool
+	// newDir: this handle created journal.jsonl, so the state directory's
+	// entries are made durable by its first durable append.
+	newDir bool
 }
 
 // Open opens the journal in dir, creating dir (mode 0700) and its files if
@@ -106,7 +109,10 @@ func (j *Journal) init() error {
 		}
 	}
 	var err error
-	if j.log, err = j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
+	j.log, err = j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		j.newDir = true
+	} else if j.log, err = j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND, 0o600); err != nil {
 		return err
 	}
 	if j.lock, err = j.root.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
