@@ -151,7 +151,10 @@ func TestReadOnlyCallsNeverSync(t *testing.T) {
 	ws, s, root := open(t, wideTree(5), stet.Options{State: state, Hooks: hooks})
 	calls := []func() error{
 		func() error { _, err := s.Read(ctx, stet.ReadArgs{Path: "pkg01/f001.go"}); return err },
-		func() error { _, err := s.Read(ctx, stet.ReadArgs{Path: "pkg02/f002.go", Offset: 2, Limit: 2}); return err },
+		func() error {
+			_, err := s.Read(ctx, stet.ReadArgs{Path: "pkg02/f002.go", Offset: 2, Limit: 2})
+			return err
+		},
 		func() error { _, err := s.Grep(ctx, stet.GrepArgs{Pattern: "err != nil"}); return err },
 		func() error { _, err := s.List(ctx, stet.ListArgs{Path: "pkg03"}); return err },
 		func() error { _, err := s.Find(ctx, stet.FindArgs{Pattern: "**/*.go"}); return err },
