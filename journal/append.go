@@ -76,6 +76,9 @@ func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error
 		if r.Type == "" {
 			return nil, fmt.Errorf("journal: append: record %d has no type", i)
 		}
+		if r.Type == RecCheckpoint {
+			return nil, fmt.Errorf("journal: append: record %d: %w", i, errReservedType)
+		}
 	}
 	var out []Record
 	err := j.withLock(true, func() error {

@@ -65,10 +65,12 @@ type Journal struct {
 	// mu serializes this process's use of the flock on lock (a flock belongs
 	// to the open file, so two goroutines would otherwise share one lock) and
 	// guards closed.
-	mu     sync.Mutex
-	log    *os.File // journal.jsonl, O_APPEND
-	lock   *os.File // journal.lock
-	closed bool
+	mu  sync.Mutex
+	log *os.File // journal.jsonl, O_APPEND
+	// retired are logs that Compact replaced, kept open for readers.
+	retired []*os.File
+	lock    *os.File // journal.lock
+	closed  bool
 	// newDir: this handle created journal.jsonl, so the state directory's
 	// entries are made durable by its first durable append.
 	newDir bool
@@ -126,23 +128,26 @@ func (j *Journal) init() error {
 
 // removeStaleTemps deletes temp files a crashed Put left in objects/. It is
 // best effort: a failure leaves litter, not damage, and Verify lists it.
+// Compact's temp logs in the state directory itself are removed the same way.
 func (j *Journal) removeStaleTemps() {
-	d, err := j.root.Open(objectsDir)
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	ents, err := d.ReadDir(-1)
-	if err != nil {
-		return
-	}
-	cutoff := j.now().Add(-staleTemp)
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), tempPrefix) {
+	for _, dir := range []string{objectsDir, "."} {
+		d, err := j.root.Open(dir)
+		if err != nil {
 			continue
 		}
-		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
-			j.root.Remove(objectsDir + "/" + e.Name())
+		ents, err := d.ReadDir(-1)
+		d.Close()
+		if err != nil {
+			continue
+		}
+		cutoff := j.now().Add(-staleTemp)
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), tempPrefix) {
+				continue
+			}
+			if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
+				j.root.Remove(dir + "/" + e.Name())
+			}
 		}
 	}
 }
@@ -156,7 +161,11 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	j.closed = true
-	return errors.Join(j.log.Close(), j.lock.Close(), j.root.Close())
+	errs := []error{j.log.Close(), j.lock.Close(), j.root.Close()}
+	for _, f := range j.retired {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // Dir returns the state directory as given to Open.
@@ -185,7 +194,10 @@ func (j *Journal) withLock(exclusive bool, fn func() error) error {
 	if err := lockFile(j.lock, exclusive); err != nil {
 		return fmt.Errorf("lock %s: %w", lockName, err)
 	}
-	err := fn()
+	err := j.follow()
+	if err == nil {
+		err = fn()
+	}
 	if uerr := unlockFile(j.lock); uerr != nil && err == nil {
 		err = fmt.Errorf("unlock %s: %w", lockName, uerr)
 	}
@@ -193,6 +205,32 @@ func (j *Journal) withLock(exclusive bool, fn func() error) error {
 }
 
 // sync makes f durable; name is f's name in the state directory.
+// follow reopens journal.jsonl when another process (or handle) replaced
+// it, as Compact does, so that no record goes to, or is read from, a log
+// that is no longer the journal. The caller holds j.mu and the flock. The
+// replaced file stays open until Close: a reader of this process may still
+// be reading the lines it saw there.
+func (j *Journal) follow() error {
+	cur, err := j.log.Stat()
+	if err != nil {
+		return err
+	}
+	named, err := j.root.Stat(logName)
+	if err != nil {
+		return fmt.Errorf("%s: %w", logName, err)
+	}
+	if os.SameFile(cur, named) {
+		return nil
+	}
+	f, err := j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	j.retired = append(j.retired, j.log)
+	j.log = f
+	return nil
+}
+
 func (j *Journal) sync(f *os.File, name string) error {
 	if j.noSync {
 		return nil
