@@ -41,6 +41,12 @@
 //     the log line before it. A line that fails is ErrCorrupt, and no record
 //     is handed out.
 //
+//   - Only Append fsyncs (the log, a durable record's index lines, and a new
+//     state directory): AppendLazy, Scan, Session and Verify never do. The
+//     one exception is completing an index that a crash left behind the log.
+//   - Compact rewrites the log behind a checkpoint record on line 1 (see
+//     Checkpoint); handles of every process follow the new log.
+//
 // # Limits
 //
 // The hash chain detects accidents and casual edits; it is not a signature.
@@ -58,6 +64,7 @@
 //
 // It opens nothing outside its state directory (every file access goes
 // through an os.Root opened on it) and never reads or writes a user's
-// workspace. It never rewrites or removes a complete line of journal.jsonl.
+// workspace. It never rewrites or removes a complete line of journal.jsonl,
+// except in Compact, which replaces the whole file.
 // It keeps no global state.
 package journal
