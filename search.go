@@ -421,6 +421,10 @@ func (s *Session) grepObserve(t target, data []byte, seen policy.Ranges) *journa
 		o = &observation{Version: version}
 	}
 	next := &observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: len(data), Lines: receipt.Lines(data)}
+	if next.same(o) {
+		s.mu.Unlock()
+		return nil // nothing new was shown: the journal already holds it
+	}
 	s.files[key] = next
 	s.mu.Unlock()
 	r := s.rec(recObserve, key, next)

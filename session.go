@@ -3,6 +3,7 @@ package stet
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/stet-dev/stet/journal"
@@ -39,6 +40,13 @@ type observation struct {
 	Lines   int           `json:"lines"`
 }
 
+// same reports whether o and p say the same thing: an observation that
+// equals the session's current one is not journaled again.
+func (o *observation) same(p *observation) bool {
+	return o != nil && p != nil && o.Version == p.Version && o.Whole == p.Whole &&
+		o.Size == p.Size && o.Lines == p.Lines && slices.Equal(o.Seen, p.Seen)
+}
+
 func newSession(ws *Workspace, id string) *Session {
 	return &Session{
 		ws: ws,
@@ -56,12 +64,13 @@ func (s *Session) ID() string { return s.id }
 
 // Journal record types written by sessions.
 const (
-	recObserve = "observe" // a file observation (the whole new state of it)
-	recDir     = "dir"     // a directory observation
-	recCreated = "created" // a file created by the session
-	recTurn    = "turn"    // a pinned request and declared inputs
-	recReceipt = "receipt" // a mutation
-	recUndo    = "undo"    // a receipt reverted by undo
+	recObserve  = "observe"  // a file observation (the whole new state of it)
+	recDir      = "dir"      // a directory observation
+	recCreated  = "created"  // a file created by the session
+	recTurn     = "turn"     // a pinned request and declared inputs
+	recReceipt  = "receipt"  // a mutation
+	recUndo     = "undo"     // a receipt reverted by undo
+	recSnapshot = "snapshot" // the session's whole state, derived from the records before it
 )
 
 type turnData struct {
@@ -69,29 +78,88 @@ type turnData struct {
 	Inputs  []string `json:"inputs,omitempty"`
 }
 
-// load rebuilds the session from its journal records.
+// load rebuilds the session from its journal records. It starts from the
+// session's newest snapshot when one is known (see snapshot.go), so its cost
+// follows the session's distinct files, not its history.
 func (s *Session) load() error {
-	return s.ws.journal.Session(s.id, func(r journal.Record) error {
-		switch r.Type {
-		case recObserve:
-			var o observation
-			if err := json.Unmarshal(r.Data, &o); err != nil {
-				return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
-			}
-			s.files[r.Path] = &o
-		case recDir:
-			s.dirs[r.Path] = true
-		case recCreated:
-			s.created[r.Path] = true
-		case recTurn:
-			var t turnData
-			if err := json.Unmarshal(r.Data, &t); err != nil {
-				return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
-			}
-			s.request, s.inputs = t.Request, t.Inputs
+	j := s.ws.journal
+	if from := j.Cursor(snapshotCursor(s.id)); from > 0 {
+		end, snapEnd, err := s.replay(from)
+		if err == nil {
+			s.compact(from, snapEnd, end)
+			return nil
 		}
-		return nil
+		// The cursor is derived data: a stale or damaged one (or a line
+		// that fails its chain check, reported again below) only costs
+		// a replay from the start.
+		s.reset()
+	}
+	end, _, err := s.replay(0)
+	if err != nil {
+		return err
+	}
+	s.compact(0, 0, end)
+	return nil
+}
+
+// replay applies the session's records from the index offset from: from
+// 0, every record; past 0, the record at from must be a snapshot of this
+// session, and the state starts from it. It returns the index's end and
+// where the snapshot's line ends (0 when from is 0).
+func (s *Session) replay(from int64) (end, snapEnd int64, err error) {
+	first := true
+	end, err = s.ws.journal.SessionFrom(s.id, from, func(r journal.Record, off int64) error {
+		if first && from > 0 {
+			first = false
+			if r.Type != recSnapshot || off != from {
+				return errNoSnapshot
+			}
+			var st snapshotData
+			if err := json.Unmarshal(r.Data, &st); err != nil {
+				return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
+			}
+			s.restore(st)
+			return nil
+		}
+		if snapEnd == 0 && from > 0 {
+			snapEnd = off
+		}
+		return s.apply(r)
 	})
+	if err == nil && from > 0 && first {
+		err = errNoSnapshot // nothing at from
+	}
+	if snapEnd == 0 && from > 0 {
+		snapEnd = end
+	}
+	return end, snapEnd, err
+}
+
+// apply folds one journal record of the session into its state. Snapshot
+// records are skipped: a replay from the start rebuilds the state from the
+// records themselves.
+func (s *Session) apply(r journal.Record) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch r.Type {
+	case recObserve:
+		var o observation
+		if err := json.Unmarshal(r.Data, &o); err != nil {
+			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
+		}
+		s.files[r.Path] = &o
+	case recDir:
+		s.dirs[r.Path] = true
+	case recCreated:
+		s.created[r.Path] = true
+	case recTurn:
+		var t turnData
+		if err := json.Unmarshal(r.Data, &t); err != nil {
+			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
+		}
+		s.request, s.inputs = t.Request, t.Inputs
+	}
+	return nil
 }
 
 // rec builds a journal record of this session.
@@ -117,14 +185,20 @@ func (s *Session) observeFile(t target, version string, size, lines int, seen po
 	if o == nil || o.Version != version {
 		o = &observation{Version: version}
 	}
-	o = &observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
-	s.files[key] = o
+	next := &observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
 	newDir := !s.dirs[parent]
 	s.dirs[parent] = true
+	var recs []journal.Record
+	if !next.same(o) {
+		s.files[key] = next
+		recs = append(recs, s.rec(recObserve, key, next))
+	}
 	s.mu.Unlock()
-	recs := []journal.Record{s.rec(recObserve, key, o)}
 	if newDir {
 		recs = append(recs, s.rec(recDir, parent, nil))
+	}
+	if len(recs) == 0 {
+		return nil // nothing new was seen: the journal already holds it
 	}
 	_, err := s.ws.journal.AppendLazy(recs...)
 	return err

@@ -76,6 +76,9 @@ type Hooks struct {
 	BeforeSwap func(path string)
 	// BeforeReadback runs after the swap and before the file is read back.
 	BeforeReadback func(path string)
+	// JournalSync runs before each fsync of the journal (name is relative to
+	// the state directory).
+	JournalSync func(name string)
 }
 
 // Workspace is a set of roots and the policy that guards them. It is safe for
@@ -198,7 +201,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		}
 		state = filepath.Join(base, "stet", ws.id)
 	}
-	j, err := journal.Open(state, journal.Options{Now: opts.Now})
+	j, err := journal.Open(state, journal.Options{Now: opts.Now, OnSync: opts.Hooks.JournalSync})
 	if err != nil {
 		closeAll()
 		return nil, fmt.Errorf("stet: journal: %w", err)

@@ -3,8 +3,10 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 )
 
 // Append writes recs to the end of the log as one batch, under one exclusive
@@ -34,7 +36,39 @@ func (j *Journal) AppendLazy(recs ...Record) ([]Record, error) {
 	return j.appendLocked(recs, false)
 }
 
+// AppendAtSessionEnd appends recs lazily (as AppendLazy) only if the
+// index of session id still ends at the byte offset end, as returned by
+// SessionFrom: nothing of the session was appended since. It reports
+// whether it appended. It is for records that sum up a session as it stood
+// at end, such as a snapshot of its state, which would be wrong after
+// records the caller has not seen.
+func (j *Journal) AppendAtSessionEnd(id string, end int64, recs ...Record) (bool, error) {
+	if id == "" {
+		return false, errors.New("journal: append: empty session id")
+	}
+	ok := false
+	_, err := j.appendIf(recs, false, func() (bool, error) {
+		info, err := j.root.Stat(sessionFile(id))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			ok = end == 0
+		case err != nil:
+			return false, err
+		default:
+			ok = info.Size() == end
+		}
+		return ok, nil
+	})
+	return ok, err
+}
+
 func (j *Journal) appendLocked(recs []Record, durable bool) ([]Record, error) {
+	return j.appendIf(recs, durable, nil)
+}
+
+// appendIf appends recs if cond (called under the lock, with the session
+// index complete) reports true, or if cond is nil.
+func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error)) ([]Record, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
@@ -42,11 +76,14 @@ func (j *Journal) appendLocked(recs []Record, durable bool) ([]Record, error) {
 		if r.Type == "" {
 			return nil, fmt.Errorf("journal: append: record %d has no type", i)
 		}
+		if r.Type == RecCheckpoint {
+			return nil, fmt.Errorf("journal: append: record %d: %w", i, errReservedType)
+		}
 	}
 	var out []Record
 	err := j.withLock(true, func() error {
 		var err error
-		out, err = j.append(recs, durable)
+		out, err = j.append(recs, durable, cond)
 		return err
 	})
 	if err != nil {
@@ -56,7 +93,7 @@ func (j *Journal) appendLocked(recs []Record, durable bool) ([]Record, error) {
 }
 
 // append does the work of Append; the caller holds the exclusive lock.
-func (j *Journal) append(recs []Record, durable bool) ([]Record, error) {
+func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error)) ([]Record, error) {
 	t, err := readTail(j.log)
 	if err != nil {
 		return nil, err
@@ -69,6 +106,14 @@ func (j *Journal) append(recs []Record, durable bool) ([]Record, error) {
 	indexed := j.indexCurrent(t)
 	if !indexed {
 		indexed = j.completeIndex(t) == nil
+	}
+	if cond != nil {
+		if !indexed {
+			return nil, nil // the index is behind the log: cond cannot be decided
+		}
+		if ok, err := cond(); err != nil || !ok {
+			return nil, err
+		}
 	}
 	seq, err := j.lastSeq(t)
 	if err != nil {
@@ -113,14 +158,25 @@ func (j *Journal) append(recs []Record, durable bool) ([]Record, error) {
 		return nil, err
 	}
 	if durable {
-		if err := j.sync(j.log); err != nil {
+		if err := j.sync(j.log, logName); err != nil {
 			return nil, err
 		}
+		if j.newDir {
+			// A new state directory: its entries are made durable with
+			// the first record that must survive.
+			if err := j.syncDir("."); err != nil {
+				return nil, err
+			}
+			j.newDir = false
+		}
 	}
-	// The index is derived and not fsynced here: after a power failure the
-	// log is the record, and a lagging index is completed from it. On failure the watermark stays behind and the
-	// next caller under the lock completes it from the log.
-	if indexed && j.appendIndexes(bySession, false) == nil {
+	// A durable record's index lines are made durable too, before the
+	// watermark vouches for them: a watermark that reached the disk while
+	// the index lines did not would hide the record from Session after a
+	// power failure. A lazy record's are not: it may be lost with its log
+	// line anyway. On failure the watermark stays behind and the next
+	// caller under the lock completes the index from the log.
+	if indexed && j.appendIndexes(bySession, durable) == nil {
 		j.writeWatermark(t.end + int64(buf.Len()))
 	}
 	return out, nil

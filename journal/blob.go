@@ -55,7 +55,7 @@ func (j *Journal) writeBlob(dir, name string, data []byte) error {
 	}
 	_, err = f.Write(data)
 	if err == nil {
-		err = j.sync(f)
+		err = j.sync(f, tmp)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

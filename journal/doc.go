@@ -22,24 +22,36 @@
 //     in-process mutex and an exclusive flock on journal.lock, so a CLI call
 //     beside a running server shares one journal. Seq runs 1, 2, 3, ... without
 //     gaps or duplicates.
+//
 //   - A changed, removed or reordered line breaks the chain; Verify names the
 //     line. Verify also re-hashes every blob and cross-checks every session
 //     index line against the log.
+//
 //   - A crash mid-append leaves at worst a torn last line (bytes without a
 //     final newline). Readers skip it, Verify reports it as a warning, and the
 //     next Append cuts it off before writing, so the chain stays valid.
+//
 //   - Blobs are written atomically (temp file, fsync, rename, fsync of the
 //     directory) and checked against their name on every Get.
+//
 //   - Session reads only that session's index file: rebuilding one session
 //     costs in proportion to the session, not to the journal. The index is
 //     derived data: if a crash leaves it behind the log, the next Append,
 //     Session or Verify completes it from the log.
+//
 //   - Every reader checks the chain of what it uses before its callback
 //     sees any of it: Scan checks every line's prev hash and that seqs rise
 //     by one (a gap is corruption); Session checks each index line against
 //     the log's line of the same seq (byte-exact) and that line's link to
 //     the log line before it. A line that fails is ErrCorrupt, and no record
 //     is handed out.
+//
+//   - Only Append fsyncs (the log, a durable record's index lines, and a new
+//     state directory): AppendLazy, Scan, Session and Verify never do. The
+//     one exception is completing an index that a crash left behind the log.
+//
+//   - Compact rewrites the log behind a checkpoint record on line 1 (see
+//     Checkpoint); handles of every process follow the new log.
 //
 // # Limits
 //
@@ -58,6 +70,7 @@
 //
 // It opens nothing outside its state directory (every file access goes
 // through an os.Root opened on it) and never reads or writes a user's
-// workspace. It never rewrites or removes a complete line of journal.jsonl.
+// workspace. It never rewrites or removes a complete line of journal.jsonl,
+// except in Compact, which replaces the whole file.
 // It keeps no global state.
 package journal

@@ -162,7 +162,7 @@ func (j *Journal) appendIndex(id string, lines []indexLine, durable bool) error 
 	if !durable {
 		return nil
 	}
-	if err := j.sync(f); err != nil {
+	if err := j.sync(f, name); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if t.size == 0 {

@@ -33,6 +33,10 @@ type Options struct {
 	// NoSync skips every fsync. For tests and benchmarks only: a power loss
 	// may then lose or tear recent records and blobs.
 	NoSync bool
+	// OnSync, if set, is called with the name (relative to the state
+	// directory) of each file or directory just before it is fsynced, so
+	// tests can check which calls pay for durability.
+	OnSync func(name string)
 }
 
 // File and directory names inside the state directory.
@@ -56,14 +60,20 @@ type Journal struct {
 	root   *os.Root
 	now    func() time.Time
 	noSync bool
+	onSync func(name string)
 
 	// mu serializes this process's use of the flock on lock (a flock belongs
 	// to the open file, so two goroutines would otherwise share one lock) and
 	// guards closed.
-	mu     sync.Mutex
-	log    *os.File // journal.jsonl, O_APPEND
-	lock   *os.File // journal.lock
-	closed bool
+	mu  sync.Mutex
+	log *os.File // journal.jsonl, O_APPEND
+	// retired are logs that Compact replaced, kept open for readers.
+	retired []*os.File
+	lock    *os.File // journal.lock
+	closed  bool
+	// newDir: this handle created journal.jsonl, so the state directory's
+	// entries are made durable by its first durable append.
+	newDir bool
 }
 
 // Open opens the journal in dir, creating dir (mode 0700) and its files if
@@ -80,7 +90,7 @@ func Open(dir string, o Options) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: open: %w", err)
 	}
-	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync}
+	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync, onSync: o.OnSync}
 	if j.now == nil {
 		j.now = time.Now
 	}
@@ -101,44 +111,43 @@ func (j *Journal) init() error {
 		}
 	}
 	var err error
-	if j.log, err = j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
+	j.log, err = j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		j.newDir = true
+	} else if j.log, err = j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND, 0o600); err != nil {
 		return err
 	}
 	if j.lock, err = j.root.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
 		return err
 	}
-	if info, err := j.log.Stat(); err != nil {
-		return err
-	} else if info.Size() == 0 {
-		// Possibly a new state directory: make its entries durable before
-		// the first record relies on them.
-		if err := j.syncDir("."); err != nil {
-			return err
-		}
-	}
+	// A new state directory's entries are made durable by the first durable
+	// append (see append), not here: opening to read must not fsync.
 	j.removeStaleTemps()
 	return nil
 }
 
 // removeStaleTemps deletes temp files a crashed Put left in objects/. It is
 // best effort: a failure leaves litter, not damage, and Verify lists it.
+// Compact's temp logs in the state directory itself are removed the same way.
 func (j *Journal) removeStaleTemps() {
-	d, err := j.root.Open(objectsDir)
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	ents, err := d.ReadDir(-1)
-	if err != nil {
-		return
-	}
-	cutoff := j.now().Add(-staleTemp)
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), tempPrefix) {
+	for _, dir := range []string{objectsDir, "."} {
+		d, err := j.root.Open(dir)
+		if err != nil {
 			continue
 		}
-		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
-			j.root.Remove(objectsDir + "/" + e.Name())
+		ents, err := d.ReadDir(-1)
+		d.Close()
+		if err != nil {
+			continue
+		}
+		cutoff := j.now().Add(-staleTemp)
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), tempPrefix) {
+				continue
+			}
+			if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
+				j.root.Remove(dir + "/" + e.Name())
+			}
 		}
 	}
 }
@@ -152,7 +161,11 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	j.closed = true
-	return errors.Join(j.log.Close(), j.lock.Close(), j.root.Close())
+	errs := []error{j.log.Close(), j.lock.Close(), j.root.Close()}
+	for _, f := range j.retired {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // Dir returns the state directory as given to Open.
@@ -181,16 +194,49 @@ func (j *Journal) withLock(exclusive bool, fn func() error) error {
 	if err := lockFile(j.lock, exclusive); err != nil {
 		return fmt.Errorf("lock %s: %w", lockName, err)
 	}
-	err := fn()
+	err := j.follow()
+	if err == nil {
+		err = fn()
+	}
 	if uerr := unlockFile(j.lock); uerr != nil && err == nil {
 		err = fmt.Errorf("unlock %s: %w", lockName, uerr)
 	}
 	return err
 }
 
-func (j *Journal) sync(f *os.File) error {
+// sync makes f durable; name is f's name in the state directory.
+// follow reopens journal.jsonl when another process (or handle) replaced
+// it, as Compact does, so that no record goes to, or is read from, a log
+// that is no longer the journal. The caller holds j.mu and the flock. The
+// replaced file stays open until Close: a reader of this process may still
+// be reading the lines it saw there.
+func (j *Journal) follow() error {
+	cur, err := j.log.Stat()
+	if err != nil {
+		return err
+	}
+	named, err := j.root.Stat(logName)
+	if err != nil {
+		return fmt.Errorf("%s: %w", logName, err)
+	}
+	if os.SameFile(cur, named) {
+		return nil
+	}
+	f, err := j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	j.retired = append(j.retired, j.log)
+	j.log = f
+	return nil
+}
+
+func (j *Journal) sync(f *os.File, name string) error {
 	if j.noSync {
 		return nil
+	}
+	if j.onSync != nil {
+		j.onSync(name)
 	}
 	return f.Sync()
 }
@@ -199,6 +245,9 @@ func (j *Journal) sync(f *os.File) error {
 func (j *Journal) syncDir(name string) error {
 	if j.noSync {
 		return nil
+	}
+	if j.onSync != nil {
+		j.onSync(name + "/")
 	}
 	d, err := j.root.Open(name)
 	if err != nil {

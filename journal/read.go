@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 )
 
 // Scan calls fn with every complete record of the log, in order, and stops
@@ -20,8 +21,10 @@ import (
 // problem of the log; Scan stops at the first.
 func (j *Journal) Scan(fn func(Record) error) error {
 	var end int64
+	var logf *os.File
 	err := j.withLock(false, func() error {
-		t, err := readTail(j.log)
+		logf = j.log
+		t, err := readTail(logf)
 		end = t.end
 		return err
 	})
@@ -34,7 +37,7 @@ func (j *Journal) Scan(fn func(Record) error) error {
 	// so a forged line (one that only a later line shows up) is never
 	// handed out.
 	var prevHash string
-	_, err = eachLine(io.NewSectionReader(j.log, 0, end), func(n int64, line []byte) error {
+	_, err = eachLine(io.NewSectionReader(logf, 0, end), func(n int64, line []byte) error {
 		r, err := headOf(line)
 		if err != nil {
 			return &lineError{file: logName, line: n, err: err}
@@ -51,7 +54,7 @@ func (j *Journal) Scan(fn func(Record) error) error {
 	if err != nil {
 		return err
 	}
-	_, err = eachLine(io.NewSectionReader(j.log, 0, end), func(n int64, line []byte) error {
+	_, err = eachLine(io.NewSectionReader(logf, 0, end), func(n int64, line []byte) error {
 		var r Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: logName, line: n, err: err}
@@ -88,8 +91,12 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 	}
 	name := sessionFile(id)
 	var size, logEnd int64
+	var logf, f *os.File
+	// snapshot opens the index and the log under the lock, so both are of
+	// one generation even if Compact replaces them while they are read.
 	snapshot := func() error {
-		info, err := j.root.Stat(name)
+		logf = j.log
+		idx, err := j.root.Open(name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			size = 0
@@ -97,7 +104,12 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 		case err != nil:
 			return err
 		}
-		size = info.Size()
+		info, err := idx.Stat()
+		if err != nil {
+			idx.Close()
+			return err
+		}
+		f, size = idx, info.Size()
 		return nil
 	}
 	current := false
@@ -127,20 +139,17 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 			return snapshot()
 		})
 	}
+	if f != nil {
+		defer f.Close()
+	}
 	if err != nil {
 		return 0, fmt.Errorf("journal: session %q: %w", id, err)
 	}
 	if size <= from {
 		return size, nil
 	}
-
-	f, err := j.root.Open(name)
-	if err != nil {
-		return 0, fmt.Errorf("journal: session %q: %w", id, err)
-	}
-	defer f.Close()
 	// Two passes, as in Scan: every line is checked before fn sees any.
-	log := &logLines{f: j.log, end: logEnd}
+	log := &logLines{f: logf, end: logEnd}
 	var prevSeq int64
 	var prevHash string
 	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {

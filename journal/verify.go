@@ -16,6 +16,10 @@ type Report struct {
 	Blobs    int       // blobs checked
 	Problems []Problem // damage: changed, missing or reordered lines, bad blobs, index copies that disagree
 	Warnings []Problem // not damage: a torn last line, leftover temp files, stray files
+	// Checkpoint is the checkpoint on line 1 of a compacted log (nil if
+	// the log was never compacted). Verify checked it: see Compact for
+	// what that proves and what it cannot.
+	Checkpoint *Checkpoint
 }
 
 // OK reports whether Verify found no damage. Warnings do not count.
@@ -116,6 +120,9 @@ func (j *Journal) verifyLog(rep *Report) error {
 			if r.Seq != lastSeq+1 {
 				msgs = append(msgs, fmt.Sprintf("seq %d follows seq %d", r.Seq, lastSeq))
 			}
+			if r.Type == RecCheckpoint {
+				msgs = append(msgs, j.checkCheckpoint(n, r, rep)...)
+			}
 			lastSeq = r.Seq
 			if _, dup := lineOfSeq[r.Seq]; !dup {
 				lineOfSeq[r.Seq] = n
@@ -131,6 +138,9 @@ func (j *Journal) verifyLog(rep *Report) error {
 		return err
 	}
 	rep.Lines = len(lines)
+	if cp := rep.Checkpoint; cp != nil && cp.Kept > int64(len(lines)-1) {
+		rep.Problems = append(rep.Problems, Problem{Line: 1, Msg: fmt.Sprintf("the checkpoint says %d records were kept, but only %d lines follow it: lines were removed", cp.Kept, len(lines)-1)})
+	}
 
 	if err := j.verifyIndexes(rep, lines, lineOfSeq); err != nil {
 		return err
@@ -247,4 +257,37 @@ func (j *Journal) verifyBlobs(rep *Report) error {
 		}
 	}
 	return nil
+}
+
+// checkCheckpoint checks a checkpoint record found on line n and, when it
+// is sound, puts it in rep. It returns what is wrong with it.
+func (j *Journal) checkCheckpoint(n int64, r Record, rep *Report) []string {
+	if n != 1 {
+		return []string{"a checkpoint record after the first line: only a compaction writes one, as line 1"}
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(r.Data, &cp); err != nil {
+		return []string{fmt.Sprintf("a malformed checkpoint: %v", err)}
+	}
+	isHash := func(h string) bool {
+		rest, ok := strings.CutPrefix(h, "sha256:")
+		return ok && isHex(rest, 64)
+	}
+	var msgs []string
+	switch {
+	case r.Session != "" || r.Path != "":
+		msgs = append(msgs, "a checkpoint of a session or a path")
+	case cp.Generation < 1 || cp.Kept < 0 || cp.Dropped < 0 || cp.DroppedTotal < cp.Dropped:
+		msgs = append(msgs, "a checkpoint with impossible counts")
+	case cp.Dropped+cp.Kept != cp.OldLines:
+		msgs = append(msgs, fmt.Sprintf("a checkpoint whose counts disagree: %d dropped and %d kept of %d lines", cp.Dropped, cp.Kept, cp.OldLines))
+	case cp.OldLines > 0 && !isHash(cp.OldHead), cp.OldLines == 0 && cp.OldHead != "":
+		msgs = append(msgs, "a checkpoint with a malformed old head hash")
+	case cp.Dropped > 0 && !isHash(cp.LastDropped), cp.Dropped == 0 && cp.LastDropped != "":
+		msgs = append(msgs, "a checkpoint with a malformed last dropped hash")
+	}
+	if msgs == nil {
+		rep.Checkpoint = &cp
+	}
+	return msgs
 }

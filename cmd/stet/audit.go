@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/receipt"
@@ -226,3 +228,53 @@ func cmdVerify(e *env, args []string) error {
 }
 
 var errVerifyFailed = fmt.Errorf("verification found problems")
+
+func cmdGC(e *env, args []string) error {
+	keep := "30d"
+	fs := e.newFlags("gc", "gc [--keep DURATION]")
+	fs.StringVar(&keep, "keep", keep, "keep records and saved contents younger than this (e.g. 30d, 12h)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return parseErr(err)
+	}
+	if len(pos) != 0 {
+		return usagef("gc takes no arguments")
+	}
+	d, err := parseRetention(keep)
+	if err != nil {
+		return usagef("--keep: %v", err)
+	}
+	ws, err := e.openWorkspace(false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	rep, err := ws.GC(d)
+	if err != nil {
+		return err
+	}
+	if e.g.json {
+		e.printJSON(map[string]any{"report": rep, "freed": rep.Freed()})
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "gc: kept %d of %d journal lines (records since %s, and unresolved intents), dropped %d lines and %d saved contents (%d bytes); freed %d bytes (state directory %d -> %d bytes)\n",
+		rep.Kept, rep.Lines, rep.Cutoff.Format(time.RFC3339), rep.Dropped, rep.BlobsDropped, rep.BlobBytes, rep.Freed(), rep.BytesBefore, rep.BytesAfter)
+	return nil
+}
+
+// parseRetention parses a duration as time.ParseDuration does, plus a
+// whole number of days ("30d").
+func parseRetention(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 {
+			return 0, fmt.Errorf("bad duration %q", s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad duration %q", s)
+	}
+	return d, nil
+}

@@ -21,7 +21,7 @@ func init() {
 		"list": cmdList, "find": cmdFind, "grep": cmdGrep, "mkdir": cmdMkdir,
 		"move": cmdMove, "delete": cmdDelete, "undo": cmdUndo,
 		"call": cmdCall, "turn": cmdTurn, "log": cmdLog, "show": cmdShow,
-		"verify": cmdVerify, "tools": cmdTools, "mcp": cmdMCP, "version": cmdVersion,
+		"verify": cmdVerify, "gc": cmdGC, "tools": cmdTools, "mcp": cmdMCP, "version": cmdVersion,
 		"info": cmdInfo, "roots": cmdRoots, "completion": cmdCompletion,
 	}
 }
@@ -53,6 +53,8 @@ more:
   log [--path P]             list receipts (this session with --session, else all)
   show ID                    one receipt with its diff
   verify [ID | --all]        re-check receipts and the journal's hash chain
+  gc [--keep DURATION]       drop journal records and saved contents older than the
+                             retention (default 30d); receipts kept keep their undo data
   tools [--format mcp|openai|openai-responses|anthropic] [--strict]   tool definitions with JSON Schemas
   mcp [--session NAME] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin O]] [--stall-steps N]
                              serve MCP (stdio by default); the HTTP token comes from

@@ -1,0 +1,104 @@
+package stet
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/stet-dev/stet/journal"
+)
+
+// DefaultRetention is how long GC keeps records and blobs by default.
+const DefaultRetention = 30 * 24 * time.Hour
+
+// GCReport is what GC freed.
+type GCReport struct {
+	Cutoff       time.Time `json:"cutoff"`        // records older than this were dropped, unless still needed
+	Lines        int64     `json:"lines"`         // journal lines before
+	Kept         int64     `json:"kept"`          // records carried over
+	Dropped      int64     `json:"dropped"`       // lines dropped
+	BlobsDropped int       `json:"blobs_dropped"` // saved contents removed
+	BlobBytes    int64     `json:"blob_bytes"`    // their bytes
+	BytesBefore  int64     `json:"bytes_before"`  // the state directory, before
+	BytesAfter   int64     `json:"bytes_after"`   // and after
+	Generation   int64     `json:"generation"`    // how many times the journal was compacted
+}
+
+// Freed is how many bytes of the state directory GC freed.
+func (r GCReport) Freed() int64 { return r.BytesBefore - r.BytesAfter }
+
+// GC drops what the retention keep allows from the journal: every record
+// (observations, sessions, turns, receipts) older than keep, and the saved
+// contents (blobs) that no kept record names and that are older than keep.
+// It never drops an intent that is unresolved (no done record, or one that
+// says unresolved), nor a blob that a kept receipt needs for undo: a kept
+// receipt keeps what undo needs. Sessions whose records are all older than
+// keep are gone; a kept session forgets what it observed before the cutoff.
+//
+// The journal is rewritten behind a checkpoint record (see
+// journal.Compact) that Verify checks; the hash chain of what is kept stays
+// verifiable, and what was dropped can no longer be checked. GC refuses a
+// journal whose chain is broken: run Verify first. Other processes using
+// the same state directory wait for GC and then follow the new journal.
+func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
+	if keep < 0 {
+		return GCReport{}, fmt.Errorf("stet: gc: negative retention %v", keep)
+	}
+	cutoff := ws.opts.Now().Add(-keep).UTC()
+	intentAt := map[string]time.Time{} // intent id -> time of its record
+	doneState := map[string]string{}   // intent id -> state of its done record
+	opts := journal.CompactOptions{
+		Prepare: func(r journal.Record) {
+			switch r.Type {
+			case recIntent:
+				var it intentData
+				if json.Unmarshal(r.Data, &it) == nil {
+					intentAt[it.ID] = r.Time
+				}
+			case recDone:
+				var d doneData
+				if json.Unmarshal(r.Data, &d) == nil {
+					doneState[d.ID] = d.State
+				}
+			}
+		},
+		Keep: func(r journal.Record) bool {
+			if !r.Time.Before(cutoff) {
+				return true
+			}
+			open := func(id string) bool {
+				st, closed := doneState[id]
+				return !closed || st == doneUnresolved
+			}
+			switch r.Type {
+			case recIntent:
+				var it intentData
+				return json.Unmarshal(r.Data, &it) != nil || open(it.ID)
+			case recDone:
+				var d doneData
+				if json.Unmarshal(r.Data, &d) != nil {
+					return true
+				}
+				at, isIntent := intentAt[d.ID]
+				return isIntent && (open(d.ID) || !at.Before(cutoff))
+			}
+			return false
+		},
+		BlobsBefore: cutoff,
+	}
+	jr, err := ws.journal.Compact(opts)
+	if err != nil {
+		return GCReport{}, fmt.Errorf("stet: gc: %w", err)
+	}
+	return GCReport{
+		Cutoff:       cutoff,
+		Lines:        jr.Checkpoint.OldLines,
+		Kept:         jr.Checkpoint.Kept,
+		Dropped:      jr.Checkpoint.Dropped,
+		BlobsDropped: jr.BlobsDropped,
+		BlobBytes:    jr.BlobBytes,
+		BytesBefore:  jr.BytesBefore,
+		BytesAfter:   jr.BytesAfter,
+		Generation:   jr.Checkpoint.Generation,
+	}, nil
+}

@@ -1,0 +1,112 @@
+package stet
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
+
+	"github.com/stet-dev/stet/journal"
+)
+
+// Session snapshots. A CLI call rebuilds its session from the journal; a
+// long session's index holds many records about few files (each new window
+// of a file is a new observation of it). When the records read past the
+// newest snapshot outweigh it (and snapshotMinBytes), load appends a
+// snapshot record of the whole state to the session, and a cursor names
+// where it lies in the session's index; the next load starts there. So a
+// rebuild reads at most about twice the size of the state, which follows
+// the session's distinct files, never its history.
+//
+// A snapshot is a journal record like any other: it is chained into the
+// log and SessionFrom checks its index line against the log before it is
+// used, so a snapshot line that the log does not hold is never acted on.
+// It is derived data: the cursor is not trusted (a cursor that does not
+// point at a snapshot of this session is ignored and the session replayed
+// from its start), and a replay from the start ignores snapshot records.
+// A snapshot is appended only if no record of the session was appended
+// since the ones it sums up (journal.AppendAtSessionEnd).
+
+// snapshotMinBytes is how much of a session's index past its newest
+// snapshot a rebuild reads before it writes a new one.
+const snapshotMinBytes = 64 << 10
+
+// errNoSnapshot: the snapshot cursor does not point at a snapshot.
+var errNoSnapshot = errors.New("no snapshot at the session's snapshot cursor")
+
+// snapshotData is the payload of a snapshot record.
+type snapshotData struct {
+	Files   map[string]*observation `json:"files,omitempty"`
+	Dirs    []string                `json:"dirs,omitempty"`
+	Created []string                `json:"created,omitempty"`
+	Request string                  `json:"request,omitempty"`
+	Inputs  []string                `json:"inputs,omitempty"`
+}
+
+// snapshotCursor names the journal cursor that holds the index offset of
+// the session's newest snapshot.
+func snapshotCursor(id string) string { return "snapshot\x00" + id }
+
+// reset empties the session's state.
+func (s *Session) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files = map[string]*observation{}
+	s.dirs = map[string]bool{}
+	s.created = map[string]bool{}
+	s.request, s.inputs = "", nil
+}
+
+// restore sets the session's state to a snapshot's.
+func (s *Session) restore(st snapshotData) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files = map[string]*observation{}
+	for k, o := range st.Files {
+		if o != nil {
+			s.files[k] = o
+		}
+	}
+	s.dirs = map[string]bool{}
+	for _, d := range st.Dirs {
+		s.dirs[d] = true
+	}
+	s.created = map[string]bool{}
+	for _, c := range st.Created {
+		s.created[c] = true
+	}
+	s.request, s.inputs = st.Request, st.Inputs
+}
+
+// state returns the session's state as a snapshot.
+func (s *Session) state() snapshotData {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return snapshotData{
+		Files:   maps.Clone(s.files),
+		Dirs:    slices.Sorted(maps.Keys(s.dirs)),
+		Created: slices.Sorted(maps.Keys(s.created)),
+		Request: s.request,
+		Inputs:  slices.Clone(s.inputs),
+	}
+}
+
+// compact appends a snapshot of the state the session was just rebuilt to,
+// when the records read past the newest snapshot (from..snapEnd is that
+// snapshot's line, snapEnd..end what followed it) outweigh it. It is best
+// effort: failing, it leaves the session as it was.
+func (s *Session) compact(from, snapEnd, end int64) {
+	past := end - snapEnd
+	if past < snapshotMinBytes || past < snapEnd-from {
+		return
+	}
+	b, err := json.Marshal(s.state())
+	if err != nil {
+		return
+	}
+	j := s.ws.journal
+	ok, err := j.AppendAtSessionEnd(s.id, end, journal.Record{Type: recSnapshot, Session: s.id, Data: b})
+	if err == nil && ok {
+		j.SetCursor(snapshotCursor(s.id), end) // derived data: a lost update only costs a longer rebuild
+	}
+}
