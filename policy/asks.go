@@ -40,10 +40,10 @@ import (
 // Two more readings keep the guard: a question about the past or a
 // complaint ("Why did you overwrite sales.csv?", "Who regenerated
 // sales.csv?" — a sentence ending in "?" that starts with why, who, whom,
-// whose, did, was, were, has, have or had), and a verb in the past told as
-// a fact ("I replaced sales.csv", "you've overwritten sales.csv", "is
-// regenerated from sales.csv" — a verb ending in ed or en after a pronoun,
-// have, be or already).
+// whose, did, was, were, has, have or had), and a verb in the past, which
+// tells what happened rather than asking for it ("I replaced sales.csv",
+// "you've overwritten sales.csv", "the script regenerated sales.csv": a
+// verb word ending in ed or en).
 func AsksToReplace(request, path string) bool {
 	lower := strings.ToLower(request)
 	offs := nameOffsets(lower, path)
@@ -245,28 +245,14 @@ func (r *reading) inquiry(sen sentence, toks []string) bool {
 	return false
 }
 
-// narrative reports whether the verb at word v tells a past act (a verb
-// ending in ed or en after a pronoun, have, be or already) rather than
-// asking for one.
+// narrative reports whether the verb word v is in the past (it ends in
+// ed or en: replaced, rewritten): it then tells what happened ("I
+// replaced sales.csv", "the script regenerated sales.csv", "a regenerated
+// sales.csv") rather than asking for it.
 func (r *reading) narrative(v int) bool {
-	verb := r.tokens(v, v+1)
-	if len(verb) == 0 || !strings.HasSuffix(verb[0], "ed") && !strings.HasSuffix(verb[0], "en") {
-		return false
-	}
-	before := r.tokens(max(0, v-1), v)
-	if len(before) == 0 {
-		return false
-	}
-	prev := before[len(before)-1]
-	if i := strings.IndexByte(prev, '\''); i > 0 {
-		prev = prev[i+1:] // "you've" → "ve", "it's" → "s"
-	}
-	switch prev {
-	case "i", "you", "we", "they", "he", "she", "it", "someone", "somebody", "already", "accidentally", "just",
-		"ve", "s", "d", "have", "has", "had", "be", "been", "being", "is", "are", "was", "were", "got", "get":
-		return true
-	}
-	return false
+	w := r.words[v]
+	verb := strings.TrimRightFunc(r.s[w.start:w.end], func(c rune) bool { return !unicode.IsLetter(c) })
+	return strings.HasSuffix(verb, "ed") || strings.HasSuffix(verb, "en")
 }
 
 func isVerb(word string) bool {

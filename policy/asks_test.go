@@ -96,6 +96,10 @@ var askCases = []struct {
 	{"You've overwritten sales.csv, restore it", false},
 	{"The report is regenerated from sales.csv", false},
 	{"It was rewritten with sales.csv in mind", false},
+	{"Replaced sales.csv with the export, as planned.", false},
+	{"**Overwritten** sales.csv", false},
+	{"Then the script replaced sales.csv", false},
+	{"Please provide a regenerated sales.csv", false}, // in doubt: costs one call with overwrite
 	// Affirmative asks.
 	{"Could you rewrite sales.csv?", true},
 	{"Please regenerate sales.csv from the raw export", true},
@@ -150,6 +154,8 @@ func TestAsksToReplaceOwnName(t *testing.T) {
 		{"Regenerate `dont-touch.md`", "dont-touch.md", true},
 		{"Rewrite not-final.csv and sales.csv", "sales.csv", false},
 		{"Rewrite no.txt", "sales.csv", false},
+		{"rewrite rewrite", "rewrite", true},
+		{"replaced replaced", "replaced", false},
 	} {
 		if got := AsksToReplace(tc.request, tc.path); got != tc.lifts {
 			t.Errorf("AsksToReplace(%q, %q) = %v, want %v", tc.request, tc.path, got, tc.lifts)
