@@ -284,12 +284,10 @@ func (s *Session) Turn(request string, inputs ...string) error {
 	if err := s.catchUp(); err != nil {
 		return err
 	}
-	all := append(append([]string(nil), inputs...), brief.Parse(request).Inputs...)
-	in, err := policy.NormalizeInputs(all)
+	in, err := s.Declared(request, inputs...)
 	if err != nil {
-		return &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
+		return err
 	}
-	in = s.distinctInputs(in)
 	if err := s.append(true, s.rec(recTurn, "", turnData{Request: request, Inputs: in})); err != nil {
 		return err
 	}
@@ -297,6 +295,18 @@ func (s *Session) Turn(request string, inputs ...string) error {
 	s.request, s.inputs = request, in
 	s.mu.Unlock()
 	return nil
+}
+
+// Declared returns the inputs Turn(request, inputs...) would declare: those
+// passed, then the INPUTS of a worker brief, normalized and deduplicated by
+// resolved file. A bad entry is an invalid *Refusal naming it by index.
+func (s *Session) Declared(request string, inputs ...string) ([]string, error) {
+	all := append(append([]string(nil), inputs...), brief.Parse(request).Inputs...)
+	in, err := policy.NormalizeInputs(all)
+	if err != nil {
+		return nil, &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
+	}
+	return s.distinctInputs(in), nil
 }
 
 // EndTurn ends the current turn: the pinned request and the declared
