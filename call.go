@@ -66,6 +66,12 @@ func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage,
 	if err != nil {
 		return refusalOutput(name, argRefusal(name, err)), nil
 	}
+	if name == "list" || name == "find" || name == "grep" {
+		// The other tools' methods catch up themselves.
+		if err := s.catchUp(); err != nil {
+			return Output{}, err
+		}
+	}
 	var res any
 	if a, ok := args.(*ReadArgs); ok && a.Paths == nil {
 		res, err = s.readFit(ctx, *a, fit, maxReadBytes)
@@ -138,6 +144,9 @@ func receiptAltered(r Receipt) bool {
 // readFit reads, lets fit shrink the window, and records only the answer
 // it accepts.
 func (s *Session) readFit(ctx context.Context, a ReadArgs, fit func(Output) int, maxBytes int) (*ReadResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	for try := 0; ; try++ {
 		res, observe, err := s.prepareRead(ctx, a, maxBytes)
 		if err != nil {

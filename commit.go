@@ -398,7 +398,7 @@ func (s *Session) record(c *change, data *receiptData) error {
 	}
 	// The intent is durable: if these lines are lost in a crash, the next
 	// Open completes the receipt from it.
-	if _, err := s.ws.journal.AppendLazy(recs...); err != nil {
+	if err := s.append(false, recs...); err != nil {
 		return fmt.Errorf("%s %s: landed, but the journal could not record receipt %s: %w", c.tool, c.t.spelled, r.ID, err)
 	}
 	if !r.Verified {

@@ -13,6 +13,9 @@ import (
 // Delete removes a file the session has read (never a directory). Its bytes
 // go to the journal first; undo brings them back.
 func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	if ref := checkArgs("delete", a); ref != nil {
 		return nil, ref
 	}
@@ -31,6 +34,9 @@ func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, er
 	ver := fsys.VersionOf(cur)
 	o, ref := s.checkFresh("delete", t, cur, ver, "")
 	if ref != nil {
+		return nil, ref
+	}
+	if ref := s.declaredInput(t, "delete it", ""); ref != nil {
 		return nil, ref
 	}
 	key := t.key()

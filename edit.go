@@ -29,6 +29,9 @@ func editOps(a EditArgs) ([]textedit.Edit, *Refusal) {
 // Edit applies literal replacements to a file the session has read: all of
 // them or none, atomically, verified by reading the file back.
 func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	edits, ref := editOps(a)
 	if ref != nil {
 		return nil, ref

@@ -306,14 +306,8 @@ func (s *Session) editableVersion(t target, cur []byte) (fsys.Version, *Refusal)
 // file is a declared input (by resolved identity) and which request is
 // pinned; policy.GuardReplace decides and words the refusal.
 func (s *Session) inputGuard(t target, counts string, overwrite bool) *Refusal {
-	request, inputs := s.Request()
-	declared := false
-	for _, in := range inputs {
-		if it, ref := s.ws.resolve("write", in); ref == nil && it.key() == t.key() {
-			declared = true
-			break
-		}
-	}
+	request, _ := s.pinned()
+	declared := s.isDeclared(t)
 	if q, ok := brief.QuotedRequest(request); ok {
 		request = q // a worker's request is only the ORIGINAL REQUEST block of its brief
 	}

@@ -10,6 +10,9 @@ import (
 // Mkdir creates a directory and its missing parents inside the workspace.
 // The new directory counts as observed.
 func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

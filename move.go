@@ -16,6 +16,9 @@ import (
 // the journal before the swap, the swap proves both names (fsys.Provider
 // Rename), and undo restores both.
 func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	if ref := checkArgs("move", a); ref != nil {
 		return nil, ref
 	}
@@ -81,7 +84,7 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.declaredInput(from, "move it away"); ref != nil {
+	if ref := s.declaredInput(from, "move it away", ""); ref != nil {
 		return nil, ref
 	}
 	c := &change{
@@ -92,6 +95,9 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 	old, err := fsys.ReadFileMax(p, to.rel, s.ws.opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
+		if ref := s.declaredInput(to, "put another file at its name", ""); ref != nil {
+			return nil, ref
+		}
 		if to.parent().key() != from.parent().key() {
 			if ref := s.checkParentObserved("move", to); ref != nil {
 				return nil, ref
@@ -124,7 +130,7 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 			return nil, ref
 		}
 	}
-	if ref := s.declaredInput(to, "replace it"); ref != nil {
+	if ref := s.declaredInput(to, "replace it", ""); ref != nil {
 		return nil, ref
 	}
 	c.over, c.overVer, c.save = old, oldVer, true
@@ -148,6 +154,9 @@ func (s *Session) planMoveDir(ctx context.Context, from, to target) (*change, er
 	}
 	if err := s.gateTree(ctx, "move", from, to); err != nil {
 		return nil, err
+	}
+	if ref := s.declaredUnder(from, "move it away"); ref != nil {
+		return nil, ref
 	}
 	if _, err := from.root.p.Stat(to.rel); err == nil {
 		return nil, refuse(KindExists, to.spelled, "%s already exists; a directory is never moved over something else; choose another name", to.spelled)

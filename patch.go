@@ -25,6 +25,9 @@ type planned struct {
 // the same rules as edit, write and delete; a failure while landing rolls the
 // files already changed back.
 func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	if ref := checkArgs("patch", a); ref != nil {
 		return nil, ref
 	}
@@ -178,6 +181,9 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 		if ref := s.checkParentObserved("patch", t); ref != nil {
 			return planned{}, ref
 		}
+		if ref := s.declaredInput(t, "recreate it", ""); ref != nil {
+			return planned{}, ref
+		}
 		c := &change{tool: "patch", t: t, key: t.key(), post: f.Content, create: true, dryRun: dryRun,
 			matches: []receipt.Match{{Offset: 0, NewBytes: len(f.Content), Line: 1, Old: []byte{}, New: f.Content}},
 			eol:     textedit.DetectEOL(f.Content)}
@@ -190,6 +196,9 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 		ver := fsys.VersionOf(cur)
 		o, ref := s.checkFresh("patch", t, cur, ver, "")
 		if ref != nil {
+			return planned{}, ref
+		}
+		if ref := s.declaredInput(t, "delete it", ""); ref != nil {
 			return planned{}, ref
 		}
 		c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, delete: true, save: true, dryRun: dryRun, seen: &o,
@@ -239,6 +248,12 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 	verb := fmt.Sprintf("updated %s (%s)", t.display(), plural(len(f.Hunks), "hunk"))
 	c.message = verb
 	if move != nil {
+		if ref := s.declaredInput(t, "move it away", ""); ref != nil {
+			return planned{}, ref
+		}
+		if ref := s.declaredInput(*move, "put another file at its name", ""); ref != nil {
+			return planned{}, ref
+		}
 		if _, err := p.Stat(move.rel); err == nil {
 			return planned{}, refuse(KindExists, move.spelled, "%s already exists; the patch would move %s over it; choose another name or delete it first", move.spelled, t.spelled)
 		}

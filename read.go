@@ -28,6 +28,9 @@ func (s *Session) Read(ctx context.Context, a ReadArgs) (*ReadResult, error) {
 // response would be too large with a smaller bound). A bound of 0 or above
 // the workspace's --max-read-bytes means the workspace's.
 func (s *Session) ReadWithin(ctx context.Context, a ReadArgs, maxBytes int) (*ReadResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	res, observe, err := s.prepareRead(ctx, a, maxBytes)
 	if err != nil {
 		return nil, err

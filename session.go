@@ -2,10 +2,12 @@ package stet
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
+	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 )
@@ -29,6 +31,10 @@ type sessionState struct {
 	created map[string]bool         // files this session created, by target.key()
 	request string
 	inputs  []string
+	own     map[int64]bool // seqs of records this process appended and applied, not yet met by catchUp
+
+	syncMu sync.Mutex // held by catchUp
+	loaded int64      // offset in the session's journal index applied up to
 }
 
 // observation is what the session saw of one file at one version.
@@ -55,6 +61,7 @@ func newSession(ws *Workspace, id string) *Session {
 			files:   map[string]*observation{},
 			dirs:    map[string]bool{},
 			created: map[string]bool{},
+			own:     map[int64]bool{},
 		},
 	}
 }
@@ -64,12 +71,13 @@ func (s *Session) ID() string { return s.id }
 
 // Journal record types written by sessions.
 const (
-	recObserve  = "observe"  // a file observation (the whole new state of it)
-	recDir      = "dir"      // a directory observation
-	recCreated  = "created"  // a file created by the session
-	recTurn     = "turn"     // a pinned request and declared inputs
-	recReceipt  = "receipt"  // a mutation
-	recUndo     = "undo"     // a receipt reverted by undo
+	recObserve = "observe" // a file observation (the whole new state of it)
+	recDir     = "dir"     // a directory observation
+	recCreated = "created" // a file created by the session
+	recTurn    = "turn"    // a pinned request and declared inputs
+	recReceipt = "receipt" // a mutation
+	recUndo    = "undo"    // a receipt reverted by undo
+
 	recSnapshot = "snapshot" // the session's whole state, derived from the records before it
 )
 
@@ -80,12 +88,20 @@ type turnData struct {
 
 // load rebuilds the session from its journal records. It starts from the
 // session's newest snapshot when one is known (see snapshot.go), so its cost
-// follows the session's distinct files, not its history.
+// follows the session's distinct files, not its history; later calls catch
+// up from where it ended (catchUp).
 func (s *Session) load() error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	return s.loadLocked()
+}
+
+func (s *Session) loadLocked() error {
 	j := s.ws.journal
 	if from := j.Cursor(snapshotCursor(s.id)); from > 0 {
 		end, snapEnd, err := s.replay(from)
 		if err == nil {
+			s.loaded = end
 			s.compact(from, snapEnd, end)
 			return nil
 		}
@@ -96,8 +112,9 @@ func (s *Session) load() error {
 	}
 	end, _, err := s.replay(0)
 	if err != nil {
-		return err
+		return s.journalErr(err)
 	}
+	s.loaded = end
 	s.compact(0, 0, end)
 	return nil
 }
@@ -135,9 +152,62 @@ func (s *Session) replay(from int64) (end, snapEnd int64, err error) {
 	return end, snapEnd, err
 }
 
-// apply folds one journal record of the session into its state. Snapshot
-// records are skipped: a replay from the start rebuilds the state from the
-// records themselves.
+// journalErr words a journal failure of a session: a broken chain is a
+// conflict refusal naming stet verify --all.
+func (s *Session) journalErr(err error) error {
+	if errors.Is(err, journal.ErrCorrupt) {
+		return &Refusal{Kind: KindConflict, Err: err,
+			Message: fmt.Sprintf("refused: the journal's records of session %s do not check out against its hash chain, so nothing was done; run stet verify --all and tell the user what it reports", s.id)}
+	}
+	return fmt.Errorf("stet: session %s: %w", s.id, err)
+}
+
+// catchUp applies what other processes (or other Workspaces on the same
+// state directory) appended to this session since it last looked (SPEC
+// section 8: every process serving a session catches up before each call),
+// so that a turn pinned from the CLI binds a running server at once. It
+// reads only the session's journal index past the offset already applied:
+// when nothing changed, that is a stat and a look at the log's tail under
+// a shared lock. Records this process appended itself are already applied
+// and are skipped (applying one again would do no harm).
+//
+// Every exported tool method calls it first. A journal error fails the
+// call: a session that cannot know its pinned turn must not guess it.
+func (s *Session) catchUp() error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	from := s.loaded
+	end, err := s.ws.journal.SessionFrom(s.id, from, s.applyNew)
+	if from > 0 && (err != nil || end < from) {
+		// The index was rewritten under us (stet gc): rebuild the session
+		// from what the journal holds now.
+		s.reset()
+		s.mu.Lock()
+		s.own = map[int64]bool{}
+		s.mu.Unlock()
+		return s.loadLocked()
+	}
+	if err != nil {
+		return s.journalErr(err)
+	}
+	s.loaded = end
+	return nil
+}
+
+// applyNew applies one record read by catchUp, unless this process
+// appended (and applied) it.
+func (s *Session) applyNew(r journal.Record, _ int64) error {
+	s.mu.Lock()
+	mine := s.own[r.Seq]
+	delete(s.own, r.Seq)
+	s.mu.Unlock()
+	if mine {
+		return nil
+	}
+	return s.apply(r)
+}
+
+// apply updates the session with one of its journal records.
 func (s *Session) apply(r journal.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -158,7 +228,54 @@ func (s *Session) apply(r journal.Record) error {
 			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
 		}
 		s.request, s.inputs = t.Request, t.Inputs
+	case recReceipt:
+		// What the process that made the change did to its session (see
+		// record): a deleted file is no longer observed, a moved one is
+		// observed (and created) under its new name only.
+		var d struct {
+			Receipt struct {
+				After    json.RawMessage `json:"after"`
+				Verified bool            `json:"verified"`
+				DryRun   bool            `json:"dry_run"`
+			} `json:"receipt"`
+			FromKey string `json:"from_key"`
+		}
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
+		}
+		if !d.Receipt.Verified || d.Receipt.DryRun {
+			break
+		}
+		if len(d.Receipt.After) == 0 || string(d.Receipt.After) == "null" {
+			delete(s.files, r.Path)
+		}
+		if d.FromKey != "" && d.FromKey != r.Path {
+			delete(s.files, d.FromKey)
+			delete(s.created, d.FromKey)
+		}
 	}
+	return nil
+}
+
+// append writes records of this session to the journal (durably, or
+// lazily as AppendLazy), and remembers their seqs so that catchUp does not
+// apply again what the caller applies itself.
+func (s *Session) append(durable bool, recs ...journal.Record) error {
+	write := s.ws.journal.AppendLazy
+	if durable {
+		write = s.ws.journal.Append
+	}
+	out, err := write(recs...)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for _, r := range out {
+		if r.Session == s.id {
+			s.own[r.Seq] = true
+		}
+	}
+	s.mu.Unlock()
 	return nil
 }
 
@@ -186,13 +303,13 @@ func (s *Session) observeFile(t target, version string, size, lines int, seen po
 		o = &observation{Version: version}
 	}
 	next := &observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
-	newDir := !s.dirs[parent]
-	s.dirs[parent] = true
 	var recs []journal.Record
 	if !next.same(o) {
 		s.files[key] = next
 		recs = append(recs, s.rec(recObserve, key, next))
 	}
+	newDir := !s.dirs[parent]
+	s.dirs[parent] = true
 	s.mu.Unlock()
 	if newDir {
 		recs = append(recs, s.rec(recDir, parent, nil))
@@ -200,8 +317,7 @@ func (s *Session) observeFile(t target, version string, size, lines int, seen po
 	if len(recs) == 0 {
 		return nil // nothing new was seen: the journal already holds it
 	}
-	_, err := s.ws.journal.AppendLazy(recs...)
-	return err
+	return s.append(false, recs...)
 }
 
 // observeDirs records that the session saw the directories.
@@ -219,8 +335,7 @@ func (s *Session) observeDirs(ts ...target) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	_, err := s.ws.journal.AppendLazy(recs...)
-	return err
+	return s.append(false, recs...)
 }
 
 func (s *Session) observed(key string) (observation, bool) {
@@ -245,23 +360,86 @@ func (s *Session) wasCreated(key string) bool {
 	return s.created[key]
 }
 
-// Turn pins the request of the current turn and the declared inputs, for the
-// input guard (SPEC section 4, rule 8). Inputs are normalized: trimmed,
-// deduplicated, globs ignored, at most 32.
+// Turn pins the request of the current turn and the declared inputs, for
+// the input guard (SPEC section 4, rule 8), replacing those of the turn
+// before. When the request is a worker brief (see package brief), the paths
+// of its INPUTS section are declared too, after those passed. Inputs are
+// normalized (trimmed, globs ignored, at most 32) and deduplicated as the
+// tools resolve them: two spellings of one file count once, the first
+// spelling kept. A declared input is edit-only for this session until the
+// next turn or EndTurn.
 func (s *Session) Turn(request string, inputs ...string) error {
-	in, err := policy.NormalizeInputs(inputs)
+	if err := s.catchUp(); err != nil {
+		return err
+	}
+	in, err := s.Declared(request, inputs...)
 	if err != nil {
-		return &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
+		return err
+	}
+	if err := s.append(true, s.rec(recTurn, "", turnData{Request: request, Inputs: in})); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	s.request, s.inputs = request, in
 	s.mu.Unlock()
-	_, err = s.ws.journal.Append(s.rec(recTurn, "", turnData{Request: request, Inputs: in}))
-	return err
+	return nil
 }
 
-// Request returns the pinned request and declared inputs.
+// Declared returns the inputs Turn(request, inputs...) would declare: those
+// passed, then the INPUTS of a worker brief, normalized and deduplicated by
+// resolved file. A bad entry is an invalid *Refusal naming it by index.
+func (s *Session) Declared(request string, inputs ...string) ([]string, error) {
+	all := append(append([]string(nil), inputs...), brief.Parse(request).Inputs...)
+	in, err := policy.NormalizeInputs(all)
+	if err != nil {
+		return nil, &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
+	}
+	return s.distinctInputs(in), nil
+}
+
+// EndTurn ends the current turn: the pinned request and the declared
+// inputs are cleared (the CLI's stet turn --end).
+func (s *Session) EndTurn() error {
+	if err := s.catchUp(); err != nil {
+		return err
+	}
+	if err := s.append(true, s.rec(recTurn, "", turnData{})); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.request, s.inputs = "", nil
+	s.mu.Unlock()
+	return nil
+}
+
+// distinctInputs drops inputs that resolve to a file named earlier in the
+// list. A path that does not resolve is kept as spelled.
+func (s *Session) distinctInputs(in []string) []string {
+	seen := map[string]bool{}
+	out := in[:0:0]
+	for _, p := range in {
+		if t, ref := s.ws.resolve("turn", p); ref == nil {
+			if k := t.key(); seen[k] {
+				continue
+			} else {
+				seen[k] = true
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Request returns the pinned request and declared inputs, after catching
+// up with what other processes appended to the session (when the journal
+// cannot be read, as last known).
 func (s *Session) Request() (string, []string) {
+	_ = s.catchUp() // a tool call reports the error
+	return s.pinned()
+}
+
+// pinned returns the pinned request and declared inputs as last applied.
+func (s *Session) pinned() (string, []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.request, append([]string(nil), s.inputs...)

@@ -55,6 +55,9 @@ func (s *Session) lastChange(key string) (*receiptData, error) {
 // takes both names back: the file returns to its old name and a file the
 // move replaced returns to the new one, byte for byte.
 func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	if ref := checkArgs("undo", a); ref != nil {
 		return nil, ref
 	}

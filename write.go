@@ -13,6 +13,9 @@ import (
 
 // Write creates a file, or replaces one the session has read whole.
 func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	if ref := checkArgs("write", a); ref != nil {
 		return nil, ref
 	}
@@ -28,6 +31,9 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	}
 	cur, err := fsys.ReadFileMax(t.root.p, t.rel, s.ws.opts.MaxFileBytes)
 	if errors.Is(err, fsys.ErrNotFound) {
+		if ref := s.declaredInput(t, "recreate it", ""); ref != nil {
+			return nil, ref
+		}
 		return s.create(ctx, t, post, a)
 	}
 	if err != nil {
@@ -44,6 +50,9 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	key := t.key()
 	mine := s.wasCreated(key)
 	counts := policy.Counts(len(cur), receipt.Lines(cur), len(post), receipt.Lines(post))
+	if ref := s.declaredInput(t, "replace it", counts); ref != nil {
+		return nil, ref
+	}
 	if len(cur) > 0 && !mine && !s.ws.opts.NoGate {
 		if ref := s.inputGuard(t, counts, a.Overwrite); ref != nil {
 			return nil, ref

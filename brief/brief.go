@@ -98,7 +98,8 @@ func fenceFor(req string) string {
 }
 
 // Parse reads a brief back: the INPUTS list before the request block (see
-// Render), the request (as QuotedRequest returns it) and the task (the
+// Render; an item written as code, "- `data/sales.csv`", counts without its
+// backticks), the request (as QuotedRequest returns it) and the task (the
 // trimmed text after the request block; without a block, after the INPUTS
 // list, or the whole text).
 func Parse(text string) Brief {
@@ -124,6 +125,9 @@ func Parse(text string) Brief {
 				}
 			}
 			item = strings.TrimSpace(item)
+			if len(item) > 2 && strings.HasPrefix(item, "`") && strings.HasSuffix(item, "`") {
+				item = strings.TrimSpace(strings.Trim(item, "`")) // written as code: `data/sales.csv`
+			}
 			if strings.HasPrefix(item, `"`) {
 				if u, err := strconv.Unquote(item); err == nil {
 					item = u

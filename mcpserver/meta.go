@@ -79,8 +79,13 @@ func applyTurn(sess *stet.Session, p pin) (*stet.Refusal, error) {
 		}
 		in = norm
 	}
-	if req == curReq && slices.Equal(in, curIn) {
-		return nil, nil
+	if req == curReq {
+		// What the turn would declare (a worker brief adds its INPUTS),
+		// so that a client repeating the same _meta pins nothing new.
+		would, err := sess.Declared(req, in...)
+		if err == nil && slices.Equal(would, curIn) {
+			return nil, nil
+		}
 	}
 	if err := sess.Turn(req, in...); err != nil {
 		if r, ok := stet.AsRefusal(err); ok {

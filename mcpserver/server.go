@@ -105,8 +105,9 @@ func New(ws *stet.Workspace, o Options) *Server {
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions(ws),
 		Logger:       o.Logger,
-		// Tools only, and a tool list that never changes.
-		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// Tools only; the list changes for a session whose reads a review
+		// stall withdraws (see stall.go).
+		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.StallSteps > 0}},
 		RootsListChangedHandler: s.rootsChanged,
 	})
 	readOnly := ws.Effects() == policy.ReadOnly
@@ -118,6 +119,7 @@ func New(ws *stet.Workspace, o Options) *Server {
 		s.listed[spec.Name] = true
 	}
 	s.mcp.AddReceivingMiddleware(s.route)
+	s.mcp.AddSendingMiddleware(sendListChanged)
 	return s
 }
 
@@ -177,7 +179,8 @@ func (s *Server) toolHandler(ctx context.Context, req *mcp.CallToolRequest) (*mc
 // (an unknown name, or a mutating tool of a read-only workspace) with the
 // facade's refusal, which the model can act on, instead of a protocol
 // error. It also lists the tools in the catalog's order (go-sdk sorts them
-// by name), so that read comes first.
+// by name), so that read comes first, without the read tools for a
+// connection whose session is stalled at 2N.
 func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
@@ -189,6 +192,9 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 			res, err := next(ctx, method, req)
 			if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 				slices.SortStableFunc(l.Tools, func(a, b *mcp.Tool) int { return rank(a.Name) - rank(b.Name) })
+				if r, ok := req.(*mcp.ListToolsRequest); ok {
+					s.listTools(r.Session, l)
+				}
 			}
 			return res, err
 		}

@@ -98,10 +98,10 @@ func TestAsksToReplace(t *testing.T) {
 		{"Neither edit nor replace sales.csv", false},
 		{"Clean it up without overwriting sales.csv", false},
 		{"No, do not recreate sales.csv", false},
-		{"No. Rewrite sales.csv", false},                  // looked at whatever sentence it is in
-		{"NOT to be reset: sales.csv", false},             // negated, and ":" ends the sentence
-		{"Not now, but please rewrite sales.csv", true},   // "not" is 4 words before the verb
-		{"I don’t want you to overwrite sales.csv", true}, // likewise: the rule looks 3 words back
+		{"No. Rewrite sales.csv", false},                   // looked at whatever sentence it is in
+		{"NOT to be reset: sales.csv", false},              // negated, and ":" ends the sentence
+		{"Not now, but please rewrite sales.csv", false},   // any negation in the sentence keeps the guard
+		{"I don’t want you to overwrite sales.csv", false}, // a negated wish
 		// No verb, or not the name.
 		{"Update sales.csv", false},
 		{"Fix the totals in sales.csv", false},

@@ -90,6 +90,25 @@ func (c *Counter) Step(calls []Call) Decision {
 	return Decision{Notice: c.quiet == n, Cut: c.quiet >= 2*n, Quiet: c.quiet}
 }
 
+// The phases of a stall, as refusal details report them ({steps, phase}).
+const (
+	PhaseQuiet  = "quiet"  // under N quiet steps: nothing to do
+	PhaseNotice = "notice" // N quiet steps or more: the notice was given
+	PhaseCut    = "cut"    // 2N quiet steps or more: the tool set is cut
+)
+
+// PhaseOf returns the phase of a session that has gone steps quiet steps
+// under threshold n. A disabled counter (n <= 0) is always quiet.
+func PhaseOf(steps, n int) string {
+	switch {
+	case n <= 0 || steps < n:
+		return PhaseQuiet
+	case steps < 2*n:
+		return PhaseNotice
+	}
+	return PhaseCut
+}
+
 // Repair reports whether message asks to repair a failure: it holds the
 // whole word FAIL (upper case only), or failed or failing in any letter
 // case. Words are runs of letters, digits and "_".

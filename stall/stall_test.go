@@ -172,3 +172,25 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("%d notices over 400 quiet steps with N=100, want exactly 1", n)
 	}
 }
+
+func TestPhaseOf(t *testing.T) {
+	for _, tc := range []struct {
+		steps, n int
+		want     string
+	}{
+		{0, 3, PhaseQuiet}, {2, 3, PhaseQuiet}, {3, 3, PhaseNotice}, {5, 3, PhaseNotice}, {6, 3, PhaseCut}, {60, 3, PhaseCut},
+		{1, 1, PhaseNotice}, {2, 1, PhaseCut}, {100, 0, PhaseQuiet}, {5, -1, PhaseQuiet},
+	} {
+		if got := PhaseOf(tc.steps, tc.n); got != tc.want {
+			t.Errorf("PhaseOf(%d, %d) = %q, want %q", tc.steps, tc.n, got, tc.want)
+		}
+	}
+	// It agrees with Step's decisions.
+	c := New(3)
+	for i := 1; i <= 8; i++ {
+		d := c.Step(nil)
+		if got := PhaseOf(d.Quiet, 3); (got == PhaseCut) != d.Cut || d.Notice && got != PhaseNotice {
+			t.Errorf("step %d: phase %q, decision %+v", i, got, d)
+		}
+	}
+}

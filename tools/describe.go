@@ -53,7 +53,8 @@ const (
 	writeDesc = "Create a new file with content, or replace a whole file. To change part of an existing file use edit or patch: write replaces every byte. " +
 		"content is the complete text, without `NNNNN|` prefixes. Creating a file needs its directory observed: list it first (or mkdir). " +
 		"Replacing an existing file needs it read in full first (not_read: read it; not_seen: read the rest, the refusal gives offset and limit). changed: read it again. exists: someone created the file first; read it. " +
-		"input: the file is one of the user's inputs; edit it in place with edit or patch, or pass overwrite: true only if the user asked for a rewrite (a declared input is never replaced). " +
+		"input: the file is one of the user's inputs; edit it in place with edit or patch, or pass overwrite: true only if the user asked for a rewrite. " +
+		"A declared input of this turn is edit-only: write never replaces or recreates it, whatever overwrite says; if the task needs that, say so in your reply. " +
 		"Replacing an existing file saves its previous bytes in the journal; the result says so, and undo brings them back. " +
 		"dry_run: true returns the diff without writing."
 
@@ -63,8 +64,8 @@ const (
 		"Hunk headers may be bare (`@@ @@`) or have wrong numbers: a hunk is found by its lines and must match one place. " +
 		"Files it updates, moves or deletes must have been read (an added file's directory listed); removed lines must match exactly. " +
 		"On failure nothing changes and the refusal names the file and hunk: not_read or not_seen: read that file or range; " +
-		"changed: read it again, rebuild the patch; no_match: fix the hunk against the nearest region shown; ambiguous: add unchanged lines around the change; exists: an added file is there. " +
-		"For one change to one file, edit is simpler. dry_run: true returns the diff without writing."
+		"changed: read it again, rebuild the patch; no_match: fix the hunk against the nearest region shown; ambiguous: add unchanged lines around the change; exists: an added file is there; input: a declared input is update-only. " +
+		"dry_run: true returns the diff without writing."
 
 	listDesc = "List a directory: each entry's name, type (file, dir, symlink, other) and size, down to depth levels (default 1). " +
 		"Listing a directory observes it, which is needed before creating a file in it. " +
@@ -89,11 +90,12 @@ const (
 	moveDesc = "Rename or move a file inside the workspace. from must have been read in this session. " +
 		"to must not exist unless overwrite: true, and then to must have been read too and its previous bytes are saved in the journal. " +
 		"Refusals and the next step: not_read: read from (and to, when overwriting). exists: to is taken; choose another path, or pass overwrite: true if replacing it is intended. " +
-		"changed: read the file again. outside or protected: choose another path. undo reverts the move."
+		"changed: read the file again. outside or protected: choose another path. input: a declared input is edit-only and never moved away or replaced; edit it in place, or say so in your reply. undo reverts the move."
 
 	deleteDesc = "Delete one file you have read in this session (never a directory). Its bytes are saved in the journal: undo with the same path brings the file back. " +
 		"Refusals and the next step: not_read: read the file first. changed: it changed since you read it; read it again and decide. " +
-		"not_regular: only regular files can be deleted. protected or read_only: this file cannot be changed here."
+		"not_regular: only regular files can be deleted. protected or read_only: this file cannot be changed here. " +
+		"input: a declared input is edit-only and never deleted; edit it in place, or say so in your reply."
 
 	undoDesc = "Revert this session's last change to path (edit, write, patch, move or delete), restoring the bytes the journal saved. " +
 		"Refused as changed when the file no longer holds what that change produced (it was changed since): read it and fix it with edit instead. " +

@@ -14,10 +14,12 @@ import (
 func cmdTurn(e *env, args []string) error {
 	var requestFile, request string
 	var inputs stringList
-	fs := e.newFlags("turn", "turn (--request-file F | --request TEXT) [--inputs a,b]")
-	fs.StringVar(&requestFile, "request-file", "", "file holding the user's request for this turn (- for standard input)")
+	var end bool
+	fs := e.newFlags("turn", "turn (--request-file F | --request TEXT) [--inputs a,b] | turn --end")
+	fs.StringVar(&requestFile, "request-file", "", "file holding the user's request for this turn (- for standard input); a worker brief declares its INPUTS too")
 	fs.StringVar(&request, "request", "", "the user's request for this turn")
 	fs.Var(&inputs, "inputs", "declared input paths, comma-separated (repeatable)")
+	fs.BoolVar(&end, "end", false, "end the turn: clear the pinned request and the declared inputs")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
@@ -26,6 +28,9 @@ func cmdTurn(e *env, args []string) error {
 		return usagef("turn takes no arguments")
 	}
 	switch {
+	case end && (requestFile != "" || request != "" || len(inputs) > 0):
+		return usagef("--end takes no --request, --request-file or --inputs")
+	case end:
 	case requestFile != "" && request != "":
 		return usagef("give --request-file or --request, not both")
 	case requestFile == "-":
@@ -53,17 +58,40 @@ func cmdTurn(e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	if err := s.Turn(request, in...); err != nil {
+	if end {
+		err = s.EndTurn()
+	} else {
+		err = s.Turn(request, in...)
+	}
+	if err != nil {
 		return err
 	}
 	_, got := s.Request()
-	res := map[string]any{"message": fmt.Sprintf("turn pinned for session %s (%d declared inputs)", s.ID(), len(got)), "session": s.ID(), "inputs": got}
+	if got == nil {
+		got = []string{}
+	}
+	msg := fmt.Sprintf("turn pinned for session %s (%s)", s.ID(), plural(len(got), "declared input"))
+	if end {
+		msg = fmt.Sprintf("turn ended for session %s: no pinned request, no declared inputs", s.ID())
+	}
+	res := map[string]any{"message": msg, "session": s.ID(), "inputs": got}
 	if e.g.json {
 		e.printJSON(res)
-	} else {
-		fmt.Fprintln(e.stdout, res["message"])
+		return nil
+	}
+	fmt.Fprintln(e.stdout, msg)
+	for _, p := range got {
+		fmt.Fprintln(e.stdout, "  "+p)
 	}
 	return nil
+}
+
+// plural is n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func readAllStdin(e *env) (string, error) {

@@ -49,7 +49,7 @@ tools:
 
 more:
   call TOOL --json ARGS      one tool call with JSON arguments; prints the result or refusal as JSON
-  turn --request-file F [--inputs a,b]   pin this turn's request and declared inputs
+  turn --request-file F [--inputs a,b]   pin this turn's request and declared inputs (--end clears them)
   log [--path P]             list receipts (this session with --session, else all)
   show ID                    one receipt with its diff
   verify [ID | --all]        re-check receipts and the journal's hash chain
