@@ -54,7 +54,9 @@ func TestConcurrentSessions(t *testing.T) {
 		saved[n] = append(saved[n], string(fsys.VersionOf(b)))
 	}
 
-	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	// Generous bounds: a deadlock hangs forever, a slow shared machine only
+	// takes longer (about 12 s under -race on 2 idle cores).
+	c, cancel := context.WithTimeout(ctx, 150*time.Second)
 	defer cancel()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -94,7 +96,7 @@ func TestConcurrentSessions(t *testing.T) {
 		}
 	})
 	go func() { wg.Wait(); close(done) }()
-	watchdog(t, 30*time.Second, done)
+	watchdog(t, 150*time.Second, done)
 	close(errs)
 	for err := range errs {
 		t.Errorf("seed %d: %v", seed, err)
