@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -275,4 +276,27 @@ func TestCancelStopsWorkAndFreesTheLock(t *testing.T) {
 
 func writeFile(root, name, content string) error {
 	return os.WriteFile(filepath.Join(root, name), []byte(content), 0o644)
+}
+
+// An old_string that matches a million times is refused with the count and
+// a bounded list of lines, not a list of a million.
+func TestAmbiguousDetailsAreBounded(t *testing.T) {
+	_, s, _ := open(t, map[string]string{"a.txt": strings.Repeat("x\n", 200000)}, stet.Options{Binding: "read"})
+	if _, err := s.Read(ctx, stet.ReadArgs{Path: "a.txt", Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("x"), NewString: ptr("y")})
+	r, ok := stet.AsRefusal(err)
+	if !ok || r.Kind != stet.KindAmbiguous {
+		t.Fatalf("got %v, want ambiguous", err)
+	}
+	if n := r.Details["count"]; n != 200000 {
+		t.Errorf("count = %v, want 200000", n)
+	}
+	if lines, _ := r.Details["lines"].([]int); len(lines) == 0 || len(lines) > 100 {
+		t.Errorf("details list %d lines, want 1 to 100", len(lines))
+	}
+	if b, _ := json.Marshal(r); len(b) > 4096 {
+		t.Errorf("the refusal is %d bytes of JSON", len(b))
+	}
 }

@@ -99,7 +99,7 @@ func editRefusal(t target, err error, several bool) *Refusal {
 		}
 		return r
 	case errors.As(err, &am):
-		return refuse(KindAmbiguous, t.spelled, "%s: %s%s", t.spelled, prefix(am.Index), am.Error()).with("edit", am.Index, "count", am.Count, "lines", am.Lines)
+		return refuse(KindAmbiguous, t.spelled, "%s: %s%s", t.spelled, prefix(am.Index), am.Error()).with("edit", am.Index, "count", am.Count, "lines", firstLines(am.Lines))
 	case errors.As(err, &tl):
 		return refuse(KindTooLarge, t.spelled, "%s: %s%s", t.spelled, prefix(tl.Index), tl.Error()).with("edit", tl.Index, "count", tl.Count, "bytes", tl.Size, "max_bytes", tl.Max)
 	case errors.As(err, &ee):

@@ -294,7 +294,7 @@ func hunkRefusal(t target, err error) *Refusal {
 		if kind == KindNoMatch {
 			msg += "\nread the file again and rebuild that hunk from the lines it holds now"
 		}
-		return refuse(kind, t.spelled, "%s", msg).with("hunk", he.Index+1, "lines", he.Lines)
+		return refuse(kind, t.spelled, "%s", msg).with("hunk", he.Index+1, "lines", firstLines(he.Lines))
 	}
 	return refuse(KindInvalid, t.spelled, "%s: %v", t.spelled, err)
 }

@@ -42,3 +42,16 @@ func lineList(ms []receipt.Match) string {
 	}
 	return b.String()
 }
+
+// maxDetailLines bounds the line numbers a refusal's details list: a
+// pattern that matches a million times must not make a megabyte answer.
+const maxDetailLines = 100
+
+// firstLines returns at most maxDetailLines of lines (the count is given
+// beside them).
+func firstLines(lines []int) []int {
+	if len(lines) > maxDetailLines {
+		return lines[:maxDetailLines]
+	}
+	return lines
+}
