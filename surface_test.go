@@ -87,6 +87,20 @@ func TestBoundsNamed(t *testing.T) {
 	if !ok || r.Kind != stet.KindInvalid || !strings.Contains(r.Message, "at most ") {
 		t.Fatalf("huge context: %v", err)
 	}
+	// An edit call with more replacements than the bound is refused before
+	// the file is touched; at the bound it is checked like any other.
+	many := make([]stet.EditOp, 10_001)
+	for i := range many {
+		many[i] = stet.EditOp{OldString: "one", NewString: "two"}
+	}
+	_, err = s.Edit(ctx, stet.EditArgs{Path: "a.txt", Edits: many})
+	if r, ok := stet.AsRefusal(err); !ok || r.Kind != stet.KindInvalid || !strings.Contains(r.Message, "10000") {
+		t.Fatalf("10,001 edits: %v", err)
+	}
+	_, err = s.Edit(ctx, stet.EditArgs{Path: "a.txt", Edits: many[:10_000]})
+	if r, ok := stet.AsRefusal(err); !ok || r.Kind != stet.KindNotRead {
+		t.Fatalf("10,000 edits of an unread file: %v, want not_read", err)
+	}
 }
 
 // TestTextKeepsNames: the text of a result never rewrites a name or a line

@@ -26,6 +26,8 @@ const (
 	MaxContext = 1_000
 	// MaxPaths bounds the files of one read with paths.
 	MaxPaths = 100
+	// MaxEdits bounds the replacements of one edit call.
+	MaxEdits = 10_000
 )
 
 // Validate checks rule 1 for a read call given as a Go value: the same
@@ -185,6 +187,9 @@ func checkEdit(a *EditArgs) *ArgError {
 		}
 		if a.ReplaceAll {
 			return invalid("replace_all", "with edits, replace_all goes inside each edit: {old_string, new_string, replace_all: true}.")
+		}
+		if len(a.Edits) > MaxEdits {
+			return invalid("edits", "%d edits in one call is over the bound of %d; split them into several calls (each is all or nothing), or write the file whole.", len(a.Edits), MaxEdits)
 		}
 		for i, op := range a.Edits {
 			if err := checkReplacement(fmt.Sprintf("edits[%d].", i), op.OldString, op.NewString); err != nil {
