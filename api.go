@@ -28,6 +28,7 @@ type (
 	FindResult     = tools.FindResult
 	GrepResult     = tools.GrepResult
 	GrepMatch      = tools.GrepMatch
+	GrepCountRow   = tools.GrepCountRow
 	MkdirResult    = tools.MkdirResult
 	Receipt        = receipt.Receipt
 )

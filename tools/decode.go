@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -305,6 +306,29 @@ func decodeValue(tool, field string, k kind, v []byte, dst any) (bool, *ArgError
 			return false, err
 		}
 		*dst.(*[]EditOp) = ops
+	case kindStrings:
+		if typ != "array" {
+			if typ == "string" {
+				return false, bad("%s must be an array of strings, not a string: send [%s].", field, truncate(string(v)))
+			}
+			return false, bad("%s must be an array of strings, not %s.", field, article(typ))
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(v, &items); err != nil {
+			return false, bad("%s is not a valid JSON array: %v.", field, err)
+		}
+		out := make([]string, 0, len(items))
+		for i, it := range items {
+			if t := jsonType(it); t != "string" {
+				return false, bad("%s[%d] must be a string, not %s.", field, i, article(t))
+			}
+			s, err := unquote(it)
+			if err != nil {
+				return false, bad("%s[%d] is not a valid JSON string: %v.", field, i, err)
+			}
+			out = append(out, s)
+		}
+		*dst.(*[]string) = out
 	}
 	return true, nil
 }
