@@ -36,3 +36,10 @@ type (
 // PersonaLine is the one line every agent on stet should be told (the MCP
 // server sends it in its instructions).
 const PersonaLine = tools.Persona
+
+// Output modes of grep (GrepArgs.OutputMode).
+const (
+	GrepContent          = tools.GrepContent
+	GrepFilesWithMatches = tools.GrepFilesWithMatches
+	GrepCount            = tools.GrepCount
+)
