@@ -5,15 +5,29 @@ package ignore
 // "**" that fills a whole segment matches any number of segments, and a
 // backslash makes the next byte literal. Matching is byte-wise.
 func Wildmatch(pattern, name string) bool {
-	return wildmatch(pattern, 0, name)
+	return wildmatch(pattern, 0, name) == wmMatch
 }
+
+// Results of wildmatch. The two aborts cut the backtracking as git's do:
+// once the name is used up no shorter rest can match (wmAbortAll), and a
+// single star that reached a "/" can only be helped by a "**" further out
+// (wmAbortToStarStar). They keep a pattern of many stars linear enough.
+const (
+	wmNoMatch         = 0
+	wmMatch           = 1
+	wmAbortAll        = -1
+	wmAbortToStarStar = -2
+)
 
 // wildmatch matches pattern[pi:] against name. The whole pattern is passed
 // so that a "**" can see the byte before it.
-func wildmatch(pattern string, pi int, name string) bool {
+func wildmatch(pattern string, pi int, name string) int {
 	ni := 0
 	for pi < len(pattern) {
 		c := pattern[pi]
+		if ni == len(name) && c != '*' {
+			return wmAbortAll
+		}
 		switch c {
 		case '*':
 			start := pi
@@ -24,70 +38,73 @@ func wildmatch(pattern string, pi int, name string) bool {
 				(pi == len(pattern) || pattern[pi] == '/')
 			if whole {
 				if pi == len(pattern) {
-					return true // "**" at the end matches everything left
+					return wmMatch // "**" at the end matches everything left
 				}
 				// "**/": zero or more whole segments.
 				rest := pi + 1
 				for j := ni; j <= len(name); j++ {
 					if j == ni || name[j-1] == '/' {
-						if wildmatch(pattern, rest, name[j:]) {
-							return true
+						if r := wildmatch(pattern, rest, name[j:]); r != wmNoMatch && r != wmAbortToStarStar {
+							return r
 						}
 					}
 				}
-				return false
+				return wmNoMatch
 			}
 			if pi == len(pattern) {
 				for j := ni; j < len(name); j++ {
 					if name[j] == '/' {
-						return false
+						return wmAbortToStarStar
 					}
 				}
-				return true
+				return wmMatch
 			}
 			for j := ni; j <= len(name); j++ {
-				if wildmatch(pattern, pi, name[j:]) {
-					return true
+				if r := wildmatch(pattern, pi, name[j:]); r != wmNoMatch {
+					return r
 				}
 				if j < len(name) && name[j] == '/' {
-					return false
+					return wmAbortToStarStar
 				}
 			}
-			return false
+			return wmAbortAll
 		case '?':
-			if ni >= len(name) || name[ni] == '/' {
-				return false
+			if name[ni] == '/' {
+				return wmNoMatch
 			}
 			pi++
 			ni++
 		case '[':
-			if ni >= len(name) || name[ni] == '/' {
-				return false
+			if name[ni] == '/' {
+				return wmNoMatch
 			}
 			ok, next, valid := matchClass(pattern, pi, name[ni])
 			if !valid {
-				return false
+				return wmAbortAll // a malformed class matches nothing
 			}
 			if !ok {
-				return false
+				return wmNoMatch
 			}
 			pi = next
 			ni++
 		case '\\':
 			pi++
 			if pi >= len(pattern) {
-				return false // a trailing backslash matches nothing
+				return wmAbortAll // a trailing backslash matches nothing
 			}
 			fallthrough
 		default:
-			if ni >= len(name) || name[ni] != pattern[pi] {
-				return false
+			if name[ni] != pattern[pi] {
+				return wmNoMatch
 			}
 			pi++
 			ni++
 		}
 	}
-	return ni == len(name)
+	if ni == len(name) {
+		return wmMatch
+	}
+	return wmNoMatch
 }
 
 // matchClass matches b against the class starting at pattern[pi] ("[").
