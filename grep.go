@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -59,9 +60,64 @@ type fileHits struct {
 
 // grepJob is one file for the workers; done receives its result.
 type grepJob struct {
-	rel   string
-	named bool
-	done  chan fileHits
+	rel  string
+	dir  *dirRef // the file's directory, opened once for all its files
+	name string  // the file's name in dir
+	done chan fileHits
+}
+
+// dirCache shares one open fsys.Dir per directory among the jobs of its
+// files, so a file costs one open by name instead of a walk of its whole
+// path. A directory is closed when its last job is done (and opened again
+// if the walk comes back to it).
+type dirCache struct {
+	p  fsys.Provider
+	mu sync.Mutex
+	m  map[string]*dirRef
+}
+
+type dirRef struct {
+	path string
+	once sync.Once
+	d    fsys.Dir
+	err  error
+	refs int
+}
+
+// acquire returns the directory's entry with one more reference.
+func (c *dirCache) acquire(dir string) *dirRef {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.m[dir]
+	if r == nil {
+		r = &dirRef{path: dir}
+		c.m[dir] = r
+	}
+	r.refs++
+	return r
+}
+
+// open opens the directory on its first use.
+func (c *dirCache) open(r *dirRef) (fsys.Dir, error) {
+	r.once.Do(func() { r.d, r.err = fsys.OpenDir(c.p, r.path) })
+	return r.d, r.err
+}
+
+// release drops a reference; the last one closes the directory.
+func (c *dirCache) release(r *dirRef) {
+	c.mu.Lock()
+	r.refs--
+	last := r.refs == 0
+	if last {
+		delete(c.m, r.path)
+	}
+	c.mu.Unlock()
+	if last {
+		r.once.Do(func() {}) // never opened: nothing to close
+		if r.d != nil {
+			r.d.Close()
+		}
+	}
 }
 
 // compileGrep builds the query of a call whose arguments passed rule 1.
@@ -242,10 +298,11 @@ type grepBuf struct{ b []byte }
 // keepBufBytes is the largest buffer a worker keeps between files.
 const keepBufBytes = 1 << 20
 
-// load reads rel into the buffer, bounded by max bytes. binary reports a
-// NUL in the first block, which stops the read.
-func (w *grepBuf) load(p fsys.Provider, rel string, max int64) (data []byte, binary bool, err error) {
-	f, info, err := fsys.Open(p, rel)
+// load reads the file open opens (rel names it) into the buffer, bounded
+// by max bytes. binary reports a NUL in the first block, which stops the
+// read.
+func (w *grepBuf) load(open func() (io.ReadCloser, fsys.Info, error), rel string, max int64) (data []byte, binary bool, err error) {
+	f, info, err := open()
 	if err != nil {
 		return nil, false, err
 	}
@@ -294,9 +351,10 @@ func (w *grepBuf) keep(buf []byte) {
 	}
 }
 
-// search is one worker's work on one file.
-func (s *Session) grepSearch(ctx context.Context, q *grepQuery, p fsys.Provider, w *grepBuf, rel string, named bool) fileHits {
-	data, binary, err := w.load(p, rel, s.ws.opts.MaxFileBytes)
+// grepSearch is one worker's work on one file: open opens it, rel names
+// it, named says the call named it (its errors are then the call's).
+func (s *Session) grepSearch(ctx context.Context, q *grepQuery, open func() (io.ReadCloser, fsys.Info, error), w *grepBuf, rel string, named bool) fileHits {
+	data, binary, err := w.load(open, rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
 		if named {
 			return fileHits{err: err}
@@ -334,7 +392,8 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	switch info.Type {
 	case fsys.TypeFile:
 		var w grepBuf
-		h := s.grepSearch(ctx, q, t.root.p, &w, t.rel, true)
+		open := func() (io.ReadCloser, fsys.Info, error) { return fsys.Open(t.root.p, t.rel) }
+		h := s.grepSearch(ctx, q, open, &w, t.rel, true)
 		if h.err != nil {
 			return h.err
 		}
@@ -348,16 +407,27 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	n := grepWorkers()
 	jobs := make(chan *grepJob, 4*n)
 	order := make(chan *grepJob, 16*n)
+	dirs := &dirCache{p: t.root.p, m: map[string]*dirRef{}}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
 			var w grepBuf
 			for j := range jobs {
 				if ctx.Err() != nil {
+					dirs.release(j.dir)
 					j.done <- fileHits{err: ctx.Err()}
 					continue
 				}
-				j.done <- s.grepSearch(ctx, q, t.root.p, &w, j.rel, false)
+				open := func() (io.ReadCloser, fsys.Info, error) {
+					d, err := dirs.open(j.dir)
+					if err != nil {
+						return nil, fsys.Info{}, err
+					}
+					return d.Open(j.name)
+				}
+				h := s.grepSearch(ctx, q, open, &w, j.rel, false)
+				dirs.release(j.dir)
+				j.done <- h
 			}
 		})
 	}
@@ -384,12 +454,13 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 			if types != nil && !matchesAny(types, e.Name) {
 				return nil
 			}
-			j := &grepJob{rel: rel, done: make(chan fileHits, 1)}
+			j := &grepJob{rel: rel, name: e.Name, done: make(chan fileHits, 1)}
 			select {
 			case order <- j:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
+			j.dir = dirs.acquire(path.Dir(rel))
 			jobs <- j // never blocks for long: the workers drain jobs
 			return nil
 		})
