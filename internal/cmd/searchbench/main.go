@@ -1,9 +1,3 @@
-// Command searchbench measures stet's list/find/grep against grep -rn, find
-// and ripgrep (where installed) on the same trees, side by side in one run:
-// wall time (median of the runs, warm cache), the time to the first line of
-// output, peak memory (the child's maximum resident set), and the size of
-// stet's state directory after each stet scenario. It prints a Markdown
-// section for docs/benchmarks.md. bench/search.sh runs it.
 package main
 
 import (
@@ -55,11 +49,13 @@ func main() {
 	}
 	goSrc := filepath.Join(runtime.GOROOT(), "src")
 	_, rgErr := exec.LookPath("rg")
+	// not a workspace path: the benchmark's own trees and state
 	state, err := os.MkdirTemp("", "stet-search-state-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// not a workspace path: the benchmark's own trees and state
 	defer os.RemoveAll(state)
 
 	var out strings.Builder
@@ -230,6 +226,7 @@ func generate(dir string, n int) error {
 	}
 	for i := range n {
 		p := filepath.Join(dir, fmt.Sprintf("d%03d", i%200), fmt.Sprintf("s%02d", (i/200)%40), fmt.Sprintf("f%06d.txt", i))
+		// not a workspace path: the benchmark's own trees and state
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
@@ -241,20 +238,24 @@ func generate(dir string, n int) error {
 			}
 			fmt.Fprintf(&b, "line %d of file %d: lorem ipsum dolor sit amet\n", l, i)
 		}
+		// not a workspace path: the benchmark's own trees and state
 		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 			return err
 		}
 	}
+	// not a workspace path: the benchmark's own trees and state
 	return os.WriteFile(done, nil, 0o644)
 }
 
 // inProcess runs one stet call on the library and prints its rows, so
 // the driver measures it as it measures a command.
 func inProcess(tool, root, pattern string) error {
+	// not a workspace path: the benchmark's own trees and state
 	state, err := os.MkdirTemp("", "stet-search-inproc-")
 	if err != nil {
 		return err
 	}
+	// not a workspace path: the benchmark's own trees and state
 	defer os.RemoveAll(state)
 	ws, err := stet.Open([]string{root}, stet.Options{State: state})
 	if err != nil {
