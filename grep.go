@@ -657,8 +657,6 @@ func buildRows(data []byte, hits []hit, before, after, limit, maxBytes int) grep
 	var g grepped
 	var seen []policy.Range
 	shownUpTo := 0 // the last line number shown
-	// pos and posLine: the start of a line known to the scan and its number,
-	// so context lines are found without counting from the top again.
 	show := func(start, end, line int, match bool) {
 		text := string(data[start:end])
 		if len(text) > maxGrepLineBytes {
@@ -678,7 +676,7 @@ func buildRows(data []byte, hits []hit, before, after, limit, maxBytes int) grep
 		g.bytes += len(text) + 1
 		shownUpTo = line
 	}
-	// lineAt returns the bounds of the line after the one ending at end.
+	// nextLine returns the bounds of the line after the one ending at end.
 	nextLine := func(end int) (int, int, bool) {
 		if end >= len(data) {
 			return 0, 0, false
