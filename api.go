@@ -34,6 +34,7 @@ type (
 	FindResult      = tools.FindResult
 	GrepResult      = tools.GrepResult
 	GrepMatch       = tools.GrepMatch
+	GrepCountRow    = tools.GrepCountRow
 	MkdirResult     = tools.MkdirResult
 	Receipt         = receipt.Receipt
 )
@@ -41,3 +42,10 @@ type (
 // PersonaLine is the one line every agent on stet should be told (the MCP
 // server sends it in its instructions).
 const PersonaLine = tools.Persona
+
+// Output modes of grep (GrepArgs.OutputMode).
+const (
+	GrepContent          = tools.GrepContent
+	GrepFilesWithMatches = tools.GrepFilesWithMatches
+	GrepCount            = tools.GrepCount
+)

@@ -323,30 +323,58 @@ func Text(res any) string {
 		return b.String()
 	case *GrepResult:
 		var b strings.Builder
-		n := 0
-		for _, m := range r.Matches {
-			sep := ":"
-			if m.Context {
-				sep = "-"
-			} else {
-				n++
-			}
-			fmt.Fprintf(&b, "%s%s%d%s%s\n", shownName(m.Path), sep, m.Line, sep, m.Text)
-		}
-		switch {
-		case r.Truncated:
-			fmt.Fprintf(&b, "(first %s; more exist: raise limit or narrow path/glob)", count(n, "match", "matches"))
-		case n == 0:
-			b.WriteString("(no match)")
-		default:
-			fmt.Fprintf(&b, "(%s)", count(n, "match", "matches"))
-		}
+		n := GrepRowsText(&b, r)
+		b.WriteString(GrepTrailer(r, n))
 		return b.String()
 	case *Refusal:
 		return r.Message
 	}
 	b, _ := json.Marshal(res)
 	return string(b)
+}
+
+// GrepRowsText writes the rows of a grep result as text, one a line
+// (`path:line:text`, `path-line-text` for context, a path alone in
+// files_with_matches mode, `path:count` in count mode), and returns how
+// many results it wrote (matching lines, or files).
+func GrepRowsText(b *strings.Builder, r *GrepResult) int {
+	n := 0
+	for _, m := range r.Matches {
+		sep := ":"
+		if m.Context {
+			sep = "-"
+		} else {
+			n++
+		}
+		fmt.Fprintf(b, "%s%s%d%s%s\n", shownName(m.Path), sep, m.Line, sep, m.Text)
+	}
+	for _, p := range r.Paths {
+		b.WriteString(shownName(p))
+		b.WriteByte('\n')
+		n++
+	}
+	for _, c := range r.Counts {
+		fmt.Fprintf(b, "%s:%d\n", shownName(c.Path), c.Count)
+		n++
+	}
+	return n
+}
+
+// GrepTrailer is the last line of grep's text: how many results were
+// shown (n) and whether more exist. The mode is r's: whichever of
+// Matches, Paths and Counts is non-nil (content when none is).
+func GrepTrailer(r *GrepResult, n int) string {
+	one, many := "match", "matches"
+	if r.Paths != nil || r.Counts != nil {
+		one, many = "file", "files"
+	}
+	switch {
+	case r.Truncated:
+		return fmt.Sprintf("(first %s; more exist: page with offset, narrow path/glob/type, or raise limit)", count(n, one, many))
+	case n == 0:
+		return "(no match)"
+	}
+	return fmt.Sprintf("(%s)", count(n, one, many))
 }
 
 // count is n and the noun in the number n asks for: "1 entry", "2 entries".

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/tools"
 )
 
 // Roots returns every root of the workspace with its effects (the roots
@@ -216,21 +217,54 @@ func (s *Session) findRoots(ctx context.Context, a FindArgs, roots []string) (*F
 	return res, nil
 }
 
-// grepRoots is grep with no path in a workspace of several roots.
+// grepRoots is grep with no path in a workspace of several roots: each
+// root searched in turn, in root order, with offset and limit counted
+// across all of them (matching lines in content mode, files otherwise).
+// A root wholly before the offset is skipped after a count (which shows and
+// observes nothing), so no line is shown, or counted as seen, that the
+// answer leaves out.
 func (s *Session) grepRoots(ctx context.Context, a GrepArgs, roots []string) (*GrepResult, error) {
+	content := a.OutputMode == "" || a.OutputMode == tools.GrepContent
 	limit := a.Limit
 	if limit == 0 {
 		limit = DefaultGrepLimit
+		if !content {
+			limit = DefaultGrepFileLimit
+		}
 	}
-	res := &GrepResult{Matches: []GrepMatch{}}
-	matches := 0
+	res := &GrepResult{}
+	switch {
+	case content:
+		res.Matches = []GrepMatch{}
+	case a.OutputMode == tools.GrepCount:
+		res.Counts = []GrepCountRow{}
+	default:
+		res.Paths = []string{}
+	}
+	offset, got := a.Offset, 0
 	var first error
 	for _, dir := range roots {
-		sub := a
-		sub.Path, sub.Limit = dir, limit-matches
-		if sub.Limit <= 0 {
+		if got >= limit {
 			res.Truncated = true
 			break
+		}
+		sub := a
+		sub.Path, sub.Offset, sub.Limit = dir, 0, limit-got
+		if offset > 0 {
+			total, exact, err := s.grepTotal(ctx, sub, content)
+			if err != nil {
+				if _, ok := AsRefusal(err); ok {
+					first = cmpOr(first, err)
+					continue
+				}
+				return nil, err
+			}
+			if exact && offset >= total {
+				offset -= total
+				first = errSearched
+				continue
+			}
+			sub.Offset, offset = offset, 0
 		}
 		r, err := s.Grep(ctx, sub)
 		if err != nil {
@@ -243,10 +277,13 @@ func (s *Session) grepRoots(ctx context.Context, a GrepArgs, roots []string) (*G
 		first = errSearched
 		for _, m := range r.Matches {
 			if !m.Context {
-				matches++
+				got++
 			}
 			res.Matches = append(res.Matches, m)
 		}
+		got += len(r.Paths) + len(r.Counts)
+		res.Paths = append(res.Paths, r.Paths...)
+		res.Counts = append(res.Counts, r.Counts...)
 		if r.Truncated {
 			res.Truncated = true
 			break
@@ -256,6 +293,24 @@ func (s *Session) grepRoots(ctx context.Context, a GrepArgs, roots []string) (*G
 		return nil, first
 	}
 	return res, nil
+}
+
+// grepTotal counts what grep a would give in one root (matching lines in
+// content mode, files otherwise) without showing any of it; exact is false
+// when the count itself was cut at its bound.
+func (s *Session) grepTotal(ctx context.Context, a GrepArgs, content bool) (total int, exact bool, err error) {
+	a.OutputMode, a.Offset, a.Limit = tools.GrepCount, 0, tools.MaxResults
+	r, err := s.Grep(ctx, a)
+	if err != nil {
+		return 0, false, err
+	}
+	if !content {
+		return len(r.Counts), !r.Truncated, nil
+	}
+	for _, c := range r.Counts {
+		total += c.Count
+	}
+	return total, !r.Truncated, nil
 }
 
 // errSearched marks that at least one root was searched.

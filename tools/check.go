@@ -230,25 +230,88 @@ func checkGlob(field, g string) *ArgError {
 	return nil
 }
 
+func checkExclude(globs []string) *ArgError {
+	for i, g := range globs {
+		if err := checkGlob(fmt.Sprintf("exclude[%d]", i), g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkList(a *ListArgs) *ArgError { return checkExclude(a.Exclude) }
+
 func checkFind(a *FindArgs) *ArgError {
 	if a.Pattern == "" {
 		return invalid("pattern", "pattern must not be empty; use a glob such as `**/*.go`.")
 	}
-	return checkGlob("pattern", a.Pattern)
+	if err := checkGlob("pattern", a.Pattern); err != nil {
+		return err
+	}
+	return checkExclude(a.Exclude)
+}
+
+// GrepRegexp is the regular expression a grep call searches with: the
+// pattern (quoted when FixedStrings), made case-insensitive by IgnoreCase,
+// bounded by \b on both sides by Word, with ^ and $ matching at line
+// breaks under Multiline.
+func GrepRegexp(a GrepArgs) string {
+	p := a.Pattern
+	if a.FixedStrings {
+		p = regexp.QuoteMeta(p)
+	}
+	if a.Word {
+		p = `\b(?:` + p + `)\b`
+	}
+	flags := ""
+	if a.IgnoreCase {
+		flags += "i"
+	}
+	if a.Multiline {
+		flags += "m"
+	}
+	if flags != "" {
+		p = "(?" + flags + ")" + p
+	}
+	return p
 }
 
 func checkGrep(a *GrepArgs) *ArgError {
 	if a.Pattern == "" {
 		return invalid("pattern", "pattern must not be empty; use a regular expression such as `func main`.")
 	}
-	if _, err := regexp.Compile(a.Pattern); err != nil {
-		return invalid("pattern", "pattern is not a valid RE2 regular expression: %v. RE2 has no backreferences or lookaround; escape a literal metacharacter with a backslash.", err)
+	if !a.FixedStrings {
+		if _, err := regexp.Compile(a.Pattern); err != nil {
+			return invalid("pattern", "pattern is not a valid RE2 regular expression: %v. RE2 has no backreferences or lookaround; escape a literal metacharacter with a backslash, or pass fixed_strings: true to search for the text as is.", err)
+		}
+	}
+	if _, err := regexp.Compile(GrepRegexp(*a)); err != nil {
+		return invalid("pattern", "pattern is not a valid RE2 regular expression with these options: %v.", err)
 	}
 	if a.Glob != "" {
-		return checkGlob("glob", a.Glob)
+		if err := checkGlob("glob", a.Glob); err != nil {
+			return err
+		}
 	}
-	return nil
+	if a.Type != "" {
+		if _, ok := FileTypes[a.Type]; !ok {
+			msg := fmt.Sprintf("type %q is not a known file type; use one of %s.", truncate(a.Type), typeList())
+			if n := Nearest(a.Type, FileTypeNames()); n != "" {
+				msg = fmt.Sprintf("type %q is not a known file type; did you mean %q? The types are %s.", truncate(a.Type), n, typeList())
+			}
+			return invalid("type", "%s", msg)
+		}
+	}
+	switch a.OutputMode {
+	case "", GrepContent, GrepFilesWithMatches, GrepCount:
+	default:
+		return invalid("output_mode", "output_mode must be %q, %q or %q, got %q.", GrepContent, GrepFilesWithMatches, GrepCount, truncate(a.OutputMode))
+	}
+	return checkExclude(a.Exclude)
 }
+
+// typeList is the names of FileTypes as prose: "c, cpp, ..." .
+func typeList() string { return strings.Join(FileTypeNames(), ", ") }
 
 func checkMove(a *MoveArgs) *ArgError {
 	if err := requirePath("from", a.From); err != nil {

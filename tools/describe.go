@@ -70,18 +70,23 @@ const (
 	listDesc = "List a directory: each entry's name, type (file, dir, symlink, other) and size, down to depth levels (default 1). " +
 		"Listing a directory observes it, which is needed before creating a file in it. " +
 		"truncated: true means more entries exist: list a subdirectory or raise limit. path defaults to the workspace root. " +
+		"Like find and grep, it skips what git ignores (" + ignoreWords + "); no_ignore: true shows those too, exclude: [globs] leaves more out. " +
 		"Refusals: not_found (check the path), outside (the path leaves the workspace)."
 
 	findDesc = "Find files whose path matches a glob: `*` matches within one path segment, `**` any number of directories, `?` one character, `[abc]` a class " +
 		"(e.g. `**/*.go`, `src/**/test_*.py`). path limits the search to a directory. " +
 		"truncated: true means more paths matched: narrow the pattern or path, or raise limit. " +
+		"Skips what git ignores (" + ignoreWords + "); no_ignore: true finds those too; exclude: [globs] leaves paths out. " +
 		"find does not look inside files; use grep to search contents."
 
-	grepDesc = "Search file contents with an RE2 regular expression (Go syntax: no backreferences or lookaround; `(?i)` ignores case). " +
-		"Returns `path:line:text` rows; context adds that many lines around each match. " +
-		"The lines shown count as seen, so you can edit a matched line without reading the whole file, as long as the file is unchanged. " +
-		"path limits the search to a directory or file; glob keeps only files whose path matches it (e.g. `*.go`, `**/*.ts`). " +
-		"truncated: true means more rows exist: narrow the pattern, path or glob, or raise limit."
+	grepDesc = "Search file contents with an RE2 regular expression (no backreferences or lookaround), like grep -rn. " +
+		"Returns `path:line:text` rows in path order; context, before and after add lines around matches (`path-line-text`). " +
+		"Options: ignore_case, fixed_strings (literal text), word, multiline (a match may span lines). " +
+		"output_mode `files_with_matches` gives paths only, `count` matching lines per file; they show no lines. " +
+		"Lines shown in content mode count as seen: you can edit them without reading the whole file, while it is unchanged. " +
+		"path: a directory or file; glob (e.g. `*.go`), type (`go`, `py`, `ts`, ...) and exclude narrow the files. " +
+		"Skips binary and non-UTF-8 files, and what git ignores (" + ignoreWords + "); no_ignore: true searches those too. " +
+		"truncated: true means more results: pass offset (results skipped so far) to page, or narrow the search."
 
 	mkdirDesc = "Create a directory and any missing parents inside the workspace; an existing directory is not an error. " +
 		"A directory you create counts as observed, so you can write new files in it. " +
@@ -109,4 +114,8 @@ const (
 	expectedVersionDesc = "Version the file must have now: `sha256:` followed by 64 lowercase hex digits, copied exactly as read and receipts report it. " +
 		"If the file's version differs, the call is refused as changed. Default: the version you last observed."
 	limitDesc = "Maximum number of results; 0 or omitted means the server's default."
+
+	excludeDesc  = "Globs of paths to leave out, relative to path, e.g. `[\"vendor/\", \"*.min.js\"]`; a pattern without `/` matches a name at any depth, and a matching directory leaves out everything under it."
+	noIgnoreDesc = "Also show what the ignore files hide: .gitignore at every level, .git/info/exclude, the global git excludes file and .ignore (default false)."
+	ignoreWords  = ".gitignore, .git/info/exclude, global excludes, .ignore; dotfiles are included, .git is not"
 )

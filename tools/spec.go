@@ -83,7 +83,7 @@ const (
 	kindInt         // a whole number, 0 or more; integral floats such as 3.0 are accepted
 	kindBool
 	kindEdits   // edit's array of {old_string, new_string, replace_all?}
-	kindStrings // an array of strings (read's paths)
+	kindStrings // an array of strings (read's paths, search excludes)
 )
 
 // param describes one argument: how Decode reads it and how the schema
@@ -95,6 +95,7 @@ type param struct {
 	desc     string
 	dflt     string // the schema's default as JSON, "" for none
 	max      int    // for an integer: the largest value accepted (0: no bound beyond int)
+	enum     []string
 }
 
 // tool is one entry of the catalog. decode, input and output are built by
@@ -255,6 +256,8 @@ var catalog = []tool{
 		params: []param{
 			{name: "path", kind: kindString, desc: "Directory to list, relative to the workspace root; omitted or empty means the root."},
 			{name: "depth", kind: kindInt, max: MaxDepth, dflt: "1", desc: "Levels to descend: 1 lists the directory's own entries, 2 adds their children, and so on (default 1; 0 means 1)."},
+			{name: "exclude", kind: kindStrings, desc: excludeDesc},
+			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
 			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
 		outDesc: map[string]string{
@@ -262,35 +265,53 @@ var catalog = []tool{
 			"entries":   "Entries with name (relative to the listed directory), type (file, dir, symlink or other) and size in bytes.",
 			"truncated": "True when more entries exist than were returned.",
 		},
-	}, func(a *ListArgs) []any { return []any{&a.Path, &a.Depth, &a.Limit} }, nil),
+	}, func(a *ListArgs) []any { return []any{&a.Path, &a.Depth, &a.Exclude, &a.NoIgnore, &a.Limit} }, checkList),
 
 	define[FindArgs, FindResult](tool{
 		name: "find", title: "Find files", desc: findDesc, ann: readOnlyAnn,
 		params: []param{
 			{name: "pattern", kind: kindString, required: true, desc: "Glob over slash-separated paths, e.g. `**/*.go` or `cmd/*/main.go`; `**` matches any number of directories."},
 			{name: "path", kind: kindString, desc: "Directory to search in; omitted or empty means the workspace root."},
+			{name: "exclude", kind: kindStrings, desc: excludeDesc},
+			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
 			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
 		outDesc: map[string]string{
 			"paths":     "Matching paths.",
 			"truncated": "True when more paths matched than were returned.",
 		},
-	}, func(a *FindArgs) []any { return []any{&a.Pattern, &a.Path, &a.Limit} }, checkFind),
+	}, func(a *FindArgs) []any { return []any{&a.Pattern, &a.Path, &a.Exclude, &a.NoIgnore, &a.Limit} }, checkFind),
 
 	define[GrepArgs, GrepResult](tool{
 		name: "grep", title: "Search file contents", desc: grepDesc, ann: readOnlyAnn,
 		params: []param{
-			{name: "pattern", kind: kindString, required: true, desc: "RE2 regular expression matched against each line, e.g. `func \\w+Handler` or `(?i)todo`."},
+			{name: "pattern", kind: kindString, required: true, desc: "RE2 regular expression matched against each line, e.g. `func \\w+Handler`; with fixed_strings, literal text."},
 			{name: "path", kind: kindString, desc: "File or directory to search; omitted or empty means the workspace root."},
 			{name: "glob", kind: kindString, desc: "Search only files whose path matches this glob, e.g. `*.go` or `src/**/*.ts`."},
+			{name: "type", kind: kindString, desc: "Search only files of this type: " + typeList() + "."},
+			{name: "ignore_case", kind: kindBool, dflt: "false", desc: "Match letters in either case (default false)."},
+			{name: "fixed_strings", kind: kindBool, dflt: "false", desc: "Treat pattern as literal text, not a regular expression (default false)."},
+			{name: "word", kind: kindBool, dflt: "false", desc: "Match only whole words: the match must not touch a letter, digit or underscore on either side (default false)."},
+			{name: "multiline", kind: kindBool, dflt: "false", desc: "Match pattern against whole files so that a match may span lines (`\\n` matches a line break); every line a match touches is shown (default false)."},
+			{name: "output_mode", kind: kindString, dflt: `"content"`, enum: []string{GrepContent, GrepFilesWithMatches, GrepCount}, desc: "`content` (default): matching lines as path:line:text; `files_with_matches`: only the paths of files with a match; `count`: matching lines per file. The last two show no lines, so they do not count as reading anything."},
+			{name: "before", kind: kindInt, max: MaxContext, desc: "Lines to show before each match (overrides context)."},
+			{name: "after", kind: kindInt, max: MaxContext, desc: "Lines to show after each match (overrides context)."},
 			{name: "context", kind: kindInt, max: MaxContext, dflt: "0", desc: "Lines to show before and after each match (default 0)."},
-			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
+			{name: "offset", kind: kindInt, max: MaxResults, dflt: "0", desc: "Results to skip, for paging: matching lines in content mode, files in the other modes, in path order (default 0). To continue a truncated result, pass offset + the number of results shown."},
+			{name: "limit", kind: kindInt, max: MaxResults, desc: "Results to show at most: matching lines in content mode (default 200), files in the other modes (default 1,000)."},
+			{name: "exclude", kind: kindStrings, desc: excludeDesc},
+			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
 		},
 		outDesc: map[string]string{
-			"matches":   "Rows: path, line number and the line's text, for matches and context lines.",
-			"truncated": "True when more rows exist than were returned.",
+			"matches":   "content mode: rows of path, line number and the line's text, for matches and context lines (context: true).",
+			"paths":     "files_with_matches mode: the paths of files with a match.",
+			"counts":    "count mode: path and number of matching lines of each file with a match.",
+			"truncated": "True when more results exist than were returned.",
 		},
-	}, func(a *GrepArgs) []any { return []any{&a.Pattern, &a.Path, &a.Glob, &a.Context, &a.Limit} }, checkGrep),
+	}, func(a *GrepArgs) []any {
+		return []any{&a.Pattern, &a.Path, &a.Glob, &a.Type, &a.IgnoreCase, &a.FixedStrings, &a.Word, &a.Multiline,
+			&a.OutputMode, &a.Before, &a.After, &a.Context, &a.Offset, &a.Limit, &a.Exclude, &a.NoIgnore}
+	}, checkGrep),
 
 	define[MkdirArgs, MkdirResult](tool{
 		name: "mkdir", title: "Make directory", desc: mkdirDesc, mutating: true,
@@ -515,6 +536,11 @@ func tuneInput(s *jsonschema.Schema, params []param) error {
 		ps.Types = nil
 		ps.Type = schemaType(p.kind)
 		ps.Description = p.desc
+		if len(p.enum) > 0 {
+			for _, e := range p.enum {
+				ps.Enum = append(ps.Enum, e)
+			}
+		}
 		if p.dflt != "" {
 			ps.Default = json.RawMessage(p.dflt)
 		}
@@ -525,8 +551,8 @@ func tuneInput(s *jsonschema.Schema, params []param) error {
 				ps.Maximum = jsonschema.Ptr(float64(p.max))
 			}
 		case kindStrings:
-			ps.MinItems = jsonschema.Ptr(1)
 			if p.max > 0 {
+				ps.MinItems = jsonschema.Ptr(1)
 				ps.MaxItems = jsonschema.Ptr(p.max)
 			}
 			ps.Items = &jsonschema.Schema{Type: "string"}

@@ -61,23 +61,55 @@ type PatchArgs struct {
 type ListArgs struct {
 	Path  string `json:"path,omitempty"`
 	Depth int    `json:"depth,omitempty"` // 0 means 1
-	Limit int    `json:"limit,omitempty"`
+	// Exclude holds globs of paths (relative to Path) left out of the
+	// listing, with everything under a matching directory.
+	Exclude []string `json:"exclude,omitempty"`
+	// NoIgnore lists what .gitignore, .git/info/exclude, the global
+	// excludes file and .ignore files would hide.
+	NoIgnore bool `json:"no_ignore,omitempty"`
+	Limit    int  `json:"limit,omitempty"`
 }
 
 // FindArgs are the arguments of find.
 type FindArgs struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path,omitempty"`
-	Limit   int    `json:"limit,omitempty"`
+	Pattern  string   `json:"pattern"`
+	Path     string   `json:"path,omitempty"`
+	Exclude  []string `json:"exclude,omitempty"`   // as in ListArgs
+	NoIgnore bool     `json:"no_ignore,omitempty"` // as in ListArgs
+	Limit    int      `json:"limit,omitempty"`
 }
+
+// Output modes of grep.
+const (
+	GrepContent          = "content"            // matching lines (the default)
+	GrepFilesWithMatches = "files_with_matches" // the paths of files with a match
+	GrepCount            = "count"              // matching lines per file
+)
 
 // GrepArgs are the arguments of grep.
 type GrepArgs struct {
 	Pattern string `json:"pattern"`
 	Path    string `json:"path,omitempty"`
 	Glob    string `json:"glob,omitempty"`
-	Context int    `json:"context,omitempty"`
-	Limit   int    `json:"limit,omitempty"`
+	// Type names a file type (see FileTypes): only files of that type are
+	// searched.
+	Type         string `json:"type,omitempty"`
+	IgnoreCase   bool   `json:"ignore_case,omitempty"`
+	FixedStrings bool   `json:"fixed_strings,omitempty"` // Pattern is literal text
+	Word         bool   `json:"word,omitempty"`          // matches must be whole words
+	// Multiline matches Pattern against whole files, so a match may span
+	// lines; every line it touches is shown.
+	Multiline  bool   `json:"multiline,omitempty"`
+	OutputMode string `json:"output_mode,omitempty"` // GrepContent (default), GrepFilesWithMatches or GrepCount
+	Before     int    `json:"before,omitempty"`      // context lines before each match; overrides Context
+	After      int    `json:"after,omitempty"`       // context lines after each match; overrides Context
+	Context    int    `json:"context,omitempty"`     // context lines each side
+	// Offset skips that many results (matching lines, or files in the
+	// other modes) in path order, for paging.
+	Offset   int      `json:"offset,omitempty"`
+	Limit    int      `json:"limit,omitempty"`
+	Exclude  []string `json:"exclude,omitempty"`   // as in ListArgs
+	NoIgnore bool     `json:"no_ignore,omitempty"` // as in ListArgs
 }
 
 // MkdirArgs are the arguments of mkdir.
@@ -192,10 +224,19 @@ type GrepMatch struct {
 	Context bool `json:"context,omitempty"`
 }
 
-// GrepResult is the structured result of grep.
+// GrepCountRow is one row of a grep result in count mode.
+type GrepCountRow struct {
+	Path  string `json:"path"`
+	Count int    `json:"count"` // matching lines in the file
+}
+
+// GrepResult is the structured result of grep. Exactly one of Matches
+// (content mode), Paths (files_with_matches) and Counts (count) is non-nil.
 type GrepResult struct {
-	Matches   []GrepMatch `json:"matches"`
-	Truncated bool        `json:"truncated"`
+	Matches   []GrepMatch    `json:"matches,omitzero"`
+	Paths     []string       `json:"paths,omitzero"`
+	Counts    []GrepCountRow `json:"counts,omitzero"`
+	Truncated bool           `json:"truncated"`
 }
 
 // MkdirResult is the structured result of mkdir.

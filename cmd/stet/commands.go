@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -39,9 +42,11 @@ tools:
   edit    --old-string S --new-string S [--replace-all] [--edits JSON] [--dry-run] [--expected-version V] PATH
   write   (--content S | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
   patch   [--patch TEXT | --stdin] [--dry-run]    Codex *** Begin Patch envelope or unified diff (stdin by default)
-  list    [--depth N] [--limit N] [PATH]
-  find    [--path DIR] [--limit N] PATTERN
-  grep    [--path P] [--glob G] [--context N] [--limit N] PATTERN
+  list    [--depth N] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]
+  find    [--limit N] [--exclude GLOB]... [--no-ignore] PATTERN [PATH]
+  grep    [-i] [-F] [-w] [-U] [-l | -c] [-A N] [-B N] [-C N] [--glob G] [--type T]
+          [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH]
+                                                   skips what git ignores; exit 1 when nothing matches
   mkdir   PATH
   move    [--overwrite] FROM TO
   delete  PATH
@@ -71,6 +76,7 @@ global flags (before or after the command):
   --json  --binding seen|read|full  --protect GLOB  --deny-read GLOB  --no-default-protect  --max-read-bytes N
 
 exit codes: 0 done, 1 failed, 2 bad usage, 3 refused by policy
+  (grep: 0 a match, 1 no match, 2 an error or bad usage, 3 refused)
 `
 
 // toolCall opens the workspace, runs one tool and prints its output.
@@ -277,10 +283,11 @@ func cmdPatch(e *env, args []string) error {
 
 func cmdList(e *env, args []string) error {
 	var a stet.ListArgs
-	fs := e.newFlags("list", "list [--depth N] [--limit N] [PATH]")
+	fs := e.newFlags("list", "list [--depth N] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]")
 	fs.StringVar(&a.Path, "path", "", "directory to list (default: the root)")
 	fs.IntVar(&a.Depth, "depth", 0, "levels to descend (default 1)")
 	fs.IntVar(&a.Limit, "limit", 0, "entries to show at most")
+	ignoreFlags(fs, &a.Exclude, &a.NoIgnore)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
@@ -289,6 +296,18 @@ func cmdList(e *env, args []string) error {
 		return err
 	}
 	return e.toolCall(false, &a)
+}
+
+// globList is a repeatable flag collecting globs.
+type globList []string
+
+func (g *globList) String() string     { return strings.Join(*g, ",") }
+func (g *globList) Set(v string) error { *g = append(*g, v); return nil }
+
+// ignoreFlags adds --exclude and --no-ignore, shared by list, find and grep.
+func ignoreFlags(fs *flag.FlagSet, exclude *[]string, noIgnore *bool) {
+	fs.Var((*globList)(exclude), "exclude", "leave out paths matching this glob (repeatable)")
+	fs.BoolVar(noIgnore, "no-ignore", false, "also show what .gitignore, .git/info/exclude, the global excludes file and .ignore hide")
 }
 
 // patternAndPath reads PATTERN [PATH] positionals for find and grep.
@@ -310,10 +329,11 @@ func patternAndPath(pattern, path *string, pos []string) error {
 
 func cmdFind(e *env, args []string) error {
 	var a stet.FindArgs
-	fs := e.newFlags("find", "find [--path DIR] [--limit N] PATTERN [PATH]")
+	fs := e.newFlags("find", "find [--path DIR] [--limit N] [--exclude GLOB]... [--no-ignore] PATTERN [PATH]")
 	fs.StringVar(&a.Pattern, "pattern", "", "glob; ** crosses directories")
 	fs.StringVar(&a.Path, "path", "", "directory to search (default: the root)")
 	fs.IntVar(&a.Limit, "limit", 0, "paths to show at most")
+	ignoreFlags(fs, &a.Exclude, &a.NoIgnore)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
@@ -324,14 +344,45 @@ func cmdFind(e *env, args []string) error {
 	return e.toolCall(false, &a)
 }
 
+const grepSynopsis = "grep [-i] [-F] [-w] [-U] [-l | -c] [-A N] [-B N] [-C N] [--glob G] [--type T] [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH]"
+
 func cmdGrep(e *env, args []string) error {
 	var a stet.GrepArgs
-	fs := e.newFlags("grep", "grep [--path P] [--glob G] [--context N] [--limit N] PATTERN [PATH]")
+	fs := e.newFlags("grep", grepSynopsis)
 	fs.StringVar(&a.Pattern, "pattern", "", "RE2 regular expression")
 	fs.StringVar(&a.Path, "path", "", "file or directory to search (default: the root)")
 	fs.StringVar(&a.Glob, "glob", "", "only files whose path matches this glob")
-	fs.IntVar(&a.Context, "context", 0, "lines of context around each match")
-	fs.IntVar(&a.Limit, "limit", 0, "matches to show at most")
+	fs.StringVar(&a.Type, "type", "", "only files of this type (go, py, js, ts, rs, java, c, cpp, md, json, yaml, ...)")
+	for _, name := range []string{"i", "ignore-case"} {
+		fs.BoolVar(&a.IgnoreCase, name, false, "match letters in either case")
+	}
+	for _, name := range []string{"F", "fixed-strings"} {
+		fs.BoolVar(&a.FixedStrings, name, false, "PATTERN is literal text")
+	}
+	for _, name := range []string{"w", "word"} {
+		fs.BoolVar(&a.Word, name, false, "match whole words only")
+	}
+	for _, name := range []string{"U", "multiline"} {
+		fs.BoolVar(&a.Multiline, name, false, "a match may span lines")
+	}
+	var files, counts bool
+	fs.BoolVar(&files, "l", false, "show only the paths of files with a match (output_mode files_with_matches)")
+	fs.BoolVar(&files, "files-with-matches", false, "show only the paths of files with a match (output_mode files_with_matches)")
+	fs.BoolVar(&counts, "c", false, "show matching lines per file (output_mode count)")
+	fs.BoolVar(&counts, "count", false, "show matching lines per file (output_mode count)")
+	fs.StringVar(&a.OutputMode, "output-mode", "", "content, files_with_matches or count")
+	for _, name := range []string{"A", "after"} {
+		fs.IntVar(&a.After, name, 0, "lines of context after each match")
+	}
+	for _, name := range []string{"B", "before"} {
+		fs.IntVar(&a.Before, name, 0, "lines of context before each match")
+	}
+	for _, name := range []string{"C", "context"} {
+		fs.IntVar(&a.Context, name, 0, "lines of context around each match")
+	}
+	fs.IntVar(&a.Offset, "offset", 0, "results to skip (paging)")
+	fs.IntVar(&a.Limit, "limit", 0, "results to show at most")
+	ignoreFlags(fs, &a.Exclude, &a.NoIgnore)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
@@ -339,7 +390,86 @@ func cmdGrep(e *env, args []string) error {
 	if err := patternAndPath(&a.Pattern, &a.Path, pos); err != nil {
 		return err
 	}
-	return e.toolCall(false, &a)
+	switch {
+	case files && counts:
+		return usagef("give -l or -c, not both")
+	case files:
+		a.OutputMode = stet.GrepFilesWithMatches
+	case counts:
+		a.OutputMode = stet.GrepCount
+	}
+	return e.grep(a)
+}
+
+// errNoMatch ends a grep that found nothing: exit 1, as grep does, with
+// nothing on stderr.
+var errNoMatch = errors.New("no match")
+
+// grepFailed is an error of grep other than a refusal or bad usage: exit
+// 2, as grep does.
+type grepFailed struct{ err error }
+
+func (g grepFailed) Error() string { return g.err.Error() }
+func (g grepFailed) Unwrap() error { return g.err }
+
+// grep runs a grep call. Text output is streamed: each file's rows are
+// written as soon as the files before it are done, so a reader that
+// needs only the first lines gets them at once. --json prints the whole
+// result at the end.
+func (e *env) grep(a stet.GrepArgs) error {
+	ws, s, err := e.open(false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	if e.g.json {
+		res, err := s.Grep(e.ctx, a)
+		if err != nil {
+			return grepErr(err)
+		}
+		e.printJSON(res)
+		if len(res.Matches)+len(res.Paths)+len(res.Counts) == 0 {
+			return errNoMatch
+		}
+		return nil
+	}
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
+	n := 0
+	var b strings.Builder
+	truncated, err := s.GrepEach(e.ctx, a, func(part *stet.GrepResult) error {
+		b.Reset()
+		n += stet.GrepRowsText(&b, part)
+		if _, err := w.WriteString(b.String()); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
+	if err != nil {
+		w.Flush()
+		return grepErr(err)
+	}
+	shape := &stet.GrepResult{Truncated: truncated}
+	switch a.OutputMode {
+	case stet.GrepFilesWithMatches:
+		shape.Paths = []string{}
+	case stet.GrepCount:
+		shape.Counts = []stet.GrepCountRow{}
+	}
+	fmt.Fprintln(w, stet.GrepTrailer(shape, n))
+	if err := w.Flush(); err != nil {
+		return grepErr(err)
+	}
+	if n == 0 && !truncated {
+		return errNoMatch
+	}
+	return nil
+}
+
+func grepErr(err error) error {
+	if _, ok := stet.AsRefusal(err); ok {
+		return err
+	}
+	return grepFailed{err}
 }
 
 // pathCommand is a tool whose only argument is a required PATH.

@@ -113,6 +113,9 @@ func (e *env) finish(name string, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	if errors.Is(err, errNoMatch) {
+		return exitFailed
+	}
 	if r, ok := stet.AsRefusal(err); ok {
 		if e.g.json {
 			e.printJSON(r)
@@ -122,6 +125,10 @@ func (e *env) finish(name string, err error) int {
 		return exitRefused
 	}
 	fmt.Fprintf(e.stderr, "stet %s: %v\n", name, err)
+	var gf grepFailed
+	if errors.As(err, &gf) {
+		return exitUsage
+	}
 	return exitFailed
 }
 

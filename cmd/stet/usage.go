@@ -127,8 +127,25 @@ func printHelp(w io.Writer, name, synopsis string, fs *flag.FlagSet) {
 // printFlags lists flags with two dashes; withDefaults adds the defaults
 // (the global flags' defaults come from the environment, so their usage
 // text says where instead).
+// A one-letter flag (grep's -i, -A N, ...) is shown beside the long flag it
+// stands for: "--ignore-case (-i)".
 func printFlags(w io.Writer, flags []*flag.Flag, withDefaults bool) {
+	short := map[string]string{} // usage text -> one-letter name
 	for _, f := range flags {
+		if len(f.Name) == 1 {
+			short[f.Usage] = f.Name
+		}
+	}
+	long := map[string]bool{} // usage texts that have a long flag
+	for _, f := range flags {
+		if len(f.Name) > 1 {
+			long[f.Usage] = true
+		}
+	}
+	for _, f := range flags {
+		if len(f.Name) == 1 && long[f.Usage] {
+			continue // shown beside its long flag
+		}
 		arg, usage := flag.UnquoteUsage(f)
 		switch arg {
 		case "string", "value":
@@ -139,6 +156,9 @@ func printFlags(w io.Writer, flags []*flag.Flag, withDefaults bool) {
 		left := "--" + f.Name
 		if arg != "" {
 			left += " " + arg
+		}
+		if c, ok := short[f.Usage]; ok && len(f.Name) > 1 {
+			left += " (-" + c + ")"
 		}
 		if len(left) <= 22 {
 			fmt.Fprintf(w, "  %-22s %s", left, usage)

@@ -1,0 +1,66 @@
+package local_test
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/local"
+)
+
+// TestOpenDir: files opened by name through an open directory are the
+// entries themselves; a symlink (inside or out), a directory, a FIFO and a
+// name that is not one element are refused.
+func TestOpenDir(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("secret\n"), 0o644)
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "d", "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "d", "a.txt"), []byte("one\n"), 0o644)
+	os.Symlink("a.txt", filepath.Join(root, "d", "in"))
+	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "d", "out"))
+	fifo := syscall.Mkfifo(filepath.Join(root, "d", "pipe"), 0o644) == nil
+	l, err := local.Open(root, local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := l.OpenDir("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	f, info, err := d.Open("a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(f)
+	f.Close()
+	if string(b) != "one\n" || info.Size != 4 || info.Type != fsys.TypeFile {
+		t.Fatalf("a.txt: %q %+v", b, info)
+	}
+	cases := map[string]error{"in": fsys.ErrNotRegular, "out": fsys.ErrNotRegular, "sub": fsys.ErrIsDir,
+		"../d/a.txt": fsys.ErrInvalid, "..": fsys.ErrInvalid, "": fsys.ErrInvalid, "missing": fsys.ErrNotFound}
+	if fifo {
+		cases["pipe"] = fsys.ErrNotRegular
+	}
+	for name, kind := range cases {
+		f, _, err := d.Open(name)
+		if f != nil {
+			f.Close()
+		}
+		if !errors.Is(err, kind) {
+			t.Errorf("Open(%q): %v, want %v", name, err, kind)
+		}
+	}
+	if _, err := l.OpenDir("d/a.txt"); !errors.Is(err, fsys.ErrNotDir) {
+		t.Errorf("OpenDir of a file: %v", err)
+	}
+	os.Symlink(outside, filepath.Join(root, "away"))
+	if _, err := l.OpenDir("away"); !errors.Is(err, fsys.ErrOutside) {
+		t.Errorf("OpenDir through a link leaving the root: %v", err)
+	}
+}

@@ -1,0 +1,792 @@
+package stet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/glob"
+	"github.com/stet-dev/stet/journal"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/tools"
+)
+
+// DefaultGrepFileLimit is grep's default limit in the files_with_matches
+// and count modes (files shown).
+const DefaultGrepFileLimit = 1000
+
+// binaryProbeBytes is how much of a file grep looks at for a NUL byte, the
+// mark of a binary file, as grep and read do.
+const binaryProbeBytes = 8 << 10
+
+// grepQuery is a grep call compiled once and shared by the workers.
+type grepQuery struct {
+	re        *regexp.Regexp
+	lit       []byte // a literal every match contains (the prefilter); nil when none is known
+	multiline bool
+	mode      string
+	// need is how many hits a worker needs from one file at most: a file
+	// cannot contribute more than offset+limit+1 to any page (0: all).
+	need int
+}
+
+// hit is one match: the lines it touches, as the byte range from the start
+// of its first line to the end of its last (without the "\n"), and their
+// numbers.
+type hit struct {
+	start, end  int
+	first, last int // line numbers, 1-based
+}
+
+// fileHits is what a worker found in one file.
+type fileHits struct {
+	hits  []hit
+	count int    // matching lines
+	data  []byte // the file's bytes, kept only when content rows will be built from them
+	err   error
+}
+
+// grepJob is one file for the workers; done receives its result.
+type grepJob struct {
+	rel  string
+	dir  *dirRef // the file's directory, opened once for all its files
+	name string  // the file's name in dir
+	done chan fileHits
+}
+
+// dirCache shares one open fsys.Dir per directory among the jobs of its
+// files, so a file costs one open by name instead of a walk of its whole
+// path. A directory is closed when its last job is done (and opened again
+// if the walk comes back to it).
+type dirCache struct {
+	p  fsys.Provider
+	mu sync.Mutex
+	m  map[string]*dirRef
+}
+
+type dirRef struct {
+	path string
+	once sync.Once
+	d    fsys.Dir
+	err  error
+	refs int
+}
+
+// acquire returns the directory's entry with one more reference.
+func (c *dirCache) acquire(dir string) *dirRef {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.m[dir]
+	if r == nil {
+		r = &dirRef{path: dir}
+		c.m[dir] = r
+	}
+	r.refs++
+	return r
+}
+
+// open opens the directory on its first use.
+func (c *dirCache) open(r *dirRef) (fsys.Dir, error) {
+	r.once.Do(func() { r.d, r.err = fsys.OpenDir(c.p, r.path) })
+	return r.d, r.err
+}
+
+// release drops a reference; the last one closes the directory.
+func (c *dirCache) release(r *dirRef) {
+	c.mu.Lock()
+	r.refs--
+	last := r.refs == 0
+	if last {
+		delete(c.m, r.path)
+	}
+	c.mu.Unlock()
+	if last {
+		r.once.Do(func() {}) // never opened: nothing to close
+		if r.d != nil {
+			r.d.Close()
+		}
+	}
+}
+
+// compileGrep builds the query of a call whose arguments passed rule 1.
+func compileGrep(a GrepArgs) (*grepQuery, error) {
+	expr := tools.GrepRegexp(a)
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, err
+	}
+	q := &grepQuery{re: re, multiline: a.Multiline, mode: a.OutputMode}
+	if q.mode == "" {
+		q.mode = tools.GrepContent
+	}
+	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
+		if lit := requiredLiteral(parsed.Simplify()); len(lit) > 0 {
+			q.lit = lit
+		}
+	}
+	switch q.mode {
+	case tools.GrepFilesWithMatches:
+		q.need = 1
+	case tools.GrepContent:
+		limit := a.Limit
+		if limit == 0 {
+			limit = DefaultGrepLimit
+		}
+		q.need = a.Offset + limit + 1
+	}
+	return q, nil
+}
+
+// requiredLiteral returns the longest literal that every match of re
+// contains, or nil. Case-folded literals count only when they hold no
+// letter that folds.
+func requiredLiteral(re *syntax.Regexp) []byte {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			for _, r := range re.Rune {
+				if unicode.SimpleFold(r) != r {
+					return nil
+				}
+			}
+		}
+		return []byte(string(re.Rune))
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []byte
+		for _, sub := range re.Sub {
+			if l := requiredLiteral(sub); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// scan finds the hits of q in data, at most q.need of them (0: all). It
+// checks ctx now and then.
+func (q *grepQuery) scan(ctx context.Context, data []byte) ([]hit, int, error) {
+	if q.multiline {
+		return q.scanWhole(data)
+	}
+	var hits []hit
+	count := 0
+	line, counted := 1, 0
+	from := 0 // where the prefilter looks next
+	for pos, n := 0, 0; pos < len(data); n++ {
+		if n%grepCheckEvery == grepCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		cand := pos
+		if q.lit != nil {
+			// The prefilter looks at a window at a time, so that a long
+			// file without a candidate still notices cancellation.
+			for {
+				if err := ctx.Err(); err != nil {
+					return nil, 0, err
+				}
+				end := min(len(data), from+grepWindow+len(q.lit)-1)
+				if i := bytes.Index(data[from:end], q.lit); i >= 0 {
+					cand = from + i
+					break
+				}
+				if end == len(data) {
+					return hits, count, nil
+				}
+				from += grepWindow
+			}
+		}
+		ls := pos
+		if j := bytes.LastIndexByte(data[pos:cand], '\n'); j >= 0 {
+			ls = pos + j + 1
+		}
+		le, next := len(data), len(data)
+		if j := bytes.IndexByte(data[cand:], '\n'); j >= 0 {
+			le, next = cand+j, cand+j+1
+		}
+		if q.re.Match(data[ls:le]) {
+			line += bytes.Count(data[counted:ls], []byte{'\n'})
+			counted = ls
+			count++
+			if q.mode != tools.GrepCount {
+				hits = append(hits, hit{start: ls, end: le, first: line, last: line})
+				if q.need > 0 && len(hits) >= q.need {
+					break
+				}
+			}
+		}
+		pos, from = next, next
+	}
+	return hits, count, nil
+}
+
+// grepWindow is how many bytes the prefilter searches between
+// cancellation checks.
+const grepWindow = 16 << 10
+
+// scanWhole is scan for multiline: matches may span lines; the lines a
+// match touches make one hit, merged with the one before when they share a
+// line.
+func (q *grepQuery) scanWhole(data []byte) ([]hit, int, error) {
+	if q.lit != nil && !bytes.Contains(data, q.lit) {
+		return nil, 0, nil
+	}
+	var hits []hit
+	count := 0
+	line, counted := 1, 0
+	for _, m := range q.re.FindAllIndex(data, -1) {
+		s, e := m[0], m[1]
+		if s == len(data) && (s == 0 || data[s-1] == '\n') {
+			continue // the empty end of the file is no line
+		}
+		ls := bytes.LastIndexByte(data[:s], '\n') + 1
+		last := e
+		if e > s {
+			last = e - 1
+		}
+		le := len(data)
+		if last < len(data) && data[last] == '\n' && e > s {
+			le = last
+		} else if j := bytes.IndexByte(data[last:], '\n'); j >= 0 {
+			le = last + j
+		}
+		line += bytes.Count(data[counted:ls], []byte{'\n'})
+		counted = ls
+		lastLine := line + bytes.Count(data[ls:le], []byte{'\n'})
+		if n := len(hits); n > 0 && ls <= hits[n-1].end {
+			h := &hits[n-1]
+			count += lastLine - h.last
+			h.end, h.last = max(h.end, le), max(h.last, lastLine)
+			continue
+		}
+		count += lastLine - line + 1
+		hits = append(hits, hit{start: ls, end: le, first: line, last: lastLine})
+		if q.mode != tools.GrepCount && q.need > 0 && len(hits) >= q.need {
+			break
+		}
+	}
+	if q.mode == tools.GrepCount {
+		hits = nil
+	}
+	return hits, count, nil
+}
+
+// grepBuf is a worker's reusable read buffer: a file without a hit costs
+// no allocation of its content.
+type grepBuf struct{ b []byte }
+
+// keepBufBytes is the largest buffer a worker keeps between files.
+const keepBufBytes = 1 << 20
+
+// load reads the file open opens (rel names it) into the buffer, bounded
+// by max bytes. binary reports a NUL in the first block, which stops the
+// read.
+func (w *grepBuf) load(open func() (io.ReadCloser, fsys.Info, error), rel string, max int64) (data []byte, binary bool, err error) {
+	f, info, err := open()
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	if info.Size > max {
+		return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: info.Size, Max: max})
+	}
+	want := int(info.Size) + 1
+	if cap(w.b) < want {
+		w.b = make([]byte, 0, want)
+	}
+	buf := w.b[:0]
+	checked := false
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, rerr := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > max {
+			return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: int64(len(buf)), Max: max})
+		}
+		if !checked && (len(buf) >= binaryProbeBytes || rerr != nil) {
+			checked = true
+			if bytes.IndexByte(buf[:min(len(buf), binaryProbeBytes)], 0) >= 0 {
+				w.keep(buf)
+				return nil, true, nil
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return nil, false, fmt.Errorf("read %s: %w", rel, rerr)
+		}
+	}
+	w.keep(buf)
+	return buf, false, nil
+}
+
+func (w *grepBuf) keep(buf []byte) {
+	if cap(buf) <= keepBufBytes {
+		w.b = buf[:0]
+	} else {
+		w.b = nil
+	}
+}
+
+// grepSearch is one worker's work on one file: open opens it, rel names
+// it, named says the call named it (its errors are then the call's).
+func (s *Session) grepSearch(ctx context.Context, q *grepQuery, open func() (io.ReadCloser, fsys.Info, error), w *grepBuf, rel string, named bool) fileHits {
+	data, binary, err := w.load(open, rel, s.ws.opts.MaxFileBytes)
+	if err != nil {
+		if named {
+			return fileHits{err: err}
+		}
+		return fileHits{} // unreadable, special or too large: skipped
+	}
+	if binary {
+		return fileHits{}
+	}
+	hits, count, err := q.scan(ctx, data)
+	if err != nil {
+		return fileHits{err: err}
+	}
+	if count == 0 || !utf8.Valid(data) {
+		return fileHits{}
+	}
+	out := fileHits{hits: hits, count: count}
+	if q.mode == tools.GrepContent {
+		out.data = bytes.Clone(data)
+	}
+	return out
+}
+
+// grepWorkers is how many files grep reads and searches at once.
+func grepWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 16) }
+
+// grepFiles searches the files of t (t itself when it is a file) with
+// bounded workers and hands each file's hits to fn in path order. fn
+// returning errStopWalk ends the search early.
+func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQuery, fn func(rel string, h fileHits) error) error {
+	info, err := t.root.p.Stat(t.rel)
+	if err != nil {
+		return s.ws.fileErr("grep", t, err)
+	}
+	switch info.Type {
+	case fsys.TypeFile:
+		var w grepBuf
+		open := func() (io.ReadCloser, fsys.Info, error) { return fsys.Open(t.root.p, t.rel) }
+		h := s.grepSearch(ctx, q, open, &w, t.rel, true)
+		if h.err != nil {
+			return h.err
+		}
+		return fn(t.rel, h)
+	case fsys.TypeDir:
+	default:
+		return fsys.E("grep", t.rel, fsys.ErrNotRegular, nil)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := grepWorkers()
+	jobs := make(chan *grepJob, 4*n)
+	order := make(chan *grepJob, 16*n)
+	dirs := &dirCache{p: t.root.p, m: map[string]*dirRef{}}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			var w grepBuf
+			for j := range jobs {
+				if ctx.Err() != nil {
+					dirs.release(j.dir)
+					j.done <- fileHits{err: ctx.Err()}
+					continue
+				}
+				open := func() (io.ReadCloser, fsys.Info, error) {
+					d, err := dirs.open(j.dir)
+					if err != nil {
+						return nil, fsys.Info{}, err
+					}
+					return d.Open(j.name)
+				}
+				h := s.grepSearch(ctx, q, open, &w, j.rel, false)
+				dirs.release(j.dir)
+				j.done <- h
+			}
+		})
+	}
+	prefix := t.rel + "/"
+	if t.rel == "." {
+		prefix = ""
+	}
+	var types []string
+	if a.Type != "" {
+		types = tools.FileTypes[a.Type]
+	}
+	walkErr := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		walkErr <- s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, _ int) error {
+			if e.Type != fsys.TypeFile || e.Size > s.ws.opts.MaxFileBytes {
+				return nil // links, special files and files too large to edit are not searched
+			}
+			sub := strings.TrimPrefix(rel, prefix)
+			if a.Glob != "" && !glob.Match(a.Glob, sub) {
+				return nil
+			}
+			if types != nil && !matchesAny(types, e.Name) {
+				return nil
+			}
+			j := &grepJob{rel: rel, name: e.Name, done: make(chan fileHits, 1)}
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			j.dir = dirs.acquire(path.Dir(rel))
+			jobs <- j // never blocks for long: the workers drain jobs
+			return nil
+		})
+	}()
+	var stop error
+	for j := range order {
+		if stop != nil {
+			continue // drain, so the walk can end
+		}
+		h := <-j.done
+		if h.err != nil {
+			stop = h.err
+			cancel()
+			continue
+		}
+		if h.count == 0 {
+			continue
+		}
+		if err := fn(j.rel, h); err != nil {
+			stop = err
+			cancel()
+		}
+	}
+	werr := <-walkErr
+	wg.Wait()
+	if stop != nil {
+		return stop
+	}
+	if werr != nil && !errors.Is(werr, context.Canceled) {
+		return werr
+	}
+	return ctx.Err()
+}
+
+func matchesAny(globs []string, name string) bool {
+	for _, g := range globs {
+		if glob.Match(g, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Grep searches text files for an RE2 pattern (see GrepArgs) and returns
+// path:line:text rows in path order, or the paths or per-file counts of
+// the files with a match. The lines shown in content mode count as seen.
+func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
+	if roots := s.rootPaths(a.Path); roots != nil {
+		if ref := checkArgs("grep", a); ref != nil {
+			return nil, ref
+		}
+		return s.grepRoots(ctx, a, roots)
+	}
+	res := &GrepResult{}
+	switch a.OutputMode {
+	case tools.GrepFilesWithMatches:
+		res.Paths = []string{}
+	case tools.GrepCount:
+		res.Counts = []GrepCountRow{}
+	default:
+		res.Matches = []GrepMatch{}
+	}
+	truncated, err := s.GrepEach(ctx, a, func(part *GrepResult) error {
+		res.Matches = append(res.Matches, part.Matches...)
+		res.Paths = append(res.Paths, part.Paths...)
+		res.Counts = append(res.Counts, part.Counts...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Truncated = truncated
+	return res, nil
+}
+
+// GrepEach is Grep for a surface that shows results as they are found: it
+// calls each with the results of one file at a time, in path order, as
+// soon as every file before it has been searched, and reports at the end
+// whether results were left out. An error from each ends the search and
+// is returned. The lines handed over count as seen, as with Grep.
+func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *GrepResult) error) (truncated bool, err error) {
+	if ref := checkArgs("grep", a); ref != nil {
+		return false, ref
+	}
+	if roots := s.rootPaths(a.Path); roots != nil {
+		// Several roots: searched one after the other, handed over whole.
+		res, err := s.grepRoots(ctx, a, roots)
+		if err != nil {
+			return false, err
+		}
+		return res.Truncated, each(res)
+	}
+	q, err := compileGrep(a)
+	if err != nil {
+		return false, argRefusal("grep", err)
+	}
+	t, ref := s.resolve("grep", a.Path)
+	if ref != nil {
+		return false, ref
+	}
+	if ref := s.ws.denied(t); ref != nil {
+		return false, ref
+	}
+	limit := a.Limit
+	if limit == 0 {
+		limit = DefaultGrepLimit
+		if q.mode != tools.GrepContent {
+			limit = DefaultGrepFileLimit
+		}
+	}
+	before, after := a.Context, a.Context
+	if a.Before > 0 {
+		before = a.Before
+	}
+	if a.After > 0 {
+		after = a.After
+	}
+	skip := a.Offset // results still to skip
+	shown, bytesShown := 0, 0
+	var recs []journal.Record
+	err = s.grepFiles(ctx, t, a, q, func(rel string, h fileHits) error {
+		u := t
+		u.rel = rel
+		name := u.display()
+		if q.mode != tools.GrepContent {
+			if skip > 0 {
+				skip--
+				return nil
+			}
+			if shown >= limit {
+				truncated = true
+				return errStopWalk
+			}
+			shown++
+			part := &GrepResult{}
+			if q.mode == tools.GrepCount {
+				part.Counts = []GrepCountRow{{Path: name, Count: h.count}}
+			} else {
+				part.Paths = []string{name}
+			}
+			return each(part)
+		}
+		hits := h.hits
+		if skip >= len(hits) {
+			skip -= len(hits)
+			return nil
+		}
+		hits, skip = hits[skip:], 0
+		if shown >= limit {
+			truncated = true
+			return errStopWalk
+		}
+		g := buildRows(h.data, hits, before, after, limit-shown, MaxGrepBytes-bytesShown)
+		shown += g.matches
+		bytesShown += g.bytes
+		if len(g.rows) > 0 {
+			for i := range g.rows {
+				g.rows[i].Path = name
+			}
+			if rec := s.grepObserve(u, h.data, g.seen); rec != nil {
+				recs = append(recs, *rec)
+			}
+			if err := each(&GrepResult{Matches: g.rows}); err != nil {
+				return err
+			}
+		}
+		if g.matches < len(hits) {
+			truncated = true
+			return errStopWalk
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopWalk) {
+		if _, ok := AsRefusal(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return false, err
+		}
+		var pe *fsys.PathError
+		if errors.As(err, &pe) {
+			return false, s.ws.fileErr("grep", t, err)
+		}
+		return false, err
+	}
+	if len(recs) > 0 {
+		if _, err := s.ws.journal.AppendLazy(recs...); err != nil {
+			return false, err
+		}
+	}
+	return truncated, nil
+}
+
+// grepCheckEvery is how many candidate lines grep scans between
+// cancellation checks.
+const grepCheckEvery = 1024
+
+// grepped is the rows grep shows of one file.
+type grepped struct {
+	rows    []GrepMatch   // matches and context lines, in line order
+	seen    policy.Ranges // byte ranges of the lines shown whole
+	matches int           // hits shown
+	bytes   int           // text bytes of the rows
+}
+
+// buildRows returns the rows to show for the hits of one file: each hit's
+// lines and the context around them, in line order, each line at most
+// once, at most limit hits. Once the rows hold maxBytes of text no new hit
+// is started (its context is never cut).
+func buildRows(data []byte, hits []hit, before, after, limit, maxBytes int) grepped {
+	var g grepped
+	var seen []policy.Range
+	shownUpTo := 0 // the last line number shown
+	show := func(start, end, line int, match bool) {
+		text := string(data[start:end])
+		if len(text) > maxGrepLineBytes {
+			cut := maxGrepLineBytes
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			text = text[:cut] + fmt.Sprintf(" … (line is %s bytes; read it to see all)", policy.Thousands(rangeEndOf(data, end)-start))
+		} else {
+			rangeEnd := end
+			if end < len(data) {
+				rangeEnd++ // the "\n"
+			}
+			seen = append(seen, policy.Range{Start: start, End: rangeEnd})
+		}
+		g.rows = append(g.rows, GrepMatch{Line: line, Text: text, Context: !match})
+		g.bytes += len(text) + 1
+		shownUpTo = line
+	}
+	// nextLine returns the bounds of the line after the one ending at end.
+	nextLine := func(end int) (int, int, bool) {
+		if end >= len(data) {
+			return 0, 0, false
+		}
+		s := end + 1
+		if s >= len(data) {
+			return 0, 0, false
+		}
+		e := len(data)
+		if j := bytes.IndexByte(data[s:], '\n'); j >= 0 {
+			e = s + j
+		}
+		return s, e, true
+	}
+	afterEnd, afterLine, afterLeft := 0, 0, 0 // trailing context still due after the last hit shown
+	flushAfter := func(upTo int) {            // show trailing context lines numbered below upTo
+		for afterLeft > 0 {
+			s, e, ok := nextLine(afterEnd)
+			if !ok || afterLine+1 >= upTo {
+				return
+			}
+			afterLine++
+			afterEnd = e
+			afterLeft--
+			if afterLine > shownUpTo {
+				show(s, e, afterLine, false)
+			}
+		}
+	}
+	for _, h := range hits {
+		if g.matches >= limit || g.bytes >= maxBytes {
+			break
+		}
+		flushAfter(h.first)
+		afterLeft = 0
+		// Leading context: walk back from the hit's first line.
+		var ctxStarts []int
+		ls := h.start
+		for k := 0; k < before && h.first-k-1 > shownUpTo && ls > 0; k++ {
+			ls = bytes.LastIndexByte(data[:ls-1], '\n') + 1
+			ctxStarts = append(ctxStarts, ls)
+		}
+		for i := len(ctxStarts) - 1; i >= 0; i-- {
+			s := ctxStarts[i]
+			e := s + bytes.IndexByte(data[s:], '\n')
+			show(s, e, h.first-i-1, false)
+		}
+		// The hit's own lines.
+		s, line := h.start, h.first
+		for {
+			e := len(data)
+			if j := bytes.IndexByte(data[s:], '\n'); j >= 0 {
+				e = s + j
+			}
+			if e > h.end {
+				e = h.end
+			}
+			if line > shownUpTo {
+				show(s, e, line, true)
+			}
+			if e >= h.end || line >= h.last {
+				break
+			}
+			s, line = e+1, line+1
+		}
+		g.matches++
+		afterEnd, afterLine, afterLeft = h.end, h.last, after
+	}
+	flushAfter(int(^uint(0) >> 1))
+	g.seen = policy.NewRanges(seen...)
+	return g
+}
+
+// grepObserve records the lines grep showed as seen at the file's version.
+func (s *Session) grepObserve(t target, data []byte, seen policy.Ranges) *journal.Record {
+	if len(seen) == 0 {
+		return nil
+	}
+	key := t.key()
+	version := string(fsys.VersionOf(data))
+	s.mu.Lock()
+	o := s.files[key]
+	if o == nil || o.Version != version {
+		o = &observation{Version: version}
+	}
+	next := &observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: len(data), Lines: receipt.Lines(data)}
+	s.files[key] = next
+	s.mu.Unlock()
+	r := s.rec(recObserve, key, next)
+	return &r
+}
+
+// rangeEndOf is the end of the line ending at end, with its "\n" if any.
+func rangeEndOf(data []byte, end int) int {
+	if end < len(data) {
+		return end + 1
+	}
+	return end
+}

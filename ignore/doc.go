@@ -1,0 +1,27 @@
+// Package ignore decides which paths git would ignore, from the patterns of
+// .gitignore files, .git/info/exclude, the global excludes file and .ignore
+// files, with git's semantics:
+//
+//   - a blank line or one starting with "#" is no pattern; trailing spaces
+//     are dropped unless escaped with a backslash; "\#" and "\!" start a
+//     pattern with a literal "#" or "!";
+//   - "!" negates: a path it matches is not ignored, unless a directory
+//     above it is (git never looks inside an ignored directory, and neither
+//     does a walk that uses this package);
+//   - a trailing "/" matches directories only;
+//   - a pattern with no other "/" matches the base name at any depth under
+//     its file's directory; one with a "/" at the start or in the middle is
+//     matched against the path relative to that directory;
+//   - "*", "?" and "[...]" never match "/"; "**/" at the start, "/**/" in the
+//     middle and "/**" at the end match any number of directories (zero or
+//     more; "/**" at the end one or more levels below); any other "**" is "*".
+//
+// Precedence follows git: a Stack is ordered from the least to the most
+// specific list (global excludes, info/exclude, then each directory's files
+// from the root down, .ignore after .gitignore), and the last pattern that
+// matches decides. Matching is byte-wise and case-sensitive (core.ignoreCase
+// is not read).
+//
+// The package is pure except for GlobalExcludes, which reads the user's git
+// configuration.
+package ignore

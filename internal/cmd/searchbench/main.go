@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/stet-dev/stet"
+)
+
+func main() {
+	stetBin := flag.String("stet", "bin/stet", "the stet binary")
+	runs := flag.Int("n", 5, "runs of each command (the median is reported)")
+	tree := flag.String("tree", "", "the generated tree (made when missing)")
+	files := flag.Int("files", 200000, "files in the generated tree")
+	inproc := flag.String("inproc", "", "internal: run one in-process call (grep|find) in -root and exit")
+	root := flag.String("root", "", "internal: the root of -inproc")
+	pattern := flag.String("pattern", "", "internal: the pattern of -inproc")
+	flag.Parse()
+	if *inproc != "" {
+		if err := inProcess(*inproc, *root, *pattern); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *tree == "" {
+		*tree = filepath.Join(os.TempDir(), fmt.Sprintf("stet-search-bench-%d", *files))
+	}
+	if err := generate(*tree, *files); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	goSrc := filepath.Join(runtime.GOROOT(), "src")
+	_, rgErr := exec.LookPath("rg")
+	// not a workspace path: the benchmark's own trees and state
+	state, err := os.MkdirTemp("", "stet-search-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// not a workspace path: the benchmark's own trees and state
+	defer os.RemoveAll(state)
+
+	var out strings.Builder
+	fmt.Fprintf(&out, "Run %s on %s, %d CPUs (GOMAXPROCS %d), %d runs each, median; warm cache (one unmeasured run first).\n\n",
+		time.Now().UTC().Format("2006-01-02"), runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), *runs)
+	for _, tr := range []struct{ name, dir, pattern, nomatch string }{
+		{"Go source tree (`$(go env GOROOT)/src`)", goSrc, "err != nil", "zzqqxnomatch"},
+		{fmt.Sprintf("generated tree (%d small files)", *files), *tree, "needle", "zzqqxnomatch"},
+	} {
+		n := countFiles(tr.dir)
+		fmt.Fprintf(&out, "### %s: %d files\n\n", tr.name, n)
+		fmt.Fprintln(&out, "| scenario | command | median | × grep/find | first line | peak RSS | state dir after |")
+		fmt.Fprintln(&out, "| --- | --- | --- | --- | --- | --- | --- |")
+		type cmd struct {
+			label string
+			argv  []string
+			stet  bool // a stet CLI run: report the size of its state directory
+		}
+		stetArgs := func(a ...string) []string {
+			// Each run is a new session: a session's own history makes
+			// its later calls slower until the journal compacts it (issue
+			// 10, item 4), and this measures the search.
+			return append([]string{*stetBin, "--state", state, "--session", sessionArg}, a...)
+		}
+		scenarios := []struct {
+			name string
+			cmds []cmd
+		}{
+			{"grep, many matches: `" + tr.pattern + "`", []cmd{
+				{"grep -rn", []string{"grep", "-rn", tr.pattern, "."}, false},
+				{"rg -n", []string{"rg", "-n", "--no-ignore", tr.pattern, "."}, false},
+				{"stet grep (CLI)", stetArgs("grep", "--limit", "100000", tr.pattern), true},
+				{"stet grep (in-process)", []string{self, "-inproc", "grep", "-root", tr.dir, "-pattern", tr.pattern}, false},
+			}},
+			{"grep, no match", []cmd{
+				{"grep -rn", []string{"grep", "-rn", tr.nomatch, "."}, false},
+				{"rg -n", []string{"rg", "-n", "--no-ignore", tr.nomatch, "."}, false},
+				{"stet grep (CLI)", stetArgs("grep", tr.nomatch), true},
+				{"stet grep (in-process)", []string{self, "-inproc", "grep", "-root", tr.dir, "-pattern", tr.nomatch}, false},
+			}},
+			{"find every `*.go` / `*.txt`", []cmd{
+				{"find", []string{"find", ".", "-name", findGlob(tr.dir == goSrc)}, false},
+				{"stet find (CLI)", stetArgs("find", "--limit", "100000", "**/"+findGlob(tr.dir == goSrc)), true},
+				{"stet find (in-process)", []string{self, "-inproc", "find", "-root", tr.dir, "-pattern", "**/" + findGlob(tr.dir == goSrc)}, false},
+			}},
+		}
+		for _, sc := range scenarios {
+			var base time.Duration
+			for _, c := range sc.cmds {
+				if c.argv[0] == "rg" && rgErr != nil {
+					continue
+				}
+				m, err := measure(tr.dir, c.argv, *runs)
+				if err != nil {
+					fmt.Fprintf(&out, "| %s | %s | failed: %v | | | | |\n", sc.name, c.label, err)
+					continue
+				}
+				if base == 0 {
+					base = m.median
+				}
+				st := ""
+				if c.stet {
+					st = size(state)
+				}
+				fmt.Fprintf(&out, "| %s | %s | %s | %.2f× | %s | %s | %s |\n", sc.name, c.label, ms(m.median),
+					float64(m.median)/float64(base), ms(m.first), mib(m.rss), st)
+			}
+		}
+		fmt.Fprintln(&out)
+	}
+	fmt.Print(out.String())
+}
+
+func findGlob(goTree bool) string {
+	if goTree {
+		return "*.go"
+	}
+	return "*.txt"
+}
+
+// measurement is the median wall time, the median time to the first
+// byte of output, and the largest peak RSS of the runs.
+type measurement struct {
+	median, first time.Duration
+	rss           int64
+}
+
+// sessionArg in a command line stands for a new session name each run.
+const sessionArg = "@session"
+
+var sessions int
+
+func measure(dir string, argv []string, runs int) (measurement, error) {
+	var walls, firsts []time.Duration
+	var rss int64
+	for i := -1; i < runs; i++ { // run -1 warms the cache
+		args := make([]string, len(argv))
+		for k, a := range argv {
+			if a == sessionArg {
+				sessions++
+				a = fmt.Sprintf("bench-%d", sessions)
+			}
+			args[k] = a
+		}
+		c := exec.Command(args[0], args[1:]...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+		pipe, err := c.StdoutPipe()
+		if err != nil {
+			return measurement{}, err
+		}
+		start := time.Now()
+		if err := c.Start(); err != nil {
+			return measurement{}, err
+		}
+		r := bufio.NewReaderSize(pipe, 1<<16)
+		var first time.Duration
+		if _, err := r.ReadByte(); err == nil {
+			first = time.Since(start)
+		}
+		io.Copy(io.Discard, r)
+		err = c.Wait()
+		wall := time.Since(start)
+		if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 1) {
+			return measurement{}, err
+		}
+		if i < 0 {
+			continue
+		}
+		walls = append(walls, wall)
+		firsts = append(firsts, first)
+		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = max(rss, ru.Maxrss*1024)
+		}
+	}
+	return measurement{median: median(walls), first: median(firsts), rss: rss}, nil
+}
+
+func median(d []time.Duration) time.Duration {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
+
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+func size(dir string) string {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+func countFiles(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// generate makes a tree of n small text files (200 directories of 40
+// subdirectories of files) unless dir already holds it; one file in 50
+// holds "needle".
+func generate(dir string, n int) error {
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return nil
+	}
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("d%03d", i%200), fmt.Sprintf("s%02d", (i/200)%40), fmt.Sprintf("f%06d.txt", i))
+		// not a workspace path: the benchmark's own trees and state
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		var b strings.Builder
+		for l := range 8 {
+			if l == 5 && i%50 == 0 {
+				fmt.Fprintf(&b, "line %d of file %d has a needle\n", l, i)
+				continue
+			}
+			fmt.Fprintf(&b, "line %d of file %d: lorem ipsum dolor sit amet\n", l, i)
+		}
+		// not a workspace path: the benchmark's own trees and state
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	// not a workspace path: the benchmark's own trees and state
+	return os.WriteFile(done, nil, 0o644)
+}
+
+// inProcess runs one stet call on the library and prints its rows, so
+// the driver measures it as it measures a command.
+func inProcess(tool, root, pattern string) error {
+	// not a workspace path: the benchmark's own trees and state
+	state, err := os.MkdirTemp("", "stet-search-inproc-")
+	if err != nil {
+		return err
+	}
+	// not a workspace path: the benchmark's own trees and state
+	defer os.RemoveAll(state)
+	ws, err := stet.Open([]string{root}, stet.Options{State: state})
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	s, err := ws.Session("bench")
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	ctx := context.Background()
+	switch tool {
+	case "grep":
+		var b strings.Builder
+		_, err = s.GrepEach(ctx, stet.GrepArgs{Pattern: pattern, Limit: stet.MaxGrepLimit}, func(part *stet.GrepResult) error {
+			b.Reset()
+			stet.GrepRowsText(&b, part)
+			w.WriteString(b.String())
+			return w.Flush()
+		})
+	case "find":
+		var res *stet.FindResult
+		res, err = s.Find(ctx, stet.FindArgs{Pattern: pattern, Limit: stet.MaxGrepLimit})
+		if err == nil {
+			for _, p := range res.Paths {
+				fmt.Fprintln(w, p)
+			}
+		}
+	default:
+		err = fmt.Errorf("no in-process tool %q", tool)
+	}
+	return err
+}

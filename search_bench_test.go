@@ -1,0 +1,62 @@
+package stet_test
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stet-dev/stet"
+)
+
+// goSrc is the Go source tree of the toolchain running the benchmark.
+func goSrc(b *testing.B) string {
+	dir := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(dir); err != nil {
+		b.Skipf("no Go source tree: %v", err)
+	}
+	return dir
+}
+
+// BenchmarkGrepGoSrc greps the Go source tree in one session (the bench
+// script compares it with grep -rn on the same tree).
+func BenchmarkGrepGoSrc(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		args stet.GrepArgs
+	}{
+		{"literal", stet.GrepArgs{Pattern: "err != nil", Limit: stet.MaxGrepLimit}},
+		{"nomatch", stet.GrepArgs{Pattern: "zzqq[x]nomatch"}},
+		{"files", stet.GrepArgs{Pattern: "err != nil", OutputMode: stet.GrepFilesWithMatches, Limit: stet.MaxGrepLimit}},
+		{"regexp", stet.GrepArgs{Pattern: `func \w+Handler`, Limit: stet.MaxGrepLimit}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ws, err := stet.Open([]string{goSrc(b)}, stet.Options{State: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ws.Close()
+			s, _ := ws.Session("bench")
+			for b.Loop() {
+				if _, err := s.Grep(ctx, bc.args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFindGoSrc finds every Go file of the Go source tree.
+func BenchmarkFindGoSrc(b *testing.B) {
+	ws, err := stet.Open([]string{goSrc(b)}, stet.Options{State: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	s, _ := ws.Session("bench")
+	for b.Loop() {
+		if _, err := s.Find(ctx, stet.FindArgs{Pattern: "**/*.go", Limit: stet.MaxGrepLimit}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
