@@ -644,7 +644,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 		return false, err
 	}
 	if len(recs) > 0 {
-		if _, err := s.ws.journal.AppendLazy(recs...); err != nil {
+		if err := s.append(false, recs...); err != nil {
 			return false, err
 		}
 	}
@@ -777,6 +777,10 @@ func (s *Session) grepObserve(t target, data []byte, seen policy.Ranges) *journa
 		o = &observation{Version: version}
 	}
 	next := &observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: len(data), Lines: receipt.Lines(data)}
+	if next.same(o) {
+		s.mu.Unlock()
+		return nil // nothing new was shown: the journal already holds it
+	}
 	s.files[key] = next
 	s.mu.Unlock()
 	r := s.rec(recObserve, key, next)
