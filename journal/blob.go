@@ -125,3 +125,44 @@ func short(version string) string {
 	}
 	return version
 }
+
+// eachBlob walks objects/: fn gets each blob file (its path in the state
+// directory, its version "sha256:<hex>" and its entry); stray gets the path
+// of anything else found there (a leftover temp file, a stray file).
+func (j *Journal) eachBlob(fn func(path, version string, e fs.DirEntry) error, stray func(path string)) error {
+	d, err := j.root.Open(objectsDir)
+	if err != nil {
+		return err
+	}
+	dirs, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, de := range dirs {
+		if !de.IsDir() || !isHex(de.Name(), 2) {
+			stray(objectsDir + "/" + de.Name())
+			continue
+		}
+		dir := objectsDir + "/" + de.Name()
+		sub, err := j.root.Open(dir)
+		if err != nil {
+			return err
+		}
+		files, err := sub.ReadDir(-1)
+		sub.Close()
+		if err != nil {
+			return err
+		}
+		for _, fe := range files {
+			if !fe.Type().IsRegular() || !isHex(fe.Name(), 62) {
+				stray(dir + "/" + fe.Name())
+				continue
+			}
+			if err := fn(dir+"/"+fe.Name(), "sha256:"+de.Name()+fe.Name(), fe); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -331,45 +331,21 @@ func (j *Journal) dropBlobs(refs [][]byte, before time.Time, rep *CompactReport)
 	if cut := j.now().Add(-staleTemp); cut.Before(before) {
 		before = cut
 	}
-	d, err := j.root.Open(objectsDir)
-	if err != nil {
-		return err
-	}
-	dirs, err := d.ReadDir(-1)
-	d.Close()
-	if err != nil {
-		return err
-	}
-	for _, de := range dirs {
-		if !de.IsDir() || !isHex(de.Name(), 2) {
-			continue
+	return j.eachBlob(func(path, version string, fe fs.DirEntry) error {
+		if named[version] {
+			return nil
 		}
-		dir := objectsDir + "/" + de.Name()
-		sub, err := j.root.Open(dir)
-		if err != nil {
+		info, err := fe.Info()
+		if err != nil || !info.ModTime().Before(before) {
+			return nil
+		}
+		if err := j.root.Remove(path); err != nil {
 			return err
 		}
-		files, err := sub.ReadDir(-1)
-		sub.Close()
-		if err != nil {
-			return err
-		}
-		for _, fe := range files {
-			if !fe.Type().IsRegular() || !isHex(fe.Name(), 62) || named["sha256:"+de.Name()+fe.Name()] {
-				continue
-			}
-			info, err := fe.Info()
-			if err != nil || !info.ModTime().Before(before) {
-				continue
-			}
-			if err := j.root.Remove(dir + "/" + fe.Name()); err != nil {
-				return err
-			}
-			rep.BlobsDropped++
-			rep.BlobBytes += info.Size()
-		}
-	}
-	return nil
+		rep.BlobsDropped++
+		rep.BlobBytes += info.Size()
+		return nil
+	}, func(string) {})
 }
 
 // stateBytes is the total size of the regular files of the state directory.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 )
 
@@ -215,48 +216,20 @@ func (j *Journal) verifyIndexes(rep *Report, lines []logLine, lineOfSeq map[int6
 
 // verifyBlobs re-hashes every blob.
 func (j *Journal) verifyBlobs(rep *Report) error {
-	d, err := j.root.Open(objectsDir)
-	if err != nil {
-		return err
-	}
-	dirs, err := d.ReadDir(-1)
-	d.Close()
-	if err != nil {
-		return err
-	}
-	for _, de := range dirs {
-		if !de.IsDir() || !isHex(de.Name(), 2) {
-			rep.Warnings = append(rep.Warnings, Problem{Msg: fmt.Sprintf("unexpected %s/%s (a leftover temp file of an interrupted Put, or a stray file)", objectsDir, de.Name())})
-			continue
-		}
-		dir := objectsDir + "/" + de.Name()
-		sub, err := j.root.Open(dir)
+	return j.eachBlob(func(path, version string, _ fs.DirEntry) error {
+		rep.Blobs++
+		data, err := j.root.ReadFile(path)
 		if err != nil {
-			return err
+			rep.Problems = append(rep.Problems, Problem{Blob: version, Msg: fmt.Sprintf("unreadable: %v", err)})
+			return nil
 		}
-		files, err := sub.ReadDir(-1)
-		sub.Close()
-		if err != nil {
-			return err
+		if got := hashName(data); got != version {
+			rep.Problems = append(rep.Problems, Problem{Blob: version, Msg: fmt.Sprintf("content hashes to %s: the file was changed", got)})
 		}
-		for _, fe := range files {
-			if !fe.Type().IsRegular() || !isHex(fe.Name(), 62) {
-				rep.Warnings = append(rep.Warnings, Problem{Msg: fmt.Sprintf("unexpected %s/%s", dir, fe.Name())})
-				continue
-			}
-			version := "sha256:" + de.Name() + fe.Name()
-			rep.Blobs++
-			data, err := j.root.ReadFile(dir + "/" + fe.Name())
-			if err != nil {
-				rep.Problems = append(rep.Problems, Problem{Blob: version, Msg: fmt.Sprintf("unreadable: %v", err)})
-				continue
-			}
-			if got := hashName(data); got != version {
-				rep.Problems = append(rep.Problems, Problem{Blob: version, Msg: fmt.Sprintf("content hashes to %s: the file was changed", got)})
-			}
-		}
-	}
-	return nil
+		return nil
+	}, func(path string) {
+		rep.Warnings = append(rep.Warnings, Problem{Msg: fmt.Sprintf("unexpected %s (a leftover temp file of an interrupted Put, or a stray file)", path)})
+	})
 }
 
 // checkCheckpoint checks a checkpoint record found on line n and, when it
