@@ -25,6 +25,7 @@ type VerifyError struct {
 	Err     error
 }
 
+// Error returns the message, as the error interface asks.
 func (e *VerifyError) Error() string {
 	return fmt.Sprintf("%s %s: the file read back does not match the receipt %s: %v; the previous content is in the journal (stet show %s)",
 		e.Receipt.Tool, e.Receipt.Path, e.Receipt.ID, e.Err, e.Receipt.ID)

@@ -77,6 +77,7 @@ type Refusal struct {
 	Err     error          // the underlying cause, if any
 }
 
+// Error returns the message, as the error interface asks.
 func (r *Refusal) Error() string { return r.Message }
 
 // Unwrap returns the cause.

@@ -19,6 +19,7 @@ type SyntaxError struct {
 	Msg  string // what is wrong
 }
 
+// Error returns the message, as the error interface asks.
 func (e *SyntaxError) Error() string {
 	if e.Line == 0 {
 		return "frame: " + e.Msg

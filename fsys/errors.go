@@ -41,6 +41,7 @@ type PathError struct {
 	Err  error  // the cause (may be nil)
 }
 
+// Error returns the message, as the error interface asks.
 func (e *PathError) Error() string {
 	if e.Err != nil && e.Err != e.Kind {
 		return fmt.Sprintf("%s %s: %v: %v", e.Op, e.Path, e.Kind, e.Err)

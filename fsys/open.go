@@ -17,6 +17,7 @@ type TooLargeError struct {
 	Max  int64 // the caller's bound
 }
 
+// Error returns the message, as the error interface asks.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%d bytes, over the %d-byte bound", e.Size, e.Max)
 }

@@ -20,6 +20,7 @@ type ParseError struct {
 	Msg  string // what is wrong, and what was expected
 }
 
+// Error returns the message, as the error interface asks.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("patch line %d: %s", e.Line, e.Msg)
 }

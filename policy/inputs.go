@@ -22,6 +22,7 @@ type InputError struct {
 	Reason string // "must be a non-empty path", ...
 }
 
+// Error returns the message, as the error interface asks.
 func (e *InputError) Error() string { return fmt.Sprintf("inputs[%d] %s", e.Index, e.Reason) }
 
 // NormalizeInputs cleans a session's declared inputs (rule 8): each entry is

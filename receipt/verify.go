@@ -25,6 +25,7 @@ type VerifyError struct {
 	Offset int
 }
 
+// Error returns the message, as the error interface asks.
 func (e *VerifyError) Error() string {
 	if e.Offset < 0 {
 		return "receipt: " + e.Reason
