@@ -37,6 +37,7 @@ type OffsetError struct {
 	Lines  int // numbered lines in the file
 }
 
+// Error returns the message, as the error interface asks.
 func (e *OffsetError) Error() string {
 	return fmt.Sprintf("offset %d is past the end of the file (%s)", e.Offset, countLines(e.Lines))
 }
@@ -49,6 +50,7 @@ type LineTooLongError struct {
 	Max   int // the byte bound of the window
 }
 
+// Error returns the message, as the error interface asks.
 func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("line %d is %d bytes, over the %d-byte read limit", e.Line, e.Bytes, e.Max)
 }

@@ -69,6 +69,7 @@ type ConflictError struct {
 	Found    Version // what the backend found (empty if the file was gone)
 }
 
+// Error returns the message, as the error interface asks.
 func (e *ConflictError) Error() string {
 	if e.Found == "" {
 		return fmt.Sprintf("expected %s, found no file", e.Expected.Short())
@@ -83,6 +84,7 @@ type BusyError struct {
 	Waited time.Duration // how long the backend waited
 }
 
+// Error returns the message, as the error interface asks.
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("another process holds a lock on %s (waited %v); retry when it finishes", e.Dir, e.Waited)
 }
