@@ -48,6 +48,7 @@ type HunkError struct {
 	Msg  string // what happened and what differs
 }
 
+// Error returns the message, as the error interface asks.
 func (e *HunkError) Error() string {
 	return fmt.Sprintf("hunk %d: %s", e.Index+1, e.Msg)
 }
