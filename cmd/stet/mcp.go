@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/stet-dev/stet"
@@ -15,7 +16,9 @@ func cmdMCP(e *env, args []string) error {
 	var addr, token, tokenFile string
 	var origins stringList
 	var stallSteps int
-	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin ORIGIN ...]] [--stall-steps N]")
+	var profile string
+	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin ORIGIN ...]] [--stall-steps N]")
+	fs.StringVar(&profile, "tools", mcpserver.ProfileStet, "tool `PROFILE`: stet (stet's own tools) or reference (the tool names, arguments and text results of @modelcontextprotocol/server-filesystem, on stet's rules)")
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (127.0.0.1:PORT) instead of stdio")
 	fs.StringVar(&tokenFile, "token-file", "", "read the bearer token required on every HTTP request from `FILE` (preferred; needed for a non-loopback address)")
 	fs.StringVar(&token, "token", "", "bearer `TOKEN` required on every HTTP request; visible to every user in the process list, so prefer --token-file or the environment variable STET_TOKEN")
@@ -27,6 +30,9 @@ func cmdMCP(e *env, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usagef("mcp takes no arguments; give roots with --root DIR")
+	}
+	if !slices.Contains(mcpserver.Profiles(), profile) {
+		return usagef("--tools must be one of %s, not %q", strings.Join(mcpserver.Profiles(), ", "), profile)
 	}
 	if stallSteps < 0 {
 		return usagef("--stall-steps must be 0 or more")
@@ -57,7 +63,7 @@ func cmdMCP(e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins})
+	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins, Profile: profile})
 	if addr == "" {
 		err = srv.ServeStdio(e.ctx, e.stdin, e.stdout)
 	} else {
