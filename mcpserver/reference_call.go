@@ -63,7 +63,7 @@ func refRefused(tool string, r *stet.Refusal) stet.Output {
 
 // wholeFile is the line limit of a read that asks for the whole file: the
 // byte bound of a window still applies.
-const wholeFile = math.MaxInt32
+const wholeFile = 1_000_000_000
 
 // callRef runs one call of the reference profile on sess: it decodes the
 // reference arguments, runs the facade methods they stand for and renders
@@ -269,7 +269,7 @@ func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, ra
 		if r.Receipt.Before != nil {
 			// What stet adds: the user's bytes are saved, and how to get
 			// them back.
-			text += "\n" + r.Message
+			text += "\n" + strings.Replace(r.Message, "undo brings it back", "stet undo "+*a.Path+" brings it back", 1)
 		}
 		return refText(text, changedBy(r)), nil
 
@@ -450,7 +450,7 @@ func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, ra
 }
 
 // treeDepth bounds directory_tree's walk; deeper trees are cut there.
-const treeDepth = 1 << 10
+const treeDepth = 1000
 
 // readFitted reads through the server's response bound (see fitRead).
 func (s *Server) readFitted(ctx context.Context, sess *stet.Session, a stet.ReadArgs) (*stet.ReadResult, error) {
