@@ -10,6 +10,7 @@ import (
 
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/mcpserver"
+	"github.com/stet-dev/stet/tools"
 )
 
 func cmdMCP(e *env, args []string) error {
@@ -32,6 +33,9 @@ func cmdMCP(e *env, args []string) error {
 		return usagef("mcp takes no arguments; give roots with --root DIR")
 	}
 	if !slices.Contains(mcpserver.Profiles(), profile) {
+		if near := tools.Nearest(profile, mcpserver.Profiles()); near != "" {
+			return usagef("--tools %q is not a tool profile; did you mean %q? (%s)", profile, near, strings.Join(mcpserver.Profiles(), ", "))
+		}
 		return usagef("--tools must be one of %s, not %q", strings.Join(mcpserver.Profiles(), ", "), profile)
 	}
 	if stallSteps < 0 {
