@@ -20,7 +20,11 @@
 //   - asking a client for its roots (roots/list), which the facade uses to
 //     narrow the workspace for that connection (stet.Session.Within);
 //   - the size of a response, kept under what MCP clients accept;
-//   - the review-stall counter of SPEC section 8, per session.
+//   - the review-stall counter of SPEC section 8, per session;
+//   - the reference profile (Options.Profile, stet mcp --tools reference):
+//     the reference filesystem server's tool names, arguments and text
+//     results, each a translation to facade calls, with refusals reworded
+//     so that their next step names a reference tool (reference_words.go).
 //
 // This package must not decide what a tool may do to a file, read or write a
 // file itself, or word refusals of its own beyond the wire's (bad _meta,

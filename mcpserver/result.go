@@ -119,7 +119,9 @@ func textResult(text string) *toolResult {
 func (s *Server) reply(tool string, out stet.Output, notice string) *toolResult {
 	var buf []byte
 	var err error
-	if media := mediaOf(out.Structured); media != nil {
+	if m, ok := out.Structured.(*refMedia); ok {
+		buf, err = encodeRefMedia(m, notice)
+	} else if media := mediaOf(out.Structured); media != nil {
 		buf, err = encodeMedia(out.Text, notice, out.Structured, media, out.Refused != nil)
 	} else {
 		buf, err = encodeResult(out.Text, notice, out.Structured, true, out.Refused != nil)

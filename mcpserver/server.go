@@ -44,6 +44,11 @@ type Options struct {
 	// host and port as a browser sends them in Origin) served over HTTP
 	// besides loopback ones. See Handler.
 	AllowOrigins []string
+	// Profile selects the tool set: ProfileStet (the default, also for "")
+	// serves stet's own tools; ProfileReference serves the reference
+	// filesystem server's tool names, arguments and text results on the
+	// same guarded core (stet mcp --tools reference).
+	Profile string
 	// Logger receives what broke (errors the model is only told about in
 	// general terms). Nil discards it.
 	Logger *slog.Logger
@@ -102,8 +107,12 @@ func New(ws *stet.Workspace, o Options) *Server {
 		stalls:   map[string]*stallState{},
 	}
 	s.impl = &mcp.Implementation{Name: "stet", Title: "stet", Version: version}
+	instr := instructions(ws)
+	if s.reference() {
+		instr = refInstructions(ws)
+	}
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
-		Instructions: instructions(ws),
+		Instructions: instr,
 		Logger:       o.Logger,
 		// Tools only; the list changes for a session whose reads a review
 		// stall withdraws (see stall.go).
@@ -111,7 +120,21 @@ func New(ws *stet.Workspace, o Options) *Server {
 		RootsListChangedHandler: s.rootsChanged,
 	})
 	readOnly := ws.Effects() == policy.ReadOnly
+	if s.reference() {
+		for _, name := range refNames(readOnly) {
+			t, _ := refToolOf(name)
+			tool, err := t.mcpTool()
+			if err != nil {
+				panic(err) // the table in reference.go is wrong: caught by every test
+			}
+			s.mcp.AddTool(tool, s.toolHandler)
+			s.listed[name] = true
+		}
+	}
 	for _, spec := range tools.All() {
+		if s.reference() {
+			break
+		}
 		if readOnly && spec.Mutating {
 			continue
 		}
@@ -122,6 +145,9 @@ func New(ws *stet.Workspace, o Options) *Server {
 	s.mcp.AddSendingMiddleware(sendListChanged)
 	return s
 }
+
+// reference reports whether the server serves the reference profile.
+func (s *Server) reference() bool { return s.o.Profile == ProfileReference }
 
 // newProtocol reports whether the client speaks MCP 2026-07-28 or later,
 // whose tool results carry "resultType" (go-sdk adds it to its own result
@@ -134,8 +160,16 @@ func newProtocol(ss *mcp.ServerSession) bool {
 	return ip != nil && ip.ProtocolVersion >= "2026-07-28"
 }
 
-// rank is a tool's place in the catalog (SPEC order: read first).
+// rank is a tool's place in the catalog (SPEC order: read first; the
+// reference profile in the reference server's order).
 func rank(name string) int {
+	if _, ok := refToolOf(name); ok {
+		for i, n := range refNames(false) {
+			if n == name {
+				return i
+			}
+		}
+	}
 	for i, n := range tools.Names(false) {
 		if n == name {
 			return i
@@ -301,25 +335,25 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 	}
 	st := s.stallOf(id)
 	if ref != nil {
-		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
 	sess, err := s.ws.Session(id)
 	if err != nil {
 		ref := invalid(name, "_meta %q names session %q, which cannot be used (%s); use a plain id of at most 200 characters", metaSession, id, cause(err))
-		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
 	if pin.turn {
 		if ref, err := applyTurn(sess, pin); ref != nil || err != nil {
 			if err != nil {
 				return s.failed(name, err), nil
 			}
-			return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+			return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 		}
 		req, _ := sess.Request()
 		st.turn(req)
 	}
 	if ref := st.guard(name); ref != nil {
-		return s.reply(name, refusalOutput(name, ref), st.step(name, true, false)), nil
+		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
 	if roots := s.rootsOf(ctx, ss, c); roots != nil {
 		sess = sess.Within(roots)
@@ -356,7 +390,11 @@ func (s *Server) call(ctx context.Context, sess *stet.Session, name string, args
 			}
 			done <- r
 		}()
-		r.out, r.err = sess.CallFit(ctx, name, args, s.fitRead, 0)
+		if s.reference() {
+			r.out, r.err = s.callRef(ctx, sess, name, args)
+		} else {
+			r.out, r.err = sess.CallFit(ctx, name, args, s.fitRead, 0)
+		}
 	}()
 	select {
 	case r := <-done:
@@ -400,6 +438,15 @@ func (s *Server) fitRead(out stet.Output) int {
 		return 0
 	}
 	return max(1, int(float64(len(rr.Frame))*0.9*float64(s.maxReply)/float64(size)))
+}
+
+// refusalOut is the Output of a refusal made by this package for the
+// server's profile.
+func (s *Server) refusalOut(tool string, r *stet.Refusal) stet.Output {
+	if s.reference() {
+		return refRefused(tool, r)
+	}
+	return refusalOutput(tool, r)
 }
 
 // refusalOutput is the Output of a refusal made by this package.

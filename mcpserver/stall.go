@@ -81,7 +81,7 @@ func (st *stallState) isCut() bool {
 // withdrawn reports whether tool leaves the tool list while the reads are
 // withdrawn: every tool that cannot change files.
 func withdrawn(tool string) bool {
-	mutating, ok := tools.Mutating(tool)
+	mutating, ok := tools.Mutating(stetName(tool))
 	return ok && !mutating
 }
 
@@ -114,7 +114,7 @@ func (st *stallState) step(tool string, refused, changed bool) string {
 	if st == nil {
 		return ""
 	}
-	mutating, _ := tools.Mutating(tool)
+	mutating, _ := tools.Mutating(stetName(tool))
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	d := st.c.Step([]stall.Call{{Mutating: mutating, Landed: changed, Refused: refused}})

@@ -63,6 +63,7 @@ func TestUsageErrors(t *testing.T) {
 		"wrong_effects":        {"--effects", "readonly", "read", "a.txt"},
 		"completion_shell":     {"completion", "powershell"},
 		"help_unknown":         {"help", "eddit"},
+		"wrong_tools_profile":  {"mcp", "--tools", "referense"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := runIn(t, args...)

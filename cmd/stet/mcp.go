@@ -5,17 +5,21 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/mcpserver"
+	"github.com/stet-dev/stet/tools"
 )
 
 func cmdMCP(e *env, args []string) error {
 	var addr, token, tokenFile string
 	var origins stringList
 	var stallSteps int
-	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin ORIGIN ...]] [--stall-steps N]")
+	var profile string
+	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference [DIR ...]] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin ORIGIN ...]] [--stall-steps N]")
+	fs.StringVar(&profile, "tools", mcpserver.ProfileStet, "tool `PROFILE`: stet (stet's own tools) or reference (the tool names, arguments and text results of @modelcontextprotocol/server-filesystem, on stet's rules)")
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (127.0.0.1:PORT) instead of stdio")
 	fs.StringVar(&tokenFile, "token-file", "", "read the bearer token required on every HTTP request from `FILE` (preferred; needed for a non-loopback address)")
 	fs.StringVar(&token, "token", "", "bearer `TOKEN` required on every HTTP request; visible to every user in the process list, so prefer --token-file or the environment variable STET_TOKEN")
@@ -25,7 +29,13 @@ func cmdMCP(e *env, args []string) error {
 	if err != nil {
 		return parseErr(err)
 	}
-	if len(pos) > 0 {
+	if !slices.Contains(mcpserver.Profiles(), profile) {
+		if near := tools.Nearest(profile, mcpserver.Profiles()); near != "" {
+			return usagef("--tools %q is not a tool profile; did you mean %q? (%s)", profile, near, strings.Join(mcpserver.Profiles(), ", "))
+		}
+		return usagef("--tools must be one of %s, not %q", strings.Join(mcpserver.Profiles(), ", "), profile)
+	}
+	if len(pos) > 0 && profile != mcpserver.ProfileReference {
 		return usagef("mcp takes no arguments; give roots with --root DIR")
 	}
 	if stallSteps < 0 {
@@ -52,12 +62,17 @@ func cmdMCP(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(pos) > 0 {
+		// As the reference server takes its allowed directories: a client
+		// configured for it keeps its arguments after --tools reference.
+		roots = append(slices.Clone(e.g.roots), pos...)
+	}
 	ws, err := stet.Open(roots, o)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins})
+	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins, Profile: profile})
 	if addr == "" {
 		err = srv.ServeStdio(e.ctx, e.stdin, e.stdout)
 	} else {

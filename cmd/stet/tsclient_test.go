@@ -19,7 +19,17 @@ import (
 // It needs node and the SDK installed with `npm ci --prefix clients/ts`;
 // without them it is skipped, unless STET_REQUIRE_TS=1 (set by .ci/run),
 // which makes it fail instead.
-func TestTSClient(t *testing.T) {
+func TestTSClient(t *testing.T) { runTS(t, "flow.mjs") }
+
+// TestTSReference runs clients/ts/reference.mjs: the reference filesystem
+// server's example flows (read, multiple read, edit with dryRun, write,
+// move, tree, search, info, allowed directories), driven by the official
+// TypeScript SDK client against `stet mcp --tools reference`, over stdio
+// and over streamable HTTP. It is skipped or fails as TestTSClient is.
+func TestTSReference(t *testing.T) { runTS(t, "reference.mjs") }
+
+// runTS runs one script of clients/ts with node against the stet binary.
+func runTS(t *testing.T, script string) {
 	const install = "install Node.js 20 or later, then run `npm ci --prefix clients/ts` from the repository root"
 	required := os.Getenv("STET_REQUIRE_TS") == "1"
 	missing := func(format string, args ...any) {
@@ -52,14 +62,14 @@ func TestTSClient(t *testing.T) {
 		ctx, cancel = context.WithDeadline(ctx, d.Add(-5*time.Second))
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, node, "flow.mjs")
+	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "STET_BIN="+bin)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("node clients/ts/flow.mjs (STET_BIN=%s): %v\n%s", bin, err, out)
+		t.Fatalf("node clients/ts/%s (STET_BIN=%s): %v\n%s", script, bin, err, out)
 	}
-	t.Logf("node clients/ts/flow.mjs:\n%s", out)
+	t.Logf("node clients/ts/%s:\n%s", script, out)
 }
 
 // pinnedSDK is the exact @modelcontextprotocol/sdk version clients/ts's

@@ -1,0 +1,712 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/frame"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/tools"
+)
+
+// refResult is the structured result of a reference tool: the text it
+// sends, as the reference server puts it in structuredContent.
+type refResult struct {
+	Content string `json:"content"`
+}
+
+// refMedia is read_media_file's result: one image or audio block, sent as
+// the only content block and again in the structured result, as the
+// reference server sends it.
+type refMedia struct {
+	Content []contentBlock `json:"content"`
+}
+
+// refRefusal is a refusal in the reference profile: stet's refusal object
+// ({refused, message, ...}) with the message also under "content", the key
+// every reference tool's output schema requires.
+type refRefusal struct{ r *stet.Refusal }
+
+// MarshalJSON renders the refusal object with content beside message.
+func (rr refRefusal) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(rr.r)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["content"] = rr.r.Message
+	return json.Marshal(m)
+}
+
+// refText is the Output of a reference tool that answered with text.
+func refText(text string, changed bool) stet.Output {
+	return stet.Output{Structured: &refResult{Content: text}, Text: text, Changed: changed}
+}
+
+// refRefused is the Output of a refusal of a reference tool, worded in the
+// reference profile's terms.
+func refRefused(tool string, r *stet.Refusal) stet.Output {
+	r = refWords(tool, r)
+	return stet.Output{Structured: refRefusal{r}, Text: r.Message, Refused: r}
+}
+
+// wholeFile is the line limit of a read that asks for the whole file: the
+// byte bound of a window still applies.
+const wholeFile = 1_000_000_000
+
+// callRef runs one call of the reference profile on sess: it decodes the
+// reference arguments, runs the facade methods they stand for and renders
+// the reference server's text. A refusal comes back as an Output with
+// Refused set; the error is for what broke.
+func (s *Server) callRef(ctx context.Context, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	t, ok := refToolOf(name)
+	readOnly := s.ws.Effects() == policy.ReadOnly
+	if !ok {
+		return refRefused(name, &stet.Refusal{Kind: stet.KindInvalid, Tool: name,
+			Message: fmt.Sprintf("refused: there is no tool %q; the tools are %s", name, strings.Join(refNames(readOnly), ", "))}), nil
+	}
+	if m, _ := tools.Mutating(t.stet); m && readOnly {
+		return refRefused(name, &stet.Refusal{Kind: stet.KindReadOnly, Tool: name,
+			Message: fmt.Sprintf("refused: %s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)}), nil
+	}
+	out, err := s.runRef(ctx, sess, name, raw)
+	if err != nil {
+		if r, ok := stet.AsRefusal(err); ok {
+			if r.Tool == "" {
+				r.Tool = name
+			}
+			return refRefused(name, r), nil
+		}
+		return stet.Output{}, err
+	}
+	return out, nil
+}
+
+// refArgs decodes a reference tool's arguments into dst, strictly: an
+// unknown key is refused with the nearest known one suggested, a wrong type
+// names the argument.
+func refArgs(tool string, raw json.RawMessage, dst any, known ...string) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return refInvalid(tool, "%s: the arguments must be a JSON object", tool)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(known, k) {
+			r := refInvalid(tool, "%s: unknown argument %q", tool, k)
+			if near := tools.Nearest(k, known); near != "" {
+				r.Message += fmt.Sprintf("; did you mean %q?", near)
+				r.Details = map[string]any{"suggest": near}
+			} else {
+				r.Message += fmt.Sprintf("; the arguments are %s", strings.Join(known, ", "))
+			}
+			return r
+		}
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+			return refInvalid(tool, "%s: %s must be %s, not %s", tool, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		}
+		return refInvalid(tool, "%s: %s", tool, cause(err))
+	}
+	return nil
+}
+
+// jsonKind names a Go kind in JSON's words.
+func jsonKind(k string) string {
+	switch {
+	case k == "string":
+		return "a string"
+	case k == "bool":
+		return "true or false"
+	case strings.HasPrefix(k, "int") || strings.HasPrefix(k, "float"):
+		return "a whole number"
+	case k == "slice":
+		return "an array"
+	}
+	return "a " + k
+}
+
+// refInvalid is an invalid refusal of a reference tool's arguments.
+func refInvalid(tool, format string, args ...any) *stet.Refusal {
+	return &stet.Refusal{Kind: stet.KindInvalid, Tool: tool, Message: "refused: " + fmt.Sprintf(format, args...)}
+}
+
+// required refuses a missing required argument.
+func required(tool, arg string, missing bool) error {
+	if missing {
+		return refInvalid(tool, "%s needs %s", tool, arg)
+	}
+	return nil
+}
+
+// runRef is callRef for a known tool the workspace's effects allow.
+func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	switch name {
+	case "read_text_file", "read_file":
+		var a struct {
+			Path       *string
+			Head, Tail int
+		}
+		if err := refArgs(name, raw, &a, "path", "head", "tail"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path", a.Path == nil); err != nil {
+			return stet.Output{}, err
+		}
+		if a.Head < 0 || a.Tail < 0 {
+			return stet.Output{}, refInvalid(name, "%s: head and tail must be positive line counts", name)
+		}
+		if a.Head > 0 && a.Tail > 0 {
+			return stet.Output{}, refInvalid(name, "%s: cannot specify both head and tail; pass one of them", name)
+		}
+		ra := stet.ReadArgs{Path: *a.Path, Limit: wholeFile}
+		switch {
+		case a.Head > 0:
+			ra.Limit = a.Head
+		case a.Tail > 0:
+			ra.Limit, ra.Tail = 0, a.Tail
+		}
+		rr, err := s.readFitted(ctx, sess, ra)
+		if err != nil {
+			return stet.Output{}, err
+		}
+		text, err := refContent(name, rr, a.Head > 0 || a.Tail > 0)
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText(text, false), nil
+
+	case "read_media_file":
+		var a struct{ Path *string }
+		if err := refArgs(name, raw, &a, "path"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path", a.Path == nil); err != nil {
+			return stet.Output{}, err
+		}
+		rr, err := sess.Read(ctx, stet.ReadArgs{Path: *a.Path, Limit: 1})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		if rr.Data == nil {
+			return stet.Output{}, &stet.Refusal{Kind: stet.KindInvalid, Tool: name, Path: *a.Path,
+				Message: fmt.Sprintf("refused: %s is not an image or audio file (stet tells media by its bytes); read it with read_text_file", *a.Path)}
+		}
+		kind := "image"
+		if strings.HasPrefix(rr.MimeType, "audio/") {
+			kind = "audio"
+		}
+		m := &refMedia{Content: []contentBlock{{Type: kind, Data: base64.StdEncoding.EncodeToString(rr.Data), MimeType: rr.MimeType}}}
+		return stet.Output{Structured: m, Text: ""}, nil
+
+	case "read_multiple_files":
+		var a struct{ Paths []string }
+		if err := refArgs(name, raw, &a, "paths"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "paths", a.Paths == nil); err != nil {
+			return stet.Output{}, err
+		}
+		res, err := sess.ReadFiles(ctx, stet.ReadArgs{Paths: a.Paths, Limit: wholeFile})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		parts := make([]string, len(res.Files))
+		for i, f := range res.Files {
+			p := a.Paths[i]
+			var text string
+			switch f := f.(type) {
+			case *stet.ReadResult:
+				text, err = refContent(name, f, false)
+				if r, ok := stet.AsRefusal(err); ok {
+					parts[i] = fmt.Sprintf("%s: Error - %s", p, refWords(name, r).Message)
+					continue
+				} else if err != nil {
+					return stet.Output{}, err
+				}
+				parts[i] = fmt.Sprintf("%s:\n%s\n", p, text)
+			case *stet.Refusal:
+				parts[i] = fmt.Sprintf("%s: Error - %s", p, refWords(name, f).Message)
+			}
+		}
+		return refText(strings.Join(parts, "\n---\n"), false), nil
+
+	case "write_file":
+		var a struct {
+			Path, Content *string
+			Overwrite     bool
+		}
+		if err := refArgs(name, raw, &a, "path", "content", "overwrite"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path and content", a.Path == nil || a.Content == nil); err != nil {
+			return stet.Output{}, err
+		}
+		r, err := sess.Write(ctx, stet.WriteArgs{Path: *a.Path, Content: *a.Content, Overwrite: a.Overwrite})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		text := "Successfully wrote to " + *a.Path
+		if r.Receipt.Before != nil {
+			// What stet adds: the user's bytes are saved, and how to get
+			// them back.
+			text += "\n" + strings.Replace(r.Message, "undo brings it back", "stet undo "+*a.Path+" brings it back", 1)
+		}
+		return refText(text, changedBy(r)), nil
+
+	case "edit_file":
+		var a struct {
+			Path  *string
+			Edits []struct {
+				OldText *string `json:"oldText"`
+				NewText *string `json:"newText"`
+			}
+			DryRun bool `json:"dryRun"`
+		}
+		if err := refArgs(name, raw, &a, "path", "edits", "dryRun"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path and edits", a.Path == nil || a.Edits == nil); err != nil {
+			return stet.Output{}, err
+		}
+		if len(a.Edits) == 0 {
+			return stet.Output{}, refInvalid(name, "%s: edits is empty; give at least one {oldText, newText}", name)
+		}
+		ops := make([]stet.EditOp, len(a.Edits))
+		for i, e := range a.Edits {
+			if e.OldText == nil || e.NewText == nil {
+				return stet.Output{}, refInvalid(name, "%s: edits[%d] needs oldText and newText", name, i)
+			}
+			ops[i] = stet.EditOp{OldString: *e.OldText, NewString: *e.NewText}
+		}
+		r, err := sess.Edit(ctx, stet.EditArgs{Path: *a.Path, Edits: ops, DryRun: a.DryRun})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText(refDiff(*a.Path, r.Diff), changedBy(r)), nil
+
+	case "create_directory":
+		var a struct{ Path *string }
+		if err := refArgs(name, raw, &a, "path"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path", a.Path == nil); err != nil {
+			return stet.Output{}, err
+		}
+		r, err := sess.Mkdir(ctx, stet.MkdirArgs{Path: *a.Path})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText("Successfully created directory "+*a.Path, r.Created), nil
+
+	case "list_directory", "list_directory_with_sizes":
+		var a struct {
+			Path   *string
+			SortBy string `json:"sortBy"`
+		}
+		known := []string{"path"}
+		if name == "list_directory_with_sizes" {
+			known = append(known, "sortBy")
+		}
+		if err := refArgs(name, raw, &a, known...); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path", a.Path == nil); err != nil {
+			return stet.Output{}, err
+		}
+		if a.SortBy != "" && a.SortBy != "name" && a.SortBy != "size" {
+			return stet.Output{}, refInvalid(name, "%s: sortBy must be \"name\" or \"size\", not %q", name, a.SortBy)
+		}
+		res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, NoIgnore: true, Limit: tools.MaxResults})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		if name == "list_directory" {
+			return refText(refListing(res), false), nil
+		}
+		return refText(refSizes(res, a.SortBy == "size"), false), nil
+
+	case "directory_tree":
+		var a struct {
+			Path    *string
+			Exclude []string `json:"excludePatterns"`
+		}
+		if err := refArgs(name, raw, &a, "path", "excludePatterns"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path", a.Path == nil); err != nil {
+			return stet.Output{}, err
+		}
+		res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, Depth: treeDepth, Exclude: a.Exclude, NoIgnore: true, Limit: tools.MaxResults})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		if res.Truncated {
+			return stet.Output{}, &stet.Refusal{Kind: stet.KindTooLarge, Tool: name, Path: *a.Path,
+				Message: fmt.Sprintf("refused: %s holds more than %s entries, too many for one tree; pass excludePatterns, or ask for a subdirectory", *a.Path, policy.Thousands(tools.MaxResults)),
+				Details: map[string]any{"max": tools.MaxResults}}
+		}
+		text, err := refTree(res)
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText(text, false), nil
+
+	case "move_file":
+		var a struct{ Source, Destination *string }
+		if err := refArgs(name, raw, &a, "source", "destination"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "source and destination", a.Source == nil || a.Destination == nil); err != nil {
+			return stet.Output{}, err
+		}
+		r, err := sess.Move(ctx, stet.MoveArgs{From: *a.Source, To: *a.Destination})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText(fmt.Sprintf("Successfully moved %s to %s", *a.Source, *a.Destination), changedBy(r)), nil
+
+	case "search_files":
+		var a struct {
+			Path, Pattern *string
+			Exclude       []string `json:"excludePatterns"`
+		}
+		if err := refArgs(name, raw, &a, "path", "pattern", "excludePatterns"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path and pattern", a.Path == nil || a.Pattern == nil); err != nil {
+			return stet.Output{}, err
+		}
+		res, err := sess.Find(ctx, stet.FindArgs{Pattern: *a.Pattern, Path: *a.Path, Exclude: a.Exclude, NoIgnore: true, Limit: tools.MaxResults})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		if len(res.Paths) == 0 {
+			return refText("No matches found", false), nil
+		}
+		root := s.ws.Roots()[0]
+		lines := make([]string, len(res.Paths))
+		for i, p := range res.Paths {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, filepath.FromSlash(p))
+			}
+			lines[i] = shown(p)
+		}
+		text := strings.Join(lines, "\n")
+		if res.Truncated {
+			text += fmt.Sprintf("\n(first %s matches; more exist: narrow the pattern or the path)", policy.Thousands(len(lines)))
+		}
+		return refText(text, false), nil
+
+	case "get_file_info":
+		var a struct{ Path *string }
+		if err := refArgs(name, raw, &a, "path"); err != nil {
+			return stet.Output{}, err
+		}
+		if err := required(name, "path", a.Path == nil); err != nil {
+			return stet.Output{}, err
+		}
+		r, err := sess.Info(ctx, stet.InfoArgs{Path: *a.Path})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText(refInfo(r), false), nil
+
+	case "list_allowed_directories":
+		var a struct{}
+		if err := refArgs(name, raw, &a); err != nil {
+			return stet.Output{}, err
+		}
+		r, err := sess.Roots(ctx, stet.RootsArgs{})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		dirs := make([]string, len(r.Roots))
+		for i, root := range r.Roots {
+			dirs[i] = shown(root.Path)
+		}
+		return refText("Allowed directories:\n"+strings.Join(dirs, "\n"), false), nil
+	}
+	return stet.Output{}, fmt.Errorf("mcpserver: reference tool %s has no handler", name)
+}
+
+// treeDepth bounds directory_tree's walk; deeper trees are cut there.
+const treeDepth = 1000
+
+// readFitted reads through the server's response bound (see fitRead).
+func (s *Server) readFitted(ctx context.Context, sess *stet.Session, a stet.ReadArgs) (*stet.ReadResult, error) {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding read arguments: %w", err)
+	}
+	out, err := sess.CallFit(ctx, "read", raw, s.fitRead, 0)
+	if err != nil {
+		return nil, err
+	}
+	if out.Refused != nil {
+		return nil, out.Refused
+	}
+	rr, ok := out.Structured.(*stet.ReadResult)
+	if !ok {
+		return nil, fmt.Errorf("mcpserver: read answered %T", out.Structured)
+	}
+	return rr, nil
+}
+
+// refContent is the text of a read as the reference server returns it:
+// the file's bytes, without line numbers. A window that stops short of what
+// was asked for (the response bound) is followed by a note saying which
+// lines were shown. asked is whether the call asked for a part (head or
+// tail): a part ends without its last line break, as the reference's does.
+func refContent(tool string, rr *stet.ReadResult, asked bool) (string, error) {
+	if rr.Data != nil || rr.MimeType != "" {
+		return "", &stet.Refusal{Kind: stet.KindBinary, Tool: tool, Path: rr.Path,
+			Message: fmt.Sprintf("refused: %s is %s, not text; read it with read_media_file", rr.Path, rr.MimeType)}
+	}
+	_, text, err := frame.DecodeWindow(rr.Frame)
+	if err != nil {
+		return "", fmt.Errorf("mcpserver: decoding the frame of %s: %w", rr.Path, err)
+	}
+	s := string(text)
+	if rr.To < rr.Lines {
+		s = strings.TrimSuffix(s, "\n")
+	}
+	if !asked && (rr.From > 1 || rr.To < rr.Lines) {
+		s += fmt.Sprintf("\n\n[stet: %s has %s lines; this response shows lines %d-%d (the size one response may carry); read_text_file with head or tail shows other parts]",
+			rr.Path, policy.Thousands(rr.Lines), rr.From, rr.To)
+	}
+	for _, n := range rr.Notes {
+		s += "\n[stet: " + n + "]"
+	}
+	return s, nil
+}
+
+// changedBy reports whether a mutation's result altered the tree.
+func changedBy(r *stet.MutationResult) bool {
+	rc := r.Receipt
+	switch {
+	case rc.DryRun:
+		return false
+	case rc.From != "" && rc.From != rc.Path:
+		return true
+	case rc.Before == nil || rc.After == nil:
+		return rc.Before != rc.After
+	}
+	return rc.Before.Version != rc.After.Version
+}
+
+// refDiff is edit_file's text: the change as a unified diff headed the
+// way the reference server heads it (Index, a rule, the file marked
+// original and modified), in a diff fence with more backticks than any run
+// in the diff.
+func refDiff(path, diff string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Index: %s\n%s\n--- %s\toriginal\n+++ %s\tmodified\n", path, strings.Repeat("=", 67), path, path)
+	body := diff
+	// Drop stet's own "--- a/..." and "+++ b/..." header lines.
+	for range 2 {
+		if strings.HasPrefix(body, "--- ") || strings.HasPrefix(body, "+++ ") {
+			_, body, _ = strings.Cut(body, "\n")
+		}
+	}
+	b.WriteString(body)
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		b.WriteByte('\n')
+	}
+	d := b.String()
+	fence := "```"
+	for strings.Contains(d, fence) {
+		fence += "`"
+	}
+	return fence + "diff\n" + d + fence + "\n\n"
+}
+
+// shown is a name as reference text shows it: escaped when it holds a
+// control character, so it cannot pass for several rows.
+func shown(name string) string {
+	if strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' }) {
+		q, _ := json.Marshal(name)
+		return string(q)
+	}
+	return name
+}
+
+// refListing is list_directory's text: "[DIR] name" or "[FILE] name", one
+// entry a line.
+func refListing(res *stet.ListResult) string {
+	lines := make([]string, len(res.Entries))
+	for i, e := range res.Entries {
+		lines[i] = kindTag(e.Type) + " " + shown(e.Name)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// kindTag is the reference server's tag of an entry type.
+func kindTag(typ string) string {
+	if typ == "dir" {
+		return "[DIR]"
+	}
+	return "[FILE]"
+}
+
+// refSizes is list_directory_with_sizes' text: one padded row per entry
+// (name, then a file's size), then the totals.
+func refSizes(res *stet.ListResult, bySize bool) string {
+	entries := slices.Clone(res.Entries)
+	if bySize {
+		slices.SortStableFunc(entries, func(a, b stet.Entry) int { return cmpSize(b.Size, a.Size) })
+	} else {
+		slices.SortStableFunc(entries, func(a, b stet.Entry) int {
+			if c := strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+	}
+	var b strings.Builder
+	files, dirs, total := 0, 0, int64(0)
+	for _, e := range entries {
+		name := shown(e.Name)
+		if pad := 30 - len([]rune(name)); pad > 0 {
+			name += strings.Repeat(" ", pad)
+		}
+		size := ""
+		if e.Type == "dir" {
+			dirs++
+		} else {
+			files++
+			total += e.Size
+			size = fmt.Sprintf("%10s", formatSize(e.Size))
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", kindTag(e.Type), name, size)
+	}
+	fmt.Fprintf(&b, "\nTotal: %d files, %d directories\nCombined size: %s", files, dirs, formatSize(total))
+	return b.String()
+}
+
+// cmpSize compares two sizes.
+func cmpSize(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// formatSize is a size as the reference server writes it: bytes below
+// 1 KB, then KB, MB, GB or TB with two decimals (powers of 1024).
+func formatSize(n int64) string {
+	units := []string{"B", "KB", "MB", "GB", "TB"}
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	i := min(int(math.Floor(math.Log(float64(n))/math.Log(1024))), len(units)-1)
+	return fmt.Sprintf("%.2f %s", float64(n)/math.Pow(1024, float64(i)), units[i])
+}
+
+// treeEntry is one node of directory_tree's JSON.
+type treeEntry struct {
+	Name     string       `json:"name"`
+	Type     string       `json:"type"`
+	Children *[]treeEntry `json:"children,omitempty"`
+}
+
+// refTree is directory_tree's text: the entries of a deep listing as a
+// JSON tree, indented by two spaces. Directories always have a children
+// array; files have none.
+func refTree(res *stet.ListResult) (string, error) {
+	top := []treeEntry{}
+	dirs := map[string]*[]treeEntry{"": &top}
+	// Entries come parent first; a directory's children slice is made when
+	// the directory is placed, and filled through its pointer.
+	for _, e := range res.Entries {
+		dir, base := "", e.Name
+		if i := strings.LastIndexByte(e.Name, '/'); i >= 0 {
+			dir, base = e.Name[:i], e.Name[i+1:]
+		}
+		parent, ok := dirs[dir]
+		if !ok {
+			continue
+		}
+		te := treeEntry{Name: base, Type: "file"}
+		if e.Type == "dir" {
+			te.Type = "directory"
+			te.Children = &[]treeEntry{}
+			dirs[e.Name] = te.Children
+		}
+		*parent = append(*parent, te)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(top); err != nil {
+		return "", fmt.Errorf("mcpserver: encoding a tree: %w", err)
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// refInfo is get_file_info's text: "key: value" lines, the reference
+// server's keys stet knows (it does not record creation or access times),
+// then stet's own (lines, version, links).
+func refInfo(r *stet.InfoResult) string {
+	perm := strings.TrimLeft(r.Mode, "0")
+	if len(perm) > 3 {
+		perm = perm[len(perm)-3:]
+	}
+	lines := []string{
+		fmt.Sprintf("size: %d", r.Size),
+		"modified: " + r.Mtime,
+		fmt.Sprintf("isDirectory: %t", r.Type == "dir"),
+		fmt.Sprintf("isFile: %t", r.Type == "file"),
+		"permissions: " + strings.Repeat("0", 3-len(perm)) + perm,
+	}
+	if r.Type == "file" {
+		lines = append(lines, fmt.Sprintf("lines: %d", r.Lines), "version: "+r.Version)
+	}
+	lines = append(lines, fmt.Sprintf("links: %d", r.Links))
+	return strings.Join(lines, "\n")
+}
+
+// encodeRefMedia is encodeResult for read_media_file: the media block as
+// the only content (then a text block with the stall notice, if any), and
+// the same block in the structured result.
+func encodeRefMedia(m *refMedia, notice string) ([]byte, error) {
+	blocks := m.Content
+	if notice != "" {
+		blocks = append(slices.Clone(blocks), contentBlock{Type: "text", Text: notice})
+	}
+	body := struct {
+		Content           []contentBlock `json:"content"`
+		StructuredContent *refMedia      `json:"structuredContent"`
+	}{blocks, m}
+	var b bytes.Buffer
+	b.Write(make([]byte, headroom))
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, fmt.Errorf("mcpserver: encoding a media result: %w", err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
