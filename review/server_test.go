@@ -45,7 +45,7 @@ func serve(t testing.TB) (*httptest.Server, string, *stet.Workspace) {
 
 type call struct {
 	method, path, body string
-	header           map[string]string
+	header             map[string]string
 }
 
 func do(t testing.TB, srv *httptest.Server, c call) (int, []byte) {
