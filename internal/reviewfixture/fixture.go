@@ -1,7 +1,3 @@
-// Package reviewfixture builds a small workspace and journal for the tests
-// of stet review: three sessions of agent work with creates, edits, a
-// delete, a move, a refusal of each guard kind, and a human edit after an
-// agent change. It is for tests only and makes no decision of its own.
 package reviewfixture
 
 import (
@@ -37,15 +33,22 @@ var Sessions = []string{"agent-a", "agent-b", "agent-c"}
 // Write puts Files under root.
 func Write(root string) error {
 	for name, content := range Files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		if err := put(root, name, content); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// put writes a file as a person (or a shell command) would, around stet.
+func put(root, name, content string) error {
+	p := filepath.Join(root, filepath.FromSlash(name))
+	// The fixture plays the person at the keyboard: not a workspace path of stet's.
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	// The fixture plays the person at the keyboard: not a workspace path of stet's.
+	return os.WriteFile(p, []byte(content), 0o644)
 }
 
 func ptr(s string) *string { return &s }
@@ -119,7 +122,7 @@ func Run(ctx context.Context, ws *stet.Workspace, root string) error {
 		func() error {
 			return refused(stet.KindNotSeen)(b.Do(ctx, stet.WriteArgs{Path: "big.txt", Content: "short\n", Overwrite: true}))
 		},
-		func() error { return os.WriteFile(filepath.Join(root, "README.md"), []byte(HumanREADME), 0o644) },
+		func() error { return put(root, "README.md", HumanREADME) },
 
 		func() error { return c.Turn("Turn on debug and add a line to data.txt") },
 		func() error { return ok(c.Do(ctx, stet.ReadArgs{Path: "config.yaml"})) },
@@ -132,7 +135,7 @@ func Run(ctx context.Context, ws *stet.Workspace, root string) error {
 		},
 		func() error { return ok(c.Do(ctx, stet.ReadArgs{Path: "data.txt"})) },
 		func() error {
-			return os.WriteFile(filepath.Join(root, "data.txt"), []byte("alpha\nbeta\ngamma (a person's line)\n"), 0o644)
+			return put(root, "data.txt", "alpha\nbeta\ngamma (a person's line)\n")
 		},
 		func() error {
 			return refused(stet.KindChanged)(c.Do(ctx, stet.EditArgs{Path: "data.txt", OldString: ptr("beta"), NewString: ptr("BETA")}))
