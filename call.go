@@ -53,18 +53,18 @@ func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage,
 	mutating, ok := tools.Mutating(name)
 	if !ok {
 		r := refuse(KindInvalid, "", "there is no tool %q; the tools are %s", name, strings.Join(tools.Names(false), ", "))
-		return refusalOutput(name, r), nil
+		return s.refused(name, r), nil
 	}
 	if mutating && s.ws.opts.Effects == policy.ReadOnly {
 		r := refuse(KindReadOnly, "", "%s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)
-		return refusalOutput(name, r), nil
+		return s.refused(name, r), nil
 	}
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	args, err := tools.Decode(name, raw)
 	if err != nil {
-		return refusalOutput(name, argRefusal(name, err)), nil
+		return s.refused(name, argRefusal(name, err)), nil
 	}
 	if name == "list" || name == "find" || name == "grep" {
 		// The other tools' methods catch up themselves.
@@ -78,11 +78,11 @@ func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage,
 	} else if ok {
 		res, err = s.ReadFiles(ctx, *a)
 	} else {
-		res, err = s.Do(ctx, args)
+		res, err = s.do(ctx, args)
 	}
 	if err != nil {
 		if r, ok := AsRefusal(err); ok {
-			return refusalOutput(name, r), nil
+			return s.refused(name, r), nil
 		}
 		return Output{}, err
 	}
@@ -163,6 +163,12 @@ func (s *Session) readFit(ctx context.Context, a ReadArgs, fit func(Output) int,
 	}
 }
 
+// refused is the Output of a refused call, journaled for review.
+func (s *Session) refused(tool string, r *Refusal) Output {
+	s.noteRefusal(tool, r)
+	return refusalOutput(tool, r)
+}
+
 func refusalOutput(tool string, r *Refusal) Output {
 	if r.Tool == "" {
 		r.Tool = tool
@@ -171,8 +177,19 @@ func refusalOutput(tool string, r *Refusal) Output {
 }
 
 // Do runs one tool given its typed arguments (a *ReadArgs, *EditArgs, ...
-// or the value itself) and returns its typed result.
+// or the value itself) and returns its typed result. A refusal is journaled
+// for review (one record, its message bounded).
 func (s *Session) Do(ctx context.Context, args any) (any, error) {
+	res, err := s.do(ctx, args)
+	if err != nil {
+		name := fmt.Sprintf("%T", args)
+		name = strings.ToLower(strings.TrimSuffix(name[strings.LastIndexByte(name, '.')+1:], "Args"))
+		s.noteRefusal(name, err)
+	}
+	return res, err
+}
+
+func (s *Session) do(ctx context.Context, args any) (any, error) {
 	switch a := args.(type) {
 	case *ReadArgs:
 		return s.readAny(ctx, *a)

@@ -125,17 +125,28 @@ func (s *Session) undoTargets(t target, d *receiptData) ([]target, *Refusal) {
 // holds that receipt's result. The caller holds the locks of every name the
 // revert touches (undoTargets).
 func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool string) (*MutationResult, error) {
-	r := d.Receipt
 	if d.FromKey != "" {
 		return s.revertMove(ctx, d, tool)
 	}
-	key := t.key()
-	p := t.root.p
-	cur, err := fsys.ReadFileMax(p, t.rel, s.ws.opts.MaxFileBytes)
+	cur, err := fsys.ReadFileMax(t.root.p, t.rel, s.ws.opts.MaxFileBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 		return nil, s.ws.fileErr("undo", t, err)
 	}
+	c, err := s.planRevert(t, d, tool, cur, exists)
+	if err != nil {
+		return nil, err
+	}
+	return s.commit(ctx, c)
+}
+
+// planRevert builds the change that turns t back to what it held before
+// the receipt in d, given what t holds (cur; exists false when there is no
+// file), or refuses when it no longer holds that receipt's result. It is not
+// for moves (planMoveBack).
+func (s *Session) planRevert(t target, d *receiptData, tool string, cur []byte, exists bool) (*change, error) {
+	r := d.Receipt
+	key := t.key()
 	switch {
 	case r.After == nil && exists:
 		return nil, staleUndo(t, r, "a file exists there again")
@@ -145,6 +156,7 @@ func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool str
 		return nil, staleUndo(t, r, "it was changed since")
 	}
 	var pre []byte
+	var err error
 	if r.Before != nil {
 		if pre, err = s.preimage(d, cur); err != nil {
 			return nil, err
@@ -179,7 +191,7 @@ func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool str
 		c.eol = textedit.DetectEOL(inv.Text)
 		c.message = fmt.Sprintf("undid %s %s: %s holds its previous bytes again (%s)", r.Tool, r.ID, t.display(), linesWord(receipt.Lines(pre)))
 	}
-	return s.commit(ctx, c)
+	return c, nil
 }
 
 // staleUndo is the refusal for an undo whose file moved on.
@@ -203,15 +215,56 @@ func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (
 		return nil, ref
 	}
 	p := to.root.p
+	fromExists := false
 	if _, err := p.Stat(from.rel); err == nil {
-		return nil, staleUndo(from, r, r.From+" exists again; move or delete it first")
+		fromExists = true
 	} else if !errors.Is(err, fsys.ErrNotFound) {
 		return nil, s.ws.fileErr("undo", from, err)
 	}
-	back := &change{tool: tool, t: from, key: from.key(), src: &to, undoes: r.ID, matches: []receipt.Match{}, eol: "none"}
+	var cur []byte
+	toExists := true
 	if r.Before == nil { // a directory
 		info, err := p.Stat(to.rel)
-		if err != nil || info.Type != fsys.TypeDir {
+		toExists = err == nil && info.Type == fsys.TypeDir
+	} else {
+		b, err := p.ReadFile(to.rel)
+		switch {
+		case errors.Is(err, fsys.ErrNotFound):
+			toExists = false
+		case err != nil:
+			return nil, s.ws.fileErr("undo", to, err)
+		}
+		cur = b
+	}
+	steps, err := s.planMoveBack(ctx, d, tool, from, to, fromExists, cur, toExists)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.commit(ctx, steps[0])
+	if err != nil || len(steps) == 1 {
+		return res, err
+	}
+	res2, err := s.commit(ctx, steps[1])
+	if err != nil {
+		return nil, fmt.Errorf("undo %s: %s is back at %s, but the file the move replaced could not be restored (its bytes are in the journal, stet show %s): %w", r.ID, to.display(), from.display(), r.ID, err)
+	}
+	res.Message += "; " + res2.Message
+	res.Diff += res2.Diff
+	return res, nil
+}
+
+// planMoveBack builds the changes that take the move in d back, given
+// whether its old name from is free, what its new name to holds (cur;
+// toExists false when nothing is there) : the rename back, and the restore
+// of a file the move replaced, if any.
+func (s *Session) planMoveBack(ctx context.Context, d *receiptData, tool string, from, to target, fromExists bool, cur []byte, toExists bool) ([]*change, error) {
+	r := d.Receipt
+	if fromExists {
+		return nil, staleUndo(from, r, r.From+" exists again; move or delete it first")
+	}
+	back := &change{tool: tool, t: from, key: from.key(), src: &to, undoes: r.ID, matches: []receipt.Match{}, eol: "none"}
+	if r.Before == nil { // a directory
+		if !toExists {
 			return nil, staleUndo(to, r, "the directory is no longer there")
 		}
 		back.dir = true
@@ -220,29 +273,21 @@ func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (
 			return nil, err
 		}
 	} else {
-		cur, err := p.ReadFile(to.rel)
 		switch {
-		case errors.Is(err, fsys.ErrNotFound):
+		case !toExists:
 			return nil, staleUndo(to, r, "the file is gone")
-		case err != nil:
-			return nil, s.ws.fileErr("undo", to, err)
 		case r.After == nil || string(fsys.VersionOf(cur)) != r.After.Version:
 			return nil, staleUndo(to, r, "it was changed since")
 		}
 		back.pre, back.preVer, back.post = cur, fsys.VersionOf(cur), cur
 	}
-	var over []byte
-	if d.Over != "" {
-		b, err := s.ws.journal.Get(d.Over)
-		if err != nil {
-			return nil, fmt.Errorf("undo %s: the saved content of %s, which move %s replaced, is unreadable: %w", r.Path, r.Path, r.ID, err)
-		}
-		over = b
-	}
 	back.message = fmt.Sprintf("undid move %s: %s is back at %s", r.ID, to.display(), from.display())
-	res, err := s.commit(ctx, back)
-	if err != nil || over == nil {
-		return res, err
+	if d.Over == "" {
+		return []*change{back}, nil
+	}
+	over, err := s.ws.journal.Get(d.Over)
+	if err != nil {
+		return nil, fmt.Errorf("undo %s: the saved content of %s, which move %s replaced, is unreadable: %w", r.Path, r.Path, r.ID, err)
 	}
 	restore := &change{tool: tool, t: to, key: to.key(), post: over, create: true, undoes: r.ID,
 		matches: []receipt.Match{{Offset: 0, NewBytes: len(over), Line: 1, Old: []byte{}, New: over}},
@@ -253,13 +298,7 @@ func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (
 		}
 	}
 	restore.message = fmt.Sprintf("restored %s (%s), which move %s had replaced", to.display(), linesWord(receipt.Lines(over)), r.ID)
-	res2, err := s.commit(ctx, restore)
-	if err != nil {
-		return nil, fmt.Errorf("undo %s: %s is back at %s, but the file the move replaced could not be restored (its bytes are in the journal, stet show %s): %w", r.ID, to.display(), from.display(), r.ID, err)
-	}
-	res.Message += "; " + res2.Message
-	res.Diff += res2.Diff
-	return res, nil
+	return []*change{back, restore}, nil
 }
 
 // preimage returns the bytes a receipt's file held before: from the saved

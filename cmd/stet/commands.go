@@ -26,6 +26,7 @@ func init() {
 		"call": cmdCall, "turn": cmdTurn, "log": cmdLog, "show": cmdShow,
 		"verify": cmdVerify, "gc": cmdGC, "tools": cmdTools, "mcp": cmdMCP, "version": cmdVersion,
 		"info": cmdInfo, "roots": cmdRoots, "completion": cmdCompletion,
+		"diff": cmdDiff, "review": cmdReview,
 	}
 }
 
@@ -51,12 +52,16 @@ tools:
   move    [--overwrite] FROM TO
   delete  PATH
   undo    PATH                                     revert this session's last change of PATH
+  undo    --session S [--turn T] [--dry-run] [PATH]  take back a session's (turn's, file's) changes, all or nothing
+  undo    --receipt ID[,ID...] [--dry-run]         take back those changes (an undo's receipt: redo)
 
 more:
   call TOOL --json ARGS      one tool call with JSON arguments; prints the result or refusal as JSON
   turn --request-file F [--inputs a,b]   pin this turn's request and declared inputs (--end clears them)
   log [--path P]             list receipts (this session with --session, else all)
   show ID                    one receipt with its diff
+  diff [--turn T] [--offset N] [--limit N] [PATH]   combined diff per file of a session (--session) or turn
+  review [--addr 127.0.0.1:0] [--open]   a local page over the journal: sessions, diffs, stands, undo
   verify [ID | --all]        re-check receipts and the journal's hash chain
   gc [--keep DURATION]       drop journal records and saved contents older than the
                              retention (default 30d); receipts kept keep their undo data
@@ -521,8 +526,7 @@ func cmdDelete(e *env, args []string) error {
 }
 
 func cmdUndo(e *env, args []string) error {
-	var a stet.UndoArgs
-	return e.pathCommand("undo", "file whose last change to revert", &a.Path, args, true, &a)
+	return cmdUndoSet(e, args)
 }
 
 func cmdCall(e *env, args []string) error {

@@ -1,0 +1,206 @@
+package stet_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/internal/reviewfixture"
+)
+
+// fixture plays the review fixture's three sessions in a fresh workspace.
+func fixture(t *testing.T) (*stet.Workspace, string) {
+	t.Helper()
+	root := t.TempDir()
+	if err := reviewfixture.Write(root); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := stet.Open([]string{root}, stet.Options{State: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if err := reviewfixture.Run(ctx, ws, root); err != nil {
+		t.Fatal(err)
+	}
+	return ws, root
+}
+
+func TestSessionsView(t *testing.T) {
+	ws, _ := fixture(t)
+	ss, err := ws.Sessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range ss {
+		ids = append(ids, s.ID)
+	}
+	if strings.Join(ids, ",") != "agent-c,agent-b,agent-a" {
+		t.Fatalf("sessions %v, want newest first", ids)
+	}
+	a := ss[2]
+	if len(a.Turns) != 2 || a.Turns[0].Request != "Add a greeting to the app" || len(a.Turns[0].Inputs) != 1 {
+		t.Fatalf("agent-a turns: %+v", a.Turns)
+	}
+	files := map[string]stet.FileChange{}
+	for _, f := range a.Files {
+		files[f.Path] = f
+	}
+	if f := files["src/app.go"]; f.Added != 2 || f.Removed != 1 || !f.Exact {
+		t.Errorf("src/app.go: %+v", f)
+	}
+	if f := files["src/greet.go"]; !f.Created || f.Added != 5 {
+		t.Errorf("src/greet.go: %+v", f)
+	}
+	if f := files["old.txt"]; !f.Deleted || f.Removed != 1 {
+		t.Errorf("old.txt: %+v", f)
+	}
+	if f := files["src/helpers.go"]; f.From != "src/util.go" {
+		t.Errorf("src/helpers.go: %+v", f)
+	}
+	groups, err := ws.Refusals("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, g := range groups {
+		kinds[g.Kind] = g.Count
+	}
+	for _, k := range []string{stet.KindInput, stet.KindOutside, stet.KindProtected, stet.KindNotSeen, stet.KindChanged} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s refusal recorded: %v", k, kinds)
+		}
+	}
+}
+
+func TestStandsAndDiff(t *testing.T) {
+	ws, _ := fixture(t)
+	st, err := ws.SessionStands("agent-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st {
+		if s.State != stet.StateChanged || s.Now == nil || !strings.Contains(s.Message, "did not see") {
+			t.Errorf("agent-b %s: %+v", s.Receipt, s)
+		}
+	}
+	st, _ = ws.SessionStands("agent-c")
+	for _, s := range st {
+		if s.State != stet.StateStands {
+			t.Errorf("agent-c %s: %+v", s.Receipt, s)
+		}
+	}
+	page, err := ws.Diff(stet.DiffSpec{Session: "agent-c", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Total != 2 || len(page.Files) != 1 || !strings.Contains(page.Files[0].Diff, "+debug: true") {
+		t.Fatalf("diff page: %+v", page)
+	}
+	h, err := ws.History("README.md")
+	if err != nil || len(h) != 2 {
+		t.Fatalf("history: %v %+v", err, h)
+	}
+}
+
+// A session undo where one file was edited by a person afterwards changes
+// nothing and names that file; the other sessions' undo works, and undoing
+// the undo restores the agent's bytes exactly.
+func TestUndoSessionAllOrNothingAndRedo(t *testing.T) {
+	ws, root := fixture(t)
+	_, err := ws.UndoChanges(ctx, stet.UndoSpec{Session: "agent-b"})
+	r, ok := stet.AsRefusal(err)
+	if !ok || r.Kind != stet.KindChanged || r.Path != "README.md" || !strings.Contains(r.Message, "README.md") {
+		t.Fatalf("undo agent-b: %v", err)
+	}
+	if got := content(t, root, "README.md"); got != reviewfixture.HumanREADME {
+		t.Fatalf("README.md changed: %q", got)
+	}
+
+	before := map[string]string{}
+	for _, p := range []string{"src/app.go", "src/greet.go", "src/helpers.go"} {
+		before[p] = content(t, root, p)
+	}
+	pre, err := ws.UndoChanges(ctx, stet.UndoSpec{Session: "agent-a", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pre.Steps) != 4 || len(pre.Receipts) != 0 {
+		t.Fatalf("preview: %+v", pre)
+	}
+	if content(t, root, "src/greet.go") != before["src/greet.go"] {
+		t.Fatal("dry run changed a file")
+	}
+	res, err := ws.UndoChanges(ctx, stet.UndoSpec{Session: "agent-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Receipts) != 4 {
+		t.Fatalf("undo receipts: %+v", res.Receipts)
+	}
+	for name, want := range map[string]string{"src/app.go": reviewfixture.Files["src/app.go"], "old.txt": "obsolete\n", "src/util.go": reviewfixture.Files["src/util.go"]} {
+		if got := content(t, root, name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "src/greet.go")); !os.IsNotExist(err) {
+		t.Errorf("src/greet.go still there: %v", err)
+	}
+	// Redo: undo the undo receipts, all at once.
+	var ids []string
+	for _, rc := range res.Receipts {
+		if rc.Session != stet.ReviewSession {
+			t.Errorf("undo receipt in session %s", rc.Session)
+		}
+		ids = append(ids, rc.ID)
+	}
+	if _, err := ws.UndoChanges(ctx, stet.UndoSpec{Receipts: ids}); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range before {
+		if got := content(t, root, p); got != want {
+			t.Errorf("after redo %s = %q, want %q", p, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "old.txt")); !os.IsNotExist(err) {
+		t.Errorf("old.txt back after redo: %v", err)
+	}
+	rep, err := ws.Verify("")
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify: %v %+v", err, rep.Problems)
+	}
+}
+
+// One receipt out of order: refused while a later change holds the file,
+// taken back alone when it still stands.
+func TestUndoOutOfOrder(t *testing.T) {
+	ws, s, root := open(t, map[string]string{"a.txt": "one\n", "b.txt": "two\n"}, stet.Options{})
+	readAll(t, s, "a.txt", "b.txt")
+	e1 := must[*stet.MutationResult](t)(s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("ONE")}))
+	e2 := must[*stet.MutationResult](t)(s.Edit(ctx, stet.EditArgs{Path: "b.txt", OldString: ptr("two"), NewString: ptr("TWO")}))
+	e3 := must[*stet.MutationResult](t)(s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("ONE"), NewString: ptr("ONE!")}))
+	_, err := ws.UndoChanges(ctx, stet.UndoSpec{Receipts: []string{e1.Receipt.ID}})
+	if r, ok := stet.AsRefusal(err); !ok || r.Kind != stet.KindChanged || !strings.Contains(r.Message, e3.Receipt.ID) {
+		t.Fatalf("undo of a change a later one holds: %v", err)
+	}
+	if _, err := ws.UndoChanges(ctx, stet.UndoSpec{Receipts: []string{e2.Receipt.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if content(t, root, "b.txt") != "two\n" || content(t, root, "a.txt") != "ONE!\n" {
+		t.Fatal("out-of-order undo touched the wrong file")
+	}
+	// Both of a.txt's changes, chained newest first.
+	if _, err := ws.UndoChanges(ctx, stet.UndoSpec{Receipts: []string{e1.Receipt.ID, e3.Receipt.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if content(t, root, "a.txt") != "one\n" {
+		t.Fatalf("a.txt = %q", content(t, root, "a.txt"))
+	}
+	st, err := ws.Stands(e1.Receipt.ID)
+	if err != nil || st.State != stet.StateUndone {
+		t.Fatalf("stands: %v %+v", err, st)
+	}
+}

@@ -1,0 +1,394 @@
+package stet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+)
+
+// reviewSession is the session every undo made by UndoChanges belongs to:
+// stet review and stet undo --session/--receipt. Its receipts can be
+// undone like any other (a redo).
+const reviewSession = "review"
+
+// ReviewSession is the id of the session UndoChanges records its undo
+// receipts in.
+const ReviewSession = reviewSession
+
+// UndoSpec selects the changes UndoChanges takes back: the receipts named,
+// or those of a session (of one turn of it when Turn > 0, of one file when
+// Path is set). DryRun only previews.
+type UndoSpec struct {
+	Receipts []string
+	Session  string
+	Turn     int
+	Path     string
+	DryRun   bool
+}
+
+// UndoStep is one receipt an undo set takes back, with the diff of its undo.
+type UndoStep struct {
+	Receipt string `json:"receipt"` // the receipt taken back
+	Session string `json:"session"`
+	Tool    string `json:"tool"`
+	Path    string `json:"path"`
+	From    string `json:"from,omitempty"`
+	Diff    string `json:"diff"`
+}
+
+// UndoSkip is a receipt a session or turn holds that the undo leaves
+// alone, and why.
+type UndoSkip struct {
+	Receipt string `json:"receipt"`
+	Path    string `json:"path"`
+	Reason  string `json:"reason"`
+}
+
+// UndoResult is what UndoChanges did, or would do (DryRun).
+type UndoResult struct {
+	DryRun   bool              `json:"dry_run"`
+	Steps    []UndoStep        `json:"steps"`   // newest first, the order they land in
+	Skipped  []UndoSkip        `json:"skipped"` // left alone, with the reason
+	Files    []string          `json:"files"`   // every file the undo changes
+	Receipts []receipt.Receipt `json:"receipts"`
+	Message  string            `json:"message"`
+}
+
+// simFile is what a name holds in the plan of an undo set.
+type simFile struct {
+	b      []byte
+	exists bool
+	dir    bool
+}
+
+// planStep is one receipt of an undo set and the changes that revert it.
+type planStep struct {
+	e       *event
+	changes []*change
+}
+
+// UndoChanges takes back a set of changes exactly: the receipts named, or
+// those of a session, a turn or a file (verified, not undone, not undos
+// themselves), newest first. It is all or nothing: every file is checked
+// before the first byte moves (several changes of one file must chain: the
+// file holds the newest one's result, and each older one's result is what
+// the newer one started from), the set is one write-ahead intent, and a
+// failure while landing takes back what already landed. A change that no
+// longer stands refuses the whole set, naming the file and the change in
+// the way. Out of order, one receipt is taken back only while it still
+// stands. Every undo is a receipt of its own in session ReviewSession, so
+// an undo can be undone the same way (a redo), restoring the bytes exactly.
+//
+// It sees only stet's receipts: a file changed by a shell command or an
+// editor refuses the undo of every change it holds (changed since).
+func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResult, error) {
+	if ws.opts.Effects == policy.ReadOnly {
+		return nil, refuse(KindReadOnly, "", "nothing was undone: this workspace is read-only (--effects read-only)")
+	}
+	s, err := ws.Session(reviewSession)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
+	h, err := ws.readHistory()
+	if err != nil {
+		return nil, journalRefusal("undo", target{}, err)
+	}
+	res := &UndoResult{DryRun: spec.DryRun, Steps: []UndoStep{}, Skipped: []UndoSkip{}, Files: []string{}, Receipts: []receipt.Receipt{}}
+	events, ref := h.undoSet(spec, res)
+	if ref != nil {
+		return nil, ref
+	}
+	if len(events) == 0 {
+		res.Message = "nothing to undo"
+		if len(res.Skipped) > 0 {
+			res.Message += fmt.Sprintf(" (%s left alone: see skipped)", plural(len(res.Skipped), "change"))
+		}
+		return res, nil
+	}
+	// Resolve and gate every name first.
+	var all []target
+	names := map[string]target{}
+	name := func(p string) (target, *Refusal) {
+		if t, ok := names[p]; ok {
+			return t, nil
+		}
+		t, ref := s.resolve("undo", p)
+		if ref != nil {
+			return t, ref
+		}
+		if ref := s.gateWrite("undo", t); ref != nil {
+			return t, ref
+		}
+		names[p] = t
+		all = append(all, t)
+		return t, nil
+	}
+	for _, e := range events {
+		if _, ref := name(e.d.Receipt.Path); ref != nil {
+			return nil, ref
+		}
+		if e.d.FromKey != "" {
+			if _, ref := name(e.d.Receipt.From); ref != nil {
+				return nil, ref
+			}
+		}
+	}
+	unlock, err := ws.lockAll(ctx, all...)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	plan, ref := s.planUndoSet(ctx, h, events, names)
+	if ref != nil {
+		if len(events) > 1 {
+			ref.Message += fmt.Sprintf(" (nothing was undone: %s checked)", plural(len(events), "change"))
+		}
+		return nil, ref
+	}
+	files := map[string]bool{}
+	var seq []*change
+	for _, st := range plan {
+		r := st.e.d.Receipt
+		step := UndoStep{Receipt: r.ID, Session: st.e.session, Tool: r.Tool, Path: r.Path, From: r.From}
+		for _, c := range st.changes {
+			step.Diff += c.diff()
+			seq = append(seq, c)
+			if !files[c.t.display()] {
+				files[c.t.display()] = true
+				res.Files = append(res.Files, c.t.display())
+			}
+		}
+		res.Steps = append(res.Steps, step)
+	}
+	if spec.DryRun {
+		res.Message = fmt.Sprintf("dry run, nothing written: would undo %s of %s", plural(len(plan), "change"), plural(len(res.Files), "file"))
+		return res, nil
+	}
+	var intent string
+	if len(seq) > 1 {
+		intent = ws.newID("p_")
+		ifs := make([]intentFile, len(seq))
+		for i, c := range seq {
+			c.id, c.intent = ws.newID("r_"), intent
+			r := s.newReceipt(c)
+			r.After = c.plannedAfter(r, c.afterState())
+			ifs[i] = plannedFile(c, r, undoData(c))
+		}
+		if err := s.writeIntent(intent, ifs); err != nil {
+			return nil, fmt.Errorf("undo: %w", err)
+		}
+	}
+	type landed struct {
+		c *change
+		r receipt.Receipt
+	}
+	var done []landed
+	fail := func(err error) (*UndoResult, error) {
+		for i := len(done) - 1; i >= 0; i-- {
+			l := done[i]
+			d := plannedFile(l.c, l.r, undoData(l.c)).Data
+			s.revert(ctx, l.c.t, &d, "undo")
+		}
+		if intent != "" {
+			ws.journal.Append(doneRecord(intent, doneRolledBack, err.Error()))
+		}
+		return nil, fmt.Errorf("undo: nothing was undone (%d of %d steps had landed and were taken back): %w", len(done), len(seq), err)
+	}
+	for _, c := range seq {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		out, err := s.commit(ctx, c)
+		if err != nil {
+			return fail(err)
+		}
+		done = append(done, landed{c, out.Receipt})
+		res.Receipts = append(res.Receipts, out.Receipt)
+	}
+	if intent != "" {
+		if _, err := ws.journal.AppendLazy(doneRecord(intent, doneCommitted, "")); err != nil {
+			return nil, fmt.Errorf("undo: landed, but the journal could not close its intent %s: %w", intent, err)
+		}
+	}
+	ids := make([]string, len(res.Receipts))
+	for i, r := range res.Receipts {
+		ids[i] = r.ID
+	}
+	res.Message = fmt.Sprintf("undid %s of %s; receipts %s (verified, session %s)", plural(len(plan), "change"), plural(len(res.Files), "file"),
+		strings.Join(ids, ", "), reviewSession)
+	return res, nil
+}
+
+// undoSet collects the receipts spec selects, newest first, and notes in
+// res those a session or turn holds that are left alone.
+func (h *history) undoSet(spec UndoSpec, res *UndoResult) ([]*event, *Refusal) {
+	var out []*event
+	if len(spec.Receipts) > 0 {
+		if spec.Session != "" || spec.Turn != 0 || spec.Path != "" {
+			return nil, refuse(KindInvalid, "", "name receipts, or a session (with a turn or a path), not both")
+		}
+		seen := map[string]bool{}
+		for _, id := range spec.Receipts {
+			e := h.byID[id]
+			switch {
+			case e == nil:
+				return nil, refuse(KindNotFound, "", "no receipt %s in the journal (stet log lists them)", id)
+			case seen[id]:
+				continue
+			case !e.d.Receipt.Verified:
+				return nil, refuse(KindInvalid, e.d.Receipt.Path, "receipt %s was not verified, so stet cannot take it back exactly; read %s and change it back by hand", id, e.d.Receipt.Path)
+			}
+			if u := h.undoneBy(id); u != "" {
+				return nil, refuse(KindInvalid, e.d.Receipt.Path, "receipt %s was already undone by %s; undo %s to bring it back", id, u, u).with("receipt", id)
+			}
+			seen[id] = true
+			out = append(out, e)
+		}
+	} else {
+		if spec.Session == "" {
+			return nil, refuse(KindInvalid, "", "name the receipts or the session to undo")
+		}
+		events, err := h.selected(spec.Session, spec.Turn, spec.Path)
+		if err != nil {
+			return nil, asRefusal(err)
+		}
+		for _, e := range events {
+			r := e.d.Receipt
+			skip := ""
+			switch {
+			case !r.Verified:
+				skip = "not verified: stet cannot take it back exactly"
+			case e.d.Undoes != "":
+				skip = "an undo itself: undo it by its receipt to redo"
+			case h.undoneBy(r.ID) != "":
+				skip = "already undone by " + h.undoneBy(r.ID)
+			case !receiptAltered(r):
+				skip = "it changed nothing"
+			}
+			if skip != "" {
+				res.Skipped = append(res.Skipped, UndoSkip{Receipt: r.ID, Path: r.Path, Reason: skip})
+				continue
+			}
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].seq > out[j].seq })
+	return out, nil
+}
+
+// planUndoSet plans every undo of events (newest first) against what the
+// files hold, each older change against what the newer ones' undos leave:
+// nothing has moved when it refuses.
+func (s *Session) planUndoSet(ctx context.Context, h *history, events []*event, names map[string]target) ([]planStep, *Refusal) {
+	state := map[string]*simFile{}
+	get := func(t target) (*simFile, *Refusal) {
+		if f, ok := state[t.key()]; ok {
+			return f, nil
+		}
+		f := &simFile{}
+		p := t.root.p
+		info, err := p.Stat(t.rel)
+		switch {
+		case errors.Is(err, fsys.ErrNotFound):
+		case err != nil:
+			return nil, asRefusal(s.ws.fileErr("undo", t, err))
+		case info.Type == fsys.TypeDir:
+			f.exists, f.dir = true, true
+		default:
+			b, err := fsys.ReadFileMax(p, t.rel, s.ws.opts.MaxFileBytes)
+			if err != nil {
+				return nil, asRefusal(s.ws.fileErr("undo", t, err))
+			}
+			f.exists, f.b = true, b
+		}
+		state[t.key()] = f
+		return f, nil
+	}
+	var plan []planStep
+	for _, e := range events {
+		r := e.d.Receipt
+		t := names[r.Path]
+		to, ref := get(t)
+		if ref != nil {
+			return nil, ref
+		}
+		if e.d.FromKey == "" {
+			c, err := s.planRevert(t, &e.d, "undo", to.b, to.exists && !to.dir)
+			if err != nil {
+				return nil, h.blocked(e, t, to, err)
+			}
+			if c.delete {
+				state[t.key()] = &simFile{}
+			} else {
+				state[t.key()] = &simFile{b: c.post, exists: true}
+			}
+			plan = append(plan, planStep{e: e, changes: []*change{c}})
+			continue
+		}
+		ft := names[r.From]
+		from, ref := get(ft)
+		if ref != nil {
+			return nil, ref
+		}
+		toExists := to.exists && !to.dir
+		if r.Before == nil {
+			toExists = to.dir
+		}
+		cs, err := s.planMoveBack(ctx, &e.d, "undo", ft, t, from.exists, to.b, toExists)
+		if err != nil {
+			return nil, h.blocked(e, t, to, err)
+		}
+		state[ft.key()] = &simFile{b: to.b, exists: true, dir: to.dir}
+		state[t.key()] = &simFile{}
+		if len(cs) > 1 {
+			state[t.key()] = &simFile{b: cs[1].post, exists: true}
+		}
+		plan = append(plan, planStep{e: e, changes: cs})
+	}
+	return plan, nil
+}
+
+// blocked words the refusal of an undo set whose change e no longer
+// stands: the file, the change, and what is in the way.
+func (h *history) blocked(e *event, t target, now *simFile, err error) *Refusal {
+	ref, ok := AsRefusal(err)
+	if !ok {
+		return asRefusal(err)
+	}
+	r := e.d.Receipt
+	if ref.Kind != KindChanged {
+		return ref
+	}
+	why := "the file is not there"
+	switch {
+	case now.dir:
+		why = "a directory is there"
+	case now.exists:
+		st := receipt.StateOf(now.b)
+		why = fmt.Sprintf("changed since by something stet did not see (a shell command or an editor): %d bytes, %d lines now", st.Bytes, st.Lines)
+		for i := len(h.events) - 1; i >= 0; i-- {
+			l := h.events[i]
+			if l.seq > e.seq && l.d.Receipt.After != nil && l.d.Receipt.After.Version == st.Version && (l.key == e.key || l.d.FromKey == e.key) {
+				why = fmt.Sprintf("changed since by %s %s of session %s", l.d.Receipt.Tool, l.d.Receipt.ID, l.session)
+				ref.with("blocked_by", l.d.Receipt.ID)
+				break
+			}
+		}
+		if r.After == nil {
+			why = "a file exists there again"
+		}
+	}
+	ref.Message = fmt.Sprintf("refused: %s blocks the undo: it no longer holds the result of %s %s (session %s), %s; undoing it would lose that; undo the later change first, or change it back by hand",
+		t.display(), r.Tool, r.ID, e.session, why)
+	ref.Path = t.display()
+	return ref.with("receipt", r.ID, "path", t.display())
+}
