@@ -302,17 +302,80 @@ func (ws *Workspace) classify(f intentFile) (fileState, error) {
 	return stateNeither, nil
 }
 
+// classifyAll classifies every file of an intent. Several changes of one
+// file in one intent (an undo set that takes back two edits of a file) form
+// a chain, applied in order: the file holds the chain's old bytes (all
+// old), its last new bytes (all new), or the new bytes of one link (that
+// link and the ones before it new, the rest old); anything else is neither.
+func (ws *Workspace) classifyAll(files []intentFile) ([]fileState, error) {
+	states := make([]fileState, len(files))
+	chains := map[string][]int{}
+	for i, f := range files {
+		if f.Data.FromKey == "" && !f.Dir {
+			chains[f.Key] = append(chains[f.Key], i)
+		}
+	}
+	for i, f := range files {
+		if idx := chains[f.Key]; len(idx) > 1 && f.Data.FromKey == "" && !f.Dir {
+			continue // classified with its chain below
+		}
+		st, err := ws.classify(f)
+		if err != nil {
+			return nil, err
+		}
+		states[i] = st
+	}
+	for key, idx := range chains {
+		if len(idx) < 2 {
+			continue
+		}
+		t, err := ws.targetOfKey(key)
+		if err != nil {
+			return nil, err
+		}
+		cur, there, err := versionAt(t)
+		if err != nil {
+			return nil, err
+		}
+		version := func(st *receipt.State) (string, bool) {
+			if st == nil {
+				return "", false
+			}
+			return st.Version, true
+		}
+		// landed is how many links of the chain the disk shows applied.
+		landed := -1
+		if v, ok := version(files[idx[0]].Data.Receipt.Before); ok == there && (!ok || v == cur) {
+			landed = 0
+		}
+		for k, i := range idx {
+			if v, ok := version(files[i].Data.Receipt.After); ok == there && (!ok || v == cur) {
+				landed = k + 1
+			}
+		}
+		for k, i := range idx {
+			switch {
+			case landed < 0:
+				states[i] = stateNeither
+			case k < landed:
+				states[i] = stateNew
+			default:
+				states[i] = stateOld
+			}
+		}
+	}
+	return states, nil
+}
+
 // resolveIntent settles an intent against the disk and closes it with a
 // done record; it returns the outcome.
 func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, error) {
-	states := make([]fileState, len(it.Files))
+	states, err := ws.classifyAll(it.Files)
+	if err != nil {
+		return "", err
+	}
 	var nOld, nNew int
-	for i, f := range it.Files {
-		st, err := ws.classify(f)
-		if err != nil {
-			return "", err
-		}
-		states[i] = st
+	for _, st := range states {
 		switch st {
 		case stateOld:
 			nOld++
@@ -387,13 +450,42 @@ func (s *Session) completeReceipts(it intentData) error {
 	if err != nil {
 		return err
 	}
+	// A link of a chain (several changes of one file) that a later link
+	// follows is proven by that link, which starts from its result; the
+	// last link is checked against the disk.
+	next := map[int]int{}
+	last := map[string]int{}
+	for i, f := range it.Files {
+		if f.Data.FromKey != "" || f.Dir {
+			continue
+		}
+		if j, ok := last[f.Key]; ok {
+			next[j] = i
+		}
+		last[f.Key] = i
+	}
+	atRest := make(map[int]bool, len(it.Files))
+	for i, f := range it.Files {
+		if _, chained := next[i]; !chained {
+			atRest[i] = s.verifyAtRest(f) == nil
+		}
+	}
+	var verified func(i int) bool
+	verified = func(i int) bool {
+		j, chained := next[i]
+		if !chained {
+			return atRest[i]
+		}
+		a, b := it.Files[i].Data.Receipt.After, it.Files[j].Data.Receipt.Before
+		return a != nil && b != nil && a.Version == b.Version && verified(j)
+	}
 	var recs []journal.Record
-	for _, f := range it.Files {
+	for i, f := range it.Files {
 		d := f.Data
 		if have[d.Receipt.ID] {
 			continue
 		}
-		d.Receipt.Verified = s.verifyAtRest(f) == nil
+		d.Receipt.Verified = verified(i)
 		d.Receipt.Notes = append(d.Receipt.Notes, "recorded at the next start: the process that made this change stopped before recording it")
 		recs = append(recs, s.rec(recReceipt, f.Key, &d))
 		if d.Undoes != "" {

@@ -117,3 +117,62 @@ func TestUnresolvedIntentIsReported(t *testing.T) {
 		t.Errorf("verify --all does not report the unresolved change: %+v", rep.Problems)
 	}
 }
+
+// An intent that changes one file twice (as an undo set taking back two
+// edits does) is resolved as a chain: the file's old bytes drop it, its last
+// new bytes complete it, and the middle state rolls the first link back.
+func TestChainedIntentIsResolved(t *testing.T) {
+	v0, v1, v2 := []byte("zero\n"), []byte("one\n"), []byte("two\n")
+	for _, c := range []struct {
+		name    string
+		disk    []byte
+		want    []byte
+		outcome string
+	}{
+		{"nothing landed", v0, v0, doneDropped},
+		{"both landed", v2, v2, doneCompleted},
+		{"the first landed", v1, v0, doneRolledBack},
+		{"neither state", []byte("by hand\n"), []byte("by hand\n"), doneUnresolved},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": string(c.disk)})
+			tgt, ref := ws.resolve("edit", "a.txt")
+			if ref != nil {
+				t.Fatal(ref)
+			}
+			link := func(id string, from, to []byte) intentFile {
+				r := receipt.Receipt{ID: id, Session: s.id, Tool: "edit", Path: "a.txt",
+					Before: receipt.StateOf(from), After: receipt.StateOf(to), EOL: "lf",
+					Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
+				return intentFile{Key: tgt.key(), Data: receiptData{Receipt: r, Old: []string{string(from)}}}
+			}
+			it := intentData{ID: "p_chain", Session: s.id, PID: 1 << 30,
+				Files: []intentFile{link("r_first", v0, v1), link("r_second", v1, v2)}}
+			b, _ := json.Marshal(it)
+			if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+				t.Fatal(err)
+			}
+			ws.Close()
+			ws2, err := Open([]string{root}, Options{State: state})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws2.Close()
+			got, _ := os.ReadFile(filepath.Join(root, "a.txt"))
+			if string(got) != string(c.want) {
+				t.Errorf("a.txt = %q, want %q", got, c.want)
+			}
+			var outcome string
+			ws2.journal.Session(intentSession, func(r journal.Record) error {
+				var d doneData
+				if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "p_chain" {
+					outcome = d.State
+				}
+				return nil
+			})
+			if outcome != c.outcome {
+				t.Errorf("outcome %q, want %q", outcome, c.outcome)
+			}
+		})
+	}
+}
