@@ -34,14 +34,17 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 		key = t.key()
 	}
 	var out []LogEntry
-	undone := map[string]bool{}
+	undoneBy := map[string][]string{} // receipt -> the receipts that undid it
+	noteUndo := func(r journal.Record) {
+		var u map[string]string
+		if json.Unmarshal(r.Data, &u) == nil {
+			undoneBy[u["receipt"]] = append(undoneBy[u["receipt"]], u["by"])
+		}
+	}
 	fn := func(r journal.Record) error {
 		switch r.Type {
 		case recUndo:
-			var u map[string]string
-			if json.Unmarshal(r.Data, &u) == nil {
-				undone[u["receipt"]] = true
-			}
+			noteUndo(r)
 		case recReceipt:
 			if key != "" && r.Path != key {
 				var d receiptData
@@ -60,6 +63,15 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 	var err error
 	if session != "" {
 		err = ws.journal.Session(session, fn)
+		if err == nil && session != reviewSession {
+			// What a person took back on the review page is undone too.
+			err = ws.journal.Session(reviewSession, func(r journal.Record) error {
+				if r.Type == recUndo {
+					noteUndo(r)
+				}
+				return nil
+			})
+		}
 	} else {
 		err = ws.journal.Scan(fn)
 	}
@@ -67,9 +79,23 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 		return nil, err
 	}
 	for i := range out {
-		out[i].Undone = undone[out[i].Receipt.ID]
+		out[i].Undone = isUndone(out[i].Receipt.ID, undoneBy, 0)
 	}
 	return out, nil
+}
+
+// isUndone reports whether receipt id stands undone: some receipt undid it
+// and was not itself undone in turn (a redo).
+func isUndone(id string, undoneBy map[string][]string, depth int) bool {
+	if depth > 64 {
+		return true // a chain this long is not made by people; keep the safe answer
+	}
+	for _, by := range undoneBy[id] {
+		if !isUndone(by, undoneBy, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // Show returns one receipt and a unified diff of its change (rebuilt from the

@@ -157,8 +157,27 @@ func TestUndoSessionAllOrNothingAndRedo(t *testing.T) {
 		}
 		ids = append(ids, rc.ID)
 	}
+	undoneIn := func(session string) int {
+		log, err := ws.Log(session, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range log {
+			if e.Undone {
+				n++
+			}
+		}
+		return n
+	}
+	if n := undoneIn("agent-a"); n != 4 {
+		t.Errorf("stet log --session agent-a after the undo: %d receipts undone, want 4", n)
+	}
 	if _, err := ws.UndoChanges(ctx, stet.UndoSpec{Receipts: ids}); err != nil {
 		t.Fatal(err)
+	}
+	if n := undoneIn("agent-a"); n != 0 {
+		t.Errorf("stet log --session agent-a after the redo: %d receipts still shown undone, want 0", n)
 	}
 	for p, want := range before {
 		if got := content(t, root, p); got != want {
