@@ -223,3 +223,29 @@ func TestUndoOutOfOrder(t *testing.T) {
 		t.Fatalf("stands: %v %+v", err, st)
 	}
 }
+
+// After the review page took back an agent's last change, the agent's own
+// undo goes on from the change before it.
+func TestAgentUndoAfterReviewUndo(t *testing.T) {
+	ws, s, root := open(t, map[string]string{"a.txt": "one\n"}, stet.Options{})
+	readAll(t, s, "a.txt")
+	if _, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("two")}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("two"), NewString: ptr("three")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.UndoChanges(ctx, stet.UndoSpec{Receipts: []string{second.Receipt.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := content(t, root, "a.txt"); got != "two\n" {
+		t.Fatalf("after the review undo: %q", got)
+	}
+	if _, err := s.Undo(ctx, stet.UndoArgs{Path: "a.txt"}); err != nil {
+		t.Fatalf("the agent's undo after the review undo: %v", err)
+	}
+	if got := content(t, root, "a.txt"); got != "one\n" {
+		t.Errorf("after the agent's undo: %q, want the first bytes", got)
+	}
+}

@@ -16,7 +16,13 @@ import (
 // undone (undo receipts themselves are skipped, so undo walks back).
 func (s *Session) lastChange(key string) (*receiptData, error) {
 	var found []*receiptData
-	undone := map[string]bool{}
+	undoneBy := map[string][]string{}
+	noteUndo := func(r journal.Record) {
+		var u map[string]string
+		if json.Unmarshal(r.Data, &u) == nil {
+			undoneBy[u["receipt"]] = append(undoneBy[u["receipt"]], u["by"])
+		}
+	}
 	err := s.ws.journal.Session(s.id, func(r journal.Record) error {
 		switch r.Type {
 		case recReceipt:
@@ -31,18 +37,24 @@ func (s *Session) lastChange(key string) (*receiptData, error) {
 				found = append(found, &d)
 			}
 		case recUndo:
-			var u map[string]string
-			if err := json.Unmarshal(r.Data, &u); err == nil {
-				undone[u["receipt"]] = true
-			}
+			noteUndo(r)
 		}
 		return nil
 	})
+	if err == nil && s.id != reviewSession && len(found) > 0 {
+		// A change a person took back on the review page is undone too.
+		err = s.ws.journal.Session(reviewSession, func(r journal.Record) error {
+			if r.Type == recUndo {
+				noteUndo(r)
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
 	for i := len(found) - 1; i >= 0; i-- {
-		if !undone[found[i].Receipt.ID] {
+		if !isUndone(found[i].Receipt.ID, undoneBy, 0) {
 			return found[i], nil
 		}
 	}
