@@ -15,13 +15,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+import { cleanups, envWithoutStet, freePort, killPid, run, setStep, show, step, tempDir, watchServer } from './harness.mjs';
 
 const BIN = process.env.STET_BIN;
 if (!BIN) {
@@ -38,23 +38,7 @@ const PERSONA =
   "Files that existed before this turn are the user's: edit them in place and write new files beside them; " +
   'do not regenerate a provided file from memory. If the user asked for a rewrite, say so and pass overwrite: true.';
 
-const TIMEOUT_MS = Number(process.env.STET_FLOW_TIMEOUT_MS || 60000);
-
-// Synchronous clean-ups (kill a server, remove a temporary directory), run in
-// reverse at exit whatever happened, so that neither a failure nor a hang
-// leaves a stet process or a directory behind.
-const cleanups = [];
-let current = '(setup)'; // the step running, for the failure message
-let serverErr = () => ''; // the running server's stderr so far
-
 const sha = (bytes) => 'sha256:' + crypto.createHash('sha256').update(bytes).digest('hex');
-const show = (v) => JSON.stringify(v, null, 2);
-
-async function step(name, fn) {
-  current = name;
-  await fn();
-  console.log(`ok - ${name}`);
-}
 
 // text is the text content a model reads from a tool result.
 function text(res) {
@@ -240,13 +224,6 @@ async function checkJournal(state, ids, label) {
   });
 }
 
-// tempDir makes a temporary directory removed at exit.
-function tempDir(prefix) {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  cleanups.push(() => fs.rmSync(d, { recursive: true, force: true }));
-  return d;
-}
-
 function workspace() {
   const root = tempDir('stet-ts-root-');
   fs.writeFileSync(path.join(root, 'notes.txt'), 'alpha\nbeta\ngamma\n');
@@ -265,9 +242,9 @@ async function overStdio() {
   });
   let stderr = '';
   transport.stderr?.on('data', (d) => (stderr += d));
-  serverErr = () => stderr;
+  watchServer(() => stderr);
   const c = client();
-  current = 'stdio: connect';
+  setStep('stdio: connect');
   const connected = c.connect(transport);
   const pid = transport.pid; // set once the transport has spawned stet
   cleanups.push(() => killPid(pid));
@@ -285,25 +262,6 @@ async function overStdio() {
   await checkJournal(state, ids, 'stdio');
 }
 
-// envWithoutStet is this process's environment without STET_* settings
-// (STET_EFFECTS, STET_SESSION, STET_TOKEN, ...), which would change what the
-// server does.
-function envWithoutStet() {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('STET_')));
-}
-
-// freePort asks the system for a free loopback port.
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 // startHTTP starts `stet mcp --http` and waits until it listens.
 async function startHTTP(root, state, token) {
   for (let attempt = 1; ; attempt++) {
@@ -315,7 +273,7 @@ async function startHTTP(root, state, token) {
     });
     let stderr = '';
     p.stderr.on('data', (d) => (stderr += d));
-    serverErr = () => stderr;
+    watchServer(() => stderr);
     const exited = new Promise((resolve) => p.on('exit', (code, signal) => resolve({ code, signal })));
     let alive = true;
     exited.then(() => (alive = false));
@@ -343,7 +301,7 @@ async function startHTTP(root, state, token) {
 async function overHTTP() {
   const { root, state } = workspace();
   const token = crypto.randomBytes(24).toString('hex');
-  current = 'http: start the server';
+  setStep('http: start the server');
   const srv = await startHTTP(root, state, token);
   const initialize = JSON.stringify({
     jsonrpc: '2.0',
@@ -372,7 +330,7 @@ async function overHTTP() {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   const c = client();
-  current = 'http: connect';
+  setStep('http: connect');
   await c.connect(transport);
   assert.ok(transport.sessionId, 'the server gave no Mcp-Session-Id');
   const ids = await flow(c, root, 'http');
@@ -399,41 +357,7 @@ async function overHTTP() {
   });
 }
 
-function killPid(pid) {
-  if (!pid) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-function cleanup() {
-  while (cleanups.length) {
-    try {
-      cleanups.pop()();
-    } catch {
-      // best effort
-    }
-  }
-}
-
-function fail(what) {
-  console.error(`FAIL ${current}: ${what}`);
-  const e = serverErr();
-  if (e) console.error(`--- server stderr ---\n${e}`);
-  cleanup();
-  process.exit(1);
-}
-
-setTimeout(() => fail(`timed out after ${TIMEOUT_MS} ms`), TIMEOUT_MS).unref();
-
-try {
+await run(async () => {
   await overStdio();
   await overHTTP();
-} catch (err) {
-  fail('\n' + (err?.stack ?? String(err)));
-}
-cleanup();
-console.log('all checks passed');
-process.exit(0);
+});

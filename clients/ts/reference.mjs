@@ -16,13 +16,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+import { cleanups, envWithoutStet, freePort, killPid, run, setStep, show, step, tempDir, watchServer } from './harness.mjs';
 
 const BIN = process.env.STET_BIN;
 if (!BIN) {
@@ -36,18 +37,6 @@ const TOOLS = [
   'list_directory', 'list_directory_with_sizes', 'directory_tree', 'move_file', 'search_files', 'get_file_info',
   'list_allowed_directories', 'read_file',
 ];
-const TIMEOUT_MS = Number(process.env.STET_FLOW_TIMEOUT_MS || 60000);
-
-const cleanups = [];
-let current = '(setup)';
-let serverErr = () => '';
-const show = (v) => JSON.stringify(v, null, 2);
-
-async function step(name, fn) {
-  current = name;
-  await fn();
-  console.log(`ok - ${name}`);
-}
 
 // ok asserts a successful result whose structured content is its text, and
 // returns the text.
@@ -174,12 +163,6 @@ async function flow(client, root, label) {
   });
 }
 
-function tempDir(prefix) {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  cleanups.push(() => fs.rmSync(d, { recursive: true, force: true }));
-  return d;
-}
-
 function workspace() {
   const root = tempDir('stet-ts-ref-root-');
   fs.writeFileSync(path.join(root, 'notes.txt'), 'alpha\nbeta\ngamma\n');
@@ -189,10 +172,6 @@ function workspace() {
 }
 
 const client = () => new Client({ name: 'stet-ts-reference', version: '0.0.0' });
-
-function envWithoutStet() {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('STET_')));
-}
 
 async function overStdio() {
   const { root, state } = workspace();
@@ -206,26 +185,15 @@ async function overStdio() {
   });
   let stderr = '';
   transport.stderr?.on('data', (d) => (stderr += d));
-  serverErr = () => stderr;
+  watchServer(() => stderr);
   const c = client();
-  current = 'stdio: connect';
+  setStep('stdio: connect');
   const connected = c.connect(transport);
   const pid = transport.pid;
   cleanups.push(() => killPid(pid));
   await connected;
   await flow(c, root, 'stdio');
   await c.close();
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function startHTTP(root, state, token) {
@@ -237,7 +205,7 @@ async function startHTTP(root, state, token) {
     });
     let stderr = '';
     p.stderr.on('data', (d) => (stderr += d));
-    serverErr = () => stderr;
+    watchServer(() => stderr);
     let alive = true;
     p.on('exit', () => (alive = false));
     const kill = () => {
@@ -263,10 +231,10 @@ async function startHTTP(root, state, token) {
 async function overHTTP() {
   const { root, state } = workspace();
   const token = crypto.randomBytes(24).toString('hex');
-  current = 'http: start the server';
+  setStep('http: start the server');
   const srv = await startHTTP(root, state, token);
   const c = client();
-  current = 'http: connect';
+  setStep('http: connect');
   await c.connect(new StreamableHTTPClientTransport(new URL(srv.url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   }));
@@ -275,41 +243,7 @@ async function overHTTP() {
   srv.kill();
 }
 
-function killPid(pid) {
-  if (!pid) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-function cleanup() {
-  while (cleanups.length) {
-    try {
-      cleanups.pop()();
-    } catch {
-      // best effort
-    }
-  }
-}
-
-function fail(what) {
-  console.error(`FAIL ${current}: ${what}`);
-  const e = serverErr();
-  if (e) console.error(`--- server stderr ---\n${e}`);
-  cleanup();
-  process.exit(1);
-}
-
-setTimeout(() => fail(`timed out after ${TIMEOUT_MS} ms`), TIMEOUT_MS).unref();
-
-try {
+await run(async () => {
   await overStdio();
   await overHTTP();
-} catch (err) {
-  fail('\n' + (err?.stack ?? String(err)));
-}
-cleanup();
-console.log('all checks passed');
-process.exit(0);
+});
