@@ -19,15 +19,9 @@ var _ fsys.DirOpener = (*FS)(nil)
 // directory, never a symlink's target.
 func (l *FS) OpenDir(name string) (fsys.Dir, error) {
 	const op = "list"
-	r, err := l.walk(op, name, true)
+	r, err := l.walkDir(op, name)
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case !r.Exists():
-		return nil, fsys.E(op, name, fsys.ErrNotFound, nil)
-	case !r.Info.IsDir():
-		return nil, fsys.E(op, name, fsys.ErrNotDir, nil)
 	}
 	d, err := l.openDir(r.Path)
 	if err != nil {

@@ -267,19 +267,29 @@ func (l *FS) stat(op, name string, follow bool) (fsys.Info, error) {
 	return infoOf(path.Base(path.Clean(name)), r.Info), nil
 }
 
+// walkDir resolves name through the confined walk and requires an
+// existing directory there (fsys.ErrNotFound, fsys.ErrNotDir otherwise).
+func (l *FS) walkDir(op, name string) (confine.Result, error) {
+	r, err := l.walk(op, name, true)
+	if err != nil {
+		return r, err
+	}
+	switch {
+	case !r.Exists():
+		return r, fsys.E(op, name, fsys.ErrNotFound, nil)
+	case !r.Info.IsDir():
+		return r, fsys.E(op, name, fsys.ErrNotDir, nil)
+	}
+	return r, nil
+}
+
 // ReadDir lists the directory at name, sorted by name. Entries are not
 // followed: a symlink is reported as fsys.TypeSymlink.
 func (l *FS) ReadDir(name string) ([]fsys.Info, error) {
 	const op = "list"
-	r, err := l.walk(op, name, true)
+	r, err := l.walkDir(op, name)
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case !r.Exists():
-		return nil, fsys.E(op, name, fsys.ErrNotFound, nil)
-	case !r.Info.IsDir():
-		return nil, fsys.E(op, name, fsys.ErrNotDir, nil)
 	}
 	f, err := l.root.OpenFile(r.Path, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
