@@ -111,8 +111,12 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 		s.settle(ready, it, !refusedBeforeSwap(err))
 		return nil, s.ws.fileErr(c.tool, c.t, err)
 	}
-	if fi, err := c.t.root.p.Stat(c.t.rel); err == nil && r.After != nil {
-		r.After.Mode = receipt.FormatMode(fi.Mode) // the mode that landed
+	if c.create && c.mode == 0 && r.After != nil {
+		// A new file's mode is what the umask left; every other change keeps
+		// the mode plannedAfter names (the provider keeps the old one).
+		if fi, err := c.t.root.p.Stat(c.t.rel); err == nil {
+			r.After.Mode = receipt.FormatMode(fi.Mode)
+		}
 	}
 	r.Notes = append(r.Notes, cm.Notes...)
 	if h := s.ws.opts.Hooks.BeforeReadback; h != nil {
