@@ -96,7 +96,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s.ws.sweep()
+	s.ws.sweep(c.t)
 	data, it, ready := s.prepare(c, &r, after)
 	if err := ctx.Err(); err != nil {
 		s.settle(ready, it, false)

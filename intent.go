@@ -193,6 +193,7 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 			continue
 		}
 		dead = true
+		ws.crashed.Store(true) // its temp files may lie anywhere: sweep the tree
 		if !resolve {
 			continue
 		}

@@ -182,8 +182,20 @@ func TestSweepRunsBeforeTheFirstChangeAndStaysOutOfRuleTrees(t *testing.T) {
 	if _, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("two")}); err != nil {
 		t.Fatal(err)
 	}
-	if exists(dead) || exists("sub/"+dead) {
-		t.Error("the first change did not sweep the workspace's leftover temp files")
+	if exists(dead) {
+		t.Error("a change did not sweep the leftover temp files of its directory")
+	}
+	if !exists("sub/" + dead) {
+		t.Error("a change swept another directory (the whole tree is swept only after a crash)")
+	}
+	if _, err := s.List(ctx, stet.ListArgs{Path: "sub"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write(ctx, stet.WriteArgs{Path: "sub/new.txt", Content: "new\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if exists("sub/" + dead) {
+		t.Error("a change in sub did not sweep sub's leftover temp files")
 	}
 	for _, name := range []string{".git/" + dead, "secrets/" + dead, "vault/" + dead, ".stet-tmp-notes"} {
 		if !exists(name) {

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -92,7 +93,10 @@ type Workspace struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	swept    sync.Once
+	swept    sync.Once       // the whole-tree sweep, after a crash was found
+	crashed  atomic.Bool     // Open resolved intents of a process that died
+	sweptMu  sync.Mutex      // guards sweptDir
+	sweptDir map[string]bool // directories swept by this Workspace, by key
 }
 
 type root struct {
@@ -474,29 +478,51 @@ func exists(p fsys.Provider, rel string) bool {
 }
 
 // sweep removes the temp files that stet processes left behind when they
-// died mid-commit, once per Workspace, from every root, never inside a
-// protected or deny-read directory. The commit sequence runs it once every
-// rule has passed, just before the first change, so a refused call or a
-// dry run never sweeps. Failures are ignored: a leftover
-// temp file is clutter, not a reason to refuse a change.
-func (ws *Workspace) sweep() {
+// died mid-commit, never inside a protected or deny-read directory. The
+// commit sequence runs it once every rule has passed, just before a change,
+// so a refused call or a dry run never sweeps. A change sweeps its own
+// directory, once per Workspace (temp files only ever stand beside the file
+// a commit changes); the whole tree is swept only when Open found a
+// process that died with a change in flight. Failures are ignored: a
+// leftover temp file is clutter, not a reason to refuse a change.
+func (ws *Workspace) sweep(t target) {
 	if ws.opts.NoSweep {
 		return
 	}
-	ws.swept.Do(func() {
-		skip := func(dir string) bool {
-			_, protected := ws.rules.Protected(dir)
-			_, denied := ws.rules.Denied(dir)
-			return protected || denied
-		}
-		for _, r := range ws.roots {
-			if sw, ok := r.p.(interface {
-				Sweep(skip func(dir string) bool) (int, error)
-			}); ok {
-				sw.Sweep(skip)
+	skip := func(dir string) bool {
+		_, protected := ws.rules.Protected(dir)
+		_, denied := ws.rules.Denied(dir)
+		return protected || denied
+	}
+	if ws.crashed.Load() {
+		ws.swept.Do(func() {
+			for _, r := range ws.roots {
+				if sw, ok := r.p.(interface {
+					Sweep(skip func(dir string) bool) (int, error)
+				}); ok {
+					sw.Sweep(skip)
+				}
 			}
-		}
-	})
+		})
+		return
+	}
+	dir := t.parent()
+	key := dir.key()
+	ws.sweptMu.Lock()
+	done := ws.sweptDir[key]
+	if ws.sweptDir == nil {
+		ws.sweptDir = map[string]bool{}
+	}
+	ws.sweptDir[key] = true
+	ws.sweptMu.Unlock()
+	if done || skip(dir.rel) {
+		return
+	}
+	if sw, ok := dir.root.p.(interface {
+		SweepDir(name string) (int, error)
+	}); ok {
+		sw.SweepDir(dir.rel)
+	}
 }
 
 // newID returns "r_" and 16 random hex digits.
