@@ -66,12 +66,6 @@ func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage,
 	if err != nil {
 		return s.refused(name, argRefusal(name, err)), nil
 	}
-	if name == "list" || name == "find" || name == "grep" {
-		// The other tools' methods catch up themselves.
-		if err := s.catchUp(); err != nil {
-			return Output{}, err
-		}
-	}
 	var res any
 	if a, ok := args.(*ReadArgs); ok && a.Paths == nil {
 		res, err = s.readFit(ctx, *a, fit, maxReadBytes)

@@ -522,9 +522,13 @@ func (s *Session) settle(ready func() error, it *intentData, moved bool) {
 	if ready() != nil || it.ID == "" || it.Session == "" {
 		return // no intent was written, or it belongs to a patch
 	}
-	if !moved {
-		s.ws.journal.AppendLazy(doneRecord(it.ID, doneDropped, ""))
-		return
+	if !moved && len(it.Files) == 1 {
+		// Trust the disk over the error's kind: only a file that does not
+		// hold the change's new bytes makes the intent dropped.
+		if st, err := s.ws.classify(it.Files[0]); err == nil && st != stateNew {
+			s.ws.journal.AppendLazy(doneRecord(it.ID, doneDropped, ""))
+			return
+		}
 	}
 	s.ws.resolveIntent(context.Background(), *it)
 }

@@ -545,6 +545,9 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	if ref := checkArgs("grep", a); ref != nil {
 		return false, ref
 	}
+	if err := s.catchUp(); err != nil {
+		return false, err
+	}
 	if roots := s.rootPaths(a.Path); roots != nil {
 		// Several roots: searched one after the other, handed over whole.
 		res, err := s.grepRoots(ctx, a, roots)

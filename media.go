@@ -115,6 +115,9 @@ func (s *Session) ReadFiles(ctx context.Context, a ReadArgs) (*ReadFilesResult, 
 	if ref := checkArgs("read", a); ref != nil {
 		return nil, ref
 	}
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	paths := a.Paths
 	if paths == nil {
 		paths = []string{a.Path}

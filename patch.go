@@ -99,16 +99,17 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		}
 	}
 	var intent string
+	var steps []intentFile
 	if !a.DryRun && len(seq) > 1 {
 		intent = s.ws.newID("p_")
-		files := make([]intentFile, len(seq))
+		steps = make([]intentFile, len(seq))
 		for i, c := range seq {
 			c.id, c.intent = s.ws.newID("r_"), intent
 			r := s.newReceipt(c)
 			r.After = c.plannedAfter(r, c.afterState())
-			files[i] = plannedFile(c, r, undoData(c))
+			steps[i] = plannedFile(c, r, undoData(c))
 		}
-		if err := s.writeIntent(intent, files); err != nil {
+		if err := s.writeIntent(intent, steps); err != nil {
 			return nil, fmt.Errorf("patch: %w", err)
 		}
 	}
@@ -118,7 +119,11 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	fail := func(err error) (*PatchResult, error) {
 		s.rollback(ctx, landed)
 		if intent != "" {
-			s.ws.journal.Append(doneRecord(intent, doneRolledBack, err.Error()))
+			// The disk decides how the intent closes: a step that failed
+			// after its swap, or a file the rollback could not take back, is
+			// rolled back now or reported, never recorded as rolled back
+			// unseen.
+			s.ws.resolveIntent(ctx, intentData{ID: intent, Session: s.id, Files: steps})
 		}
 		return nil, err
 	}

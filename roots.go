@@ -40,6 +40,9 @@ func (s *Session) Info(ctx context.Context, a InfoArgs) (*InfoResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	if ref := checkArgs("info", a); ref != nil {
 		return nil, ref
 	}

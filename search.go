@@ -229,6 +229,9 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if ref := checkArgs("list", a); ref != nil {
 		return nil, ref
 	}
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
 	if roots := s.rootPaths(a.Path); roots != nil {
 		return s.listRoots(ctx, a, roots)
 	}
@@ -287,6 +290,9 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if ref := checkArgs("find", a); ref != nil {
 		return nil, ref
+	}
+	if err := s.catchUp(); err != nil {
+		return nil, err
 	}
 	if roots := s.rootPaths(a.Path); roots != nil {
 		return s.findRoots(ctx, a, roots)

@@ -174,9 +174,10 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 		return res, nil
 	}
 	var intent string
+	var ifs []intentFile
 	if len(seq) > 1 {
 		intent = ws.newID("p_")
-		ifs := make([]intentFile, len(seq))
+		ifs = make([]intentFile, len(seq))
 		for i, c := range seq {
 			c.id, c.intent = ws.newID("r_"), intent
 			r := s.newReceipt(c)
@@ -199,7 +200,8 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 			s.revert(ctx, l.c.t, &d, "undo")
 		}
 		if intent != "" {
-			ws.journal.Append(doneRecord(intent, doneRolledBack, err.Error()))
+			// The disk decides how the intent closes (see Session.Patch).
+			ws.resolveIntent(ctx, intentData{ID: intent, Session: s.id, Files: ifs})
 		}
 		return nil, fmt.Errorf("undo: nothing was undone (%d of %d steps had landed and were taken back): %w", len(done), len(seq), err)
 	}
