@@ -83,6 +83,11 @@ func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 
 // writeIntent makes the intent of files durable in the journal.
 func (s *Session) writeIntent(id string, files []intentFile) error {
+	if h := s.ws.opts.Hooks.BeforeIntent; h != nil {
+		if err := h(id); err != nil {
+			return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
+		}
+	}
 	it := intentData{ID: id, Session: s.id, PID: os.Getpid(), Start: procStart(os.Getpid()), Files: files}
 	b, err := json.Marshal(it)
 	if err != nil {

@@ -3,9 +3,11 @@ package stet
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stet-dev/stet/journal"
@@ -44,7 +46,10 @@ func TestIntentFailureChangesNothing(t *testing.T) {
 			if _, err := s.List(ctx, ListArgs{}); err != nil {
 				t.Fatal(err)
 			}
-			ws.journal.Close() // every later append and blob write fails
+			// The state disk is full when the intent is appended; everything
+			// before it (reads, the session's catch-up, a saved blob) works.
+			intents := 0
+			ws.opts.Hooks.BeforeIntent = func(string) error { intents++; return syscall.ENOSPC }
 			var err error
 			switch tool {
 			case "edit":
@@ -61,6 +66,15 @@ func TestIntentFailureChangesNothing(t *testing.T) {
 			}
 			if err == nil {
 				t.Fatalf("%s landed without its intent", tool)
+			}
+			if intents != 1 || !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("%s: %d intents tried, error %v; want the intent's write to be what failed", tool, intents, err)
+			}
+			ents, _ := os.ReadDir(root)
+			for _, e := range ents {
+				if strings.HasPrefix(e.Name(), ".stet-tmp-") {
+					t.Errorf("%s left its temp file %s", tool, e.Name())
+				}
 			}
 			got, rerr := os.ReadFile(filepath.Join(root, "a.txt"))
 			if rerr != nil || string(got) != "one\ntwo\n" {

@@ -80,6 +80,10 @@ type Hooks struct {
 	// JournalSync runs before each fsync of the journal (name is relative to
 	// the state directory).
 	JournalSync func(name string)
+	// BeforeIntent runs just before a write-ahead intent is appended; an
+	// error from it stands for a journal that cannot take the intent (a
+	// full disk), and the change must be refused with nothing moved.
+	BeforeIntent func(id string) error
 }
 
 // Workspace is a set of roots and the policy that guards them. It is safe for
