@@ -1,6 +1,7 @@
 package stet_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -73,6 +74,11 @@ func crashChild(spec string) int {
 	if err := crashOp(s, op); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if killAt == "after" {
+		// Landed and answered, but killed before the process could close
+		// anything: what it appended without fsync is all the next start has.
+		die("")
 	}
 	return 0
 }
@@ -184,12 +190,19 @@ func TestCrashHarness(t *testing.T) {
 	landed := map[string]int{}
 	for i := range runs {
 		op := crashOps[i%len(crashOps)]
-		killAt := []string{"timer", "timer", "timer", "swap", "readback"}[rng.IntN(5)]
+		killAt := []string{"timer", "timer", "timer", "swap", "readback", "after"}[rng.IntN(6)]
 		delay := rng.IntN(12000)
 		root, state := crashSetup(t, op)
 		cmd := exec.Command(exe, "-test.run=^$")
 		cmd.Env = append(os.Environ(), crashEnv+"="+strings.Join([]string{op, root, state, killAt, strconv.Itoa(delay)}, "|"))
-		cmd.Run()
+		if err := cmd.Run(); err != nil {
+			// Only the kill may stop the child: a refusal or a failure to
+			// open would leave the old tree and pass for nothing.
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || !strings.Contains(ee.String(), "killed") {
+				t.Fatalf("run %d (%s, kill at %s %dµs): the child did not end by the kill: %v", i, op, killAt, delay, err)
+			}
+		}
 		// The next start resolves what the child left.
 		ws, err := stet.Open([]string{root}, stet.Options{State: state})
 		if err != nil {
@@ -245,6 +258,13 @@ func TestCrashHarness(t *testing.T) {
 		ws.Close()
 	}
 	t.Logf("landed before the kill, per op: %v", landed)
+	if runs >= 10*len(crashOps) {
+		for _, op := range crashOps {
+			if landed[op] == 0 {
+				t.Errorf("%s never landed before its kill: the completion path went untested", op)
+			}
+		}
+	}
 }
 
 func equalTrees(a, b map[string]string) bool {

@@ -190,3 +190,53 @@ func TestChainedIntentIsResolved(t *testing.T) {
 		})
 	}
 }
+
+// A move over a file stopped between its exchange and the unlink of the
+// file it replaced (both names present: the moved bytes under the new name,
+// the replaced bytes under the old one) is finished at the next start.
+func TestMoveStoppedAfterItsExchangeIsFinished(t *testing.T) {
+	moved, replaced := []byte("the moved notes\n"), []byte("the user's notes\n")
+	// The disk right after RENAME_EXCHANGE.
+	ws, s, root, state := openIntentWS(t, map[string]string{"b.txt": string(moved), "a.txt": string(replaced)})
+	from, ref := ws.resolve("move", "a.txt")
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	to, ref := ws.resolve("move", "b.txt")
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	blob, err := ws.journal.Put(replaced) // saved before the swap, as prepare does
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := receipt.Receipt{ID: "r_move", Session: s.id, Tool: "move", Path: "b.txt", From: "a.txt",
+		Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
+	it := intentData{ID: "r_move", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: to.key(),
+		Data: receiptData{Receipt: r, FromKey: from.key(), Over: blob}}}}
+	b, _ := json.Marshal(it)
+	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	ws2, err := Open([]string{root}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	if _, err := os.Stat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("the old name still holds the replaced file: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "b.txt")); string(got) != string(moved) {
+		t.Errorf("b.txt = %q, want the moved bytes", got)
+	}
+	s2, _ := ws2.Session(s.id)
+	if _, err := s2.Undo(context.Background(), UndoArgs{Path: "b.txt"}); err != nil {
+		t.Fatalf("undo of the finished move: %v", err)
+	}
+	for name, want := range map[string][]byte{"a.txt": moved, "b.txt": replaced} {
+		if got, _ := os.ReadFile(filepath.Join(root, name)); string(got) != string(want) {
+			t.Errorf("after undo %s = %q, want %q", name, got, want)
+		}
+	}
+}
