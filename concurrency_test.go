@@ -107,6 +107,19 @@ func TestConcurrentSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d receipts, %d editor saves", len(log), editorSaves)
+	tools := map[string]int{}
+	for _, e := range log {
+		tools[e.Receipt.Tool]++
+	}
+	// The history check below means something only if the run did work.
+	if len(log) < 100 {
+		t.Errorf("seed %d: only %d receipts from %d operations", seed, len(log), 8*200)
+	}
+	for _, tool := range []string{"edit", "write", "move", "delete", "undo"} {
+		if tools[tool] == 0 {
+			t.Errorf("seed %d: no %s landed (receipts per tool: %v)", seed, tool, tools)
+		}
+	}
 	checkHistory(t, tr, names, log, saved)
 	rep, err := ws.Verify("")
 	if err != nil {

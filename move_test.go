@@ -2,6 +2,7 @@ package stet_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,10 +93,14 @@ func TestCrossedMovesDoNotDeadlock(t *testing.T) {
 		wg.Go(func() { _, errs[0] = s1.Move(c, stet.MoveArgs{From: "a.txt", To: "b.txt", Overwrite: true}) })
 		wg.Go(func() { _, errs[1] = s2.Move(c, stet.MoveArgs{From: "b.txt", To: "a.txt", Overwrite: true}) })
 		wg.Wait()
+		expired := c.Err() != nil
 		cancel()
+		if expired {
+			t.Fatalf("round %d: crossed moves deadlocked (%v)", round, errs)
+		}
 		for _, err := range errs {
-			if err == context.DeadlineExceeded {
-				t.Fatalf("round %d: crossed moves deadlocked", round)
+			if errors.Is(err, context.DeadlineExceeded) || kindOf(err) == stet.KindConflict {
+				t.Fatalf("round %d: a crossed move waited on the other: %v", round, err)
 			}
 		}
 		if errs[0] == nil && errs[1] == nil {

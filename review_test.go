@@ -82,12 +82,18 @@ func TestStandsAndDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(st) == 0 {
+		t.Fatal("agent-b has no receipts to judge")
+	}
 	for _, s := range st {
 		if s.State != stet.StateChanged || s.Now == nil || !strings.Contains(s.Message, "did not see") {
 			t.Errorf("agent-b %s: %+v", s.Receipt, s)
 		}
 	}
-	st, _ = ws.SessionStands("agent-c")
+	st, err = ws.SessionStands("agent-c")
+	if err != nil || len(st) == 0 {
+		t.Fatalf("agent-c: %v, %d receipts", err, len(st))
+	}
 	for _, s := range st {
 		if s.State != stet.StateStands {
 			t.Errorf("agent-c %s: %+v", s.Receipt, s)
