@@ -137,6 +137,33 @@ func (l *logLines) lineBefore(off int64) ([]byte, error) {
 // seqAt reads the seq of the line starting at off. Append writes "seq" as
 // the first key of every line; a line that does not start that way is not
 // one Append wrote.
+// headAt reads the seq and prev of the line starting at off, reading only
+// its first bytes.
+func (l *logLines) headAt(off int64) (chainHead, error) {
+	var buf [160]byte // {"seq":N,"prev":"sha256:<64 hex>" fits
+	n, err := l.f.ReadAt(buf[:min(int64(len(buf)), l.end-off)], off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return chainHead{}, err
+	}
+	head := buf[:n]
+	seq, err := leadingSeq(head)
+	if err != nil {
+		return chainHead{}, err
+	}
+	rest := head[bytes.IndexByte(head, ',')+1:]
+	v, ok := bytes.CutPrefix(rest, []byte(`"prev":"`))
+	i := bytes.IndexByte(v, '"')
+	if !ok || i < 0 {
+		// Not in the short form every Append writes: read the whole line.
+		line, err := l.lineAt(off)
+		if err != nil {
+			return chainHead{}, err
+		}
+		return headOf(line)
+	}
+	return chainHead{Seq: seq, Prev: string(v[:i])}, nil
+}
+
 func (l *logLines) seqAt(off int64) (int64, error) {
 	var buf [32]byte
 	n, err := l.f.ReadAt(buf[:min(int64(len(buf)), l.end-off)], off)

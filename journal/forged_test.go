@@ -213,3 +213,32 @@ func FuzzForgedLines(f *testing.F) {
 		})
 	})
 }
+
+// A session's line changed in place, in the log and in the index alike, is
+// caught by the log line after it, which no longer chains to it.
+func TestSessionRefusesALineChangedInPlace(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir)
+	mustAppend(t, j, journal.Record{Type: "receipt", Session: "s", Path: "a.txt"},
+		journal.Record{Type: "observe", Session: "other"})
+	j.Close()
+	swap := func(name string) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := bytes.Replace(b, []byte(`"path":"a.txt"`), []byte(`"path":"b.txt"`), 1)
+		if bytes.Equal(b, c) {
+			t.Fatalf("%s holds no a.txt", name)
+		}
+		os.WriteFile(name, c, 0o600)
+	}
+	swap(filepath.Join(dir, "journal.jsonl"))
+	swap(indexFile(dir, "s"))
+	j = open(t, dir)
+	var got []journal.Record
+	err := j.Session("s", func(r journal.Record) error { got = append(got, r); return nil })
+	if !errors.Is(err, journal.ErrCorrupt) || len(got) != 0 {
+		t.Errorf("Session over a line changed in place: %v, %d records handed out; want ErrCorrupt and none", err, len(got))
+	}
+}

@@ -205,6 +205,17 @@ func checkInLog(log *logLines, r chainHead, line []byte, prevSeq int64, prevHash
 	if !bytes.Equal(logged, line) {
 		return fmt.Errorf("seq %d differs from the log's line", r.Seq)
 	}
+	// The line after it in the log must chain to it: otherwise a line
+	// changed in place (in the log and in the index alike) would pass.
+	if next := start + int64(len(logged)) + 1; next < log.end {
+		after, err := log.headAt(next)
+		if err != nil {
+			return err
+		}
+		if after.Seq != r.Seq+1 || after.Prev != hashName(logged) {
+			return fmt.Errorf("seq %d: the log's next line does not chain to it", r.Seq)
+		}
+	}
 	if r.Seq == prevSeq+1 {
 		if r.Prev != prevHash {
 			return fmt.Errorf("seq %d does not chain to seq %d", r.Seq, prevSeq)
