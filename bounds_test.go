@@ -300,3 +300,21 @@ func TestAmbiguousDetailsAreBounded(t *testing.T) {
 		t.Errorf("the refusal is %d bytes of JSON", len(b))
 	}
 }
+
+// One multiline match that spans a whole file is shown up to grep's byte
+// bound and marked truncated, not handed over whole.
+func TestMultilineMatchIsBounded(t *testing.T) {
+	big := strings.Repeat("a line of text for the match to span\n", 200000) // about 7 MB
+	_, s, _ := open(t, map[string]string{"big.txt": big}, stet.Options{})
+	res, err := s.Grep(ctx, stet.GrepArgs{Pattern: "(?s)a.+", Multiline: true, Limit: 1, Path: "big.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range res.Matches {
+		n += len(m.Text)
+	}
+	if n > stet.MaxGrepBytes+4096 || !res.Truncated {
+		t.Errorf("%d bytes of rows (bound %d), truncated %v", n, stet.MaxGrepBytes, res.Truncated)
+	}
+}

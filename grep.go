@@ -251,10 +251,30 @@ func (q *grepQuery) scanWhole(data []byte) ([]hit, int, error) {
 	if q.lit != nil && !bytes.Contains(data, q.lit) {
 		return nil, 0, nil
 	}
+	// Only as many matches as the answer can use are built: a pattern that
+	// matches a million times in a file does not build a million matches
+	// for one page of rows. Matches on one line merge into one hit, so when
+	// the first n matches give too few hits, n grows. Counting needs them
+	// all; the file is at most the edit limit, which bounds that too.
+	if q.mode == tools.GrepCount || q.need <= 0 {
+		hits, count, _ := q.hitsOf(data, q.re.FindAllIndex(data, -1))
+		return hits, count, nil
+	}
+	for n := q.need; ; n *= 4 {
+		ms := q.re.FindAllIndex(data, n)
+		hits, count, _ := q.hitsOf(data, ms)
+		if len(ms) < n || len(hits) >= q.need {
+			return hits, count, nil
+		}
+	}
+}
+
+// hitsOf turns matches into hits (see scanWhole).
+func (q *grepQuery) hitsOf(data []byte, ms [][]int) ([]hit, int, error) {
 	var hits []hit
 	count := 0
 	line, counted := 1, 0
-	for _, m := range q.re.FindAllIndex(data, -1) {
+	for _, m := range ms {
 		s, e := m[0], m[1]
 		if s == len(data) && (s == 0 || data[s-1] == '\n') {
 			continue // the empty end of the file is no line
@@ -630,7 +650,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 				return err
 			}
 		}
-		if g.matches < len(hits) {
+		if g.matches < len(hits) || g.cut {
 			truncated = true
 			return errStopWalk
 		}
@@ -664,6 +684,7 @@ type grepped struct {
 	seen    policy.Ranges // byte ranges of the lines shown whole
 	matches int           // hits shown
 	bytes   int           // text bytes of the rows
+	cut     bool          // a hit longer than the byte bound was shown in part
 }
 
 // buildRows returns the rows to show for the hits of one file: each hit's
@@ -755,6 +776,12 @@ func buildRows(data []byte, hits []hit, before, after, limit, maxBytes int) grep
 				show(s, e, line, true)
 			}
 			if e >= h.end || line >= h.last {
+				break
+			}
+			if g.bytes >= maxBytes {
+				// One multiline match can span a whole file: past the
+				// bound its lines are left out, and the answer says so.
+				g.cut = true
 				break
 			}
 			s, line = e+1, line+1
