@@ -317,7 +317,9 @@ func (h *history) current(p string) current {
 		return c
 	}
 	var c current
-	if t, ref := h.ws.resolve("review", p); ref == nil {
+	// A file the workspace hides (deny-read, the state directory, through
+	// any name) is not shown by the review either: it counts as unreadable.
+	if t, ref := h.ws.resolve("review", p); ref == nil && h.ws.denied(t) == nil {
 		if info, err := t.root.p.Stat(t.rel); err == nil {
 			c.exists = true
 			if info.Type == fsys.TypeDir {

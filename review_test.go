@@ -1,12 +1,14 @@
 package stet_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/reviewfixture"
 )
 
@@ -253,5 +255,34 @@ func TestAgentUndoAfterReviewUndo(t *testing.T) {
 	}
 	if got := content(t, root, "a.txt"); got != "one\n" {
 		t.Errorf("after the agent's undo: %q, want the first bytes", got)
+	}
+}
+
+// A changed file that now leads to a denied one is not shown by the review:
+// its bytes never reach a stands answer or a diff.
+func TestReviewHidesDeniedFiles(t *testing.T) {
+	ws, s, root := open(t, map[string]string{"a.txt": "one\n", "secrets/key": "TOPSECRET\n"}, stet.Options{DenyRead: []string{"secrets/**"}})
+	readAll(t, s, "a.txt")
+	res, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("two")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "a.txt"))
+	if err := os.Symlink("secrets/key", filepath.Join(root, "a.txt")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	st, err := ws.Stands(res.Receipt.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := ws.Diff(stet.DiffSpec{Session: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, v := range map[string]any{"stands": st, "diff": page} {
+		secretVersion := string(fsys.VersionOf([]byte("TOPSECRET\n")))
+		if b, _ := json.Marshal(v); strings.Contains(string(b), "TOPSECRET") || strings.Contains(string(b), secretVersion) {
+			t.Errorf("the review's %s shows a denied file: %s", what, b)
+		}
 	}
 }
