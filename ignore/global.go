@@ -3,9 +3,12 @@ package ignore
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // GlobalExcludesPath returns the path of the user's global excludes file
@@ -36,7 +39,7 @@ func GlobalExcludesPath() string {
 	}
 	found := ""
 	for _, c := range configs {
-		data, err := os.ReadFile(c) // not a workspace path: the user's git configuration
+		data, err := readSmall(c) // not a workspace path: the user's git configuration
 		if err != nil {
 			continue
 		}
@@ -63,7 +66,7 @@ func GlobalExcludes() *List {
 	if p == "" {
 		return &List{}
 	}
-	data, err := os.ReadFile(p) // not a workspace path: the user's global excludes file
+	data, err := readSmall(p) // not a workspace path: the user's global excludes file
 	if err != nil {
 		return &List{}
 	}
@@ -108,4 +111,34 @@ func excludesFileSetting(data []byte) (string, bool) {
 		val, found = v, true
 	}
 	return val, found
+}
+
+// maxConfigBytes bounds what is read of a git config or excludes file.
+const maxConfigBytes = 1 << 20
+
+// readSmall reads a regular file of at most maxConfigBytes. It never blocks
+// on a FIFO or a device (opened non-blocking, then required to be regular)
+// and never reads more than the bound: a larger file is an error, as for the
+// ignore files inside the workspace.
+func readSmall(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0) // not a workspace path: the user's git files
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxConfigBytes {
+		return nil, fmt.Errorf("%s is over %d bytes", name, maxConfigBytes)
+	}
+	return data, nil
 }
