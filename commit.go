@@ -52,9 +52,10 @@ type change struct {
 	dryRun  bool
 	notes   []string
 	message string
-	undoes  string // the receipt id an undo reverts
-	intent  string // the patch's intent, already durable; "" for a change's own
-	id      string // the receipt id, when planned ahead (a patch's intent names it)
+	undoes  string                // the receipt id an undo reverts
+	intent  string                // the patch's intent, already durable; "" for a change's own
+	id      string                // the receipt id, when planned ahead (a patch's intent names it)
+	after   func() *receipt.State // the new bytes' state, hashed once (afterState)
 	seen    *observation
 	warned  bool // message is the exact warn-and-save text of rule 9
 
@@ -177,15 +178,21 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 
 // afterState hashes the new bytes, beside the write for large files; the
 // returned func waits for the hash.
+// It is made once per change: a patch that plans its intent ahead and then
+// commits the change hashes the new bytes once.
 func (c *change) afterState() func() *receipt.State {
+	if c.after != nil {
+		return c.after
+	}
 	if c.delete || c.dir {
-		return func() *receipt.State { return nil }
+		c.after = func() *receipt.State { return nil }
+		return c.after
 	}
-	st := sync.OnceValue(func() *receipt.State { return receipt.StateOf(c.post) })
+	c.after = sync.OnceValue(func() *receipt.State { return receipt.StateOf(c.post) })
 	if len(c.post) >= 256<<10 && !c.dryRun {
-		go st()
+		go c.after()
 	}
-	return st
+	return c.after
 }
 
 // prepare makes durable what undo needs before anything moves: the bytes a
