@@ -17,6 +17,19 @@ import (
 	"github.com/stet-dev/stet/internal/reviewfixture"
 )
 
+// removeProfile removes Chromium's profile directory, retrying briefly
+// while a straggling helper finishes a write, and only logs what is left.
+func removeProfile(t *testing.T, dir string) {
+	var err error
+	for range 20 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("chromium profile %s not removed: %v", dir, err)
+}
+
 // cdp drives a headless Chromium over the DevTools protocol on a pipe
 // (--remote-debugging-pipe: requests on fd 3, answers on fd 4, each
 // message ended by a NUL byte). No network port is opened.
@@ -126,21 +139,32 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The profile lives outside t.TempDir: Chromium's helpers may still be
+	// writing to it for a moment after the browser is gone, and a failed
+	// cleanup of a scratch directory is not a failure of the page.
+	profile, err := os.MkdirTemp("", "stet-review-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-extensions", "--disable-background-networking", "--disable-sync", "--disable-dev-shm-usage",
-		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "--window-size=1280,1600", "about:blank")
+		"--user-data-dir="+profile, "--remote-debugging-pipe", "--window-size=1280,1600", "about:blank")
 	cmd.ExtraFiles = []*os.File{toChrome, fromChrome}
+	ownGroup(cmd)
+	cmd.Cancel = func() error { killGroup(cmd); return nil }
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(profile)
 		t.Skipf("chromium does not start here (%v): the browser test is skipped", err)
 	}
 	toChrome.Close()
 	fromChrome.Close()
 	defer func() {
 		chromeIn.Close()
-		cmd.Process.Kill()
+		killGroup(cmd)
 		cmd.Wait()
+		removeProfile(t, profile)
 	}()
 	c := &cdp{t: t, w: chromeIn, r: bufio.NewReader(chromeOut)}
 	var target struct {
