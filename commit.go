@@ -532,7 +532,7 @@ func (s *Session) settle(ready func() error, it *intentData, moved bool) {
 	if !moved && len(it.Files) == 1 {
 		// Trust the disk over the error's kind: only a file that does not
 		// hold the change's new bytes makes the intent dropped.
-		if st, err := s.ws.classify(it.Files[0]); err == nil && st != stateNew {
+		if at, err := s.ws.landed(it.Files); err == nil && at.steps != len(it.Files) {
 			s.ws.journal.AppendLazy(doneRecord(it.ID, doneDropped, ""))
 			return
 		}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -202,7 +204,7 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 		if !resolve {
 			continue
 		}
-		if _, err := ws.resolveIntent(ctx, p.it); err != nil {
+		if _, err := ws.resolveLocked(ctx, p.it); err != nil {
 			// Left pending: stet verify --all reports it, and the next
 			// Open tries again.
 			cursor = min(cursor, p.off)
@@ -212,6 +214,31 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 		ws.journal.SetCursor(intentCursor, cursor) // derived data: a lost update only rereads
 	}
 	return dead, nil
+}
+
+// resolveLocked resolves it holding the locks of every name it touches,
+// as a change would: a live process changing one of those files is waited
+// for (within the bounded wait of fsys.Lock), never raced.
+func (ws *Workspace) resolveLocked(ctx context.Context, it intentData) (string, error) {
+	var ts []target
+	for _, f := range it.Files {
+		for _, key := range []string{f.Key, f.Data.FromKey} {
+			if key == "" {
+				continue
+			}
+			t, err := ws.targetOfKey(key)
+			if err != nil {
+				return "", err
+			}
+			ts = append(ts, t)
+		}
+	}
+	unlock, err := ws.lockAll(ctx, ts...)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	return ws.resolveIntent(ctx, it)
 }
 
 // targetOfKey maps a file key back to a target in its root.
@@ -229,17 +256,175 @@ func (ws *Workspace) targetOfKey(key string) (target, error) {
 	return t.resolved(), nil
 }
 
-// fileState is where one file of an intent stands on disk.
-type fileState int
+// slot is what one name holds in the model of an intent: nothing (there
+// false), or an entry whose version is ver; an empty ver with there matches
+// any entry (a directory, whose move the receipt proves by name only).
+type slot struct {
+	there bool
+	ver   string
+}
 
-const (
-	stateOld fileState = iota
-	stateNew
-	stateNeither
-)
+// slotOf is the slot a receipt state describes (nil: no file).
+func slotOf(st *receipt.State) slot {
+	if st == nil {
+		return slot{}
+	}
+	return slot{there: true, ver: st.Version}
+}
+
+// step is one file of an intent as a transition over names: what each name
+// it touches holds before and after it, and, for a move over a file, the
+// state between the exchange and the unlink of the replaced file (mid).
+type step struct {
+	pre, post, mid map[string]slot
+}
+
+// stepOf models f.
+func stepOf(f intentFile) step {
+	r := f.Data.Receipt
+	if f.Data.FromKey == "" {
+		return step{pre: map[string]slot{f.Key: slotOf(r.Before)}, post: map[string]slot{f.Key: slotOf(r.After)}}
+	}
+	src, dst := slot{there: true}, slot{there: true}
+	if r.Before != nil {
+		src.ver = r.Before.Version
+	}
+	if r.After != nil {
+		dst.ver = r.After.Version
+	}
+	st := step{pre: map[string]slot{f.Data.FromKey: src, f.Key: {}}, post: map[string]slot{f.Data.FromKey: {}, f.Key: dst}}
+	if f.Data.Over != "" {
+		over := slot{there: true, ver: f.Data.Over}
+		st.pre[f.Key] = over
+		st.mid = map[string]slot{f.Data.FromKey: over, f.Key: dst}
+	}
+	return st
+}
+
+// landing is where the disk stands in an intent's sequence of steps.
+type landing struct {
+	// steps is how many steps, in order, the disk shows applied; -1 when
+	// it shows no point of the sequence.
+	steps int
+	// finish, when not nil, completes the last of those steps: a move over
+	// a file stopped between its exchange and the unlink of the file it
+	// replaced (saved in the journal) is finished by that unlink.
+	finish func() error
+	// stray names the files that hold neither their state before the
+	// sequence nor after it, when steps is -1.
+	stray []string
+}
+
+// landed finds the point of files' sequence the disk shows. The steps are
+// applied in order (a patch's update, then the move of that file; an undo
+// set's links one after another), each from the state the ones before it
+// left: after k steps every name the intent touches holds what the k-th
+// prefix leaves, and nothing else counts as a point of the sequence. When
+// several points match (a chain that comes back to its start), the latest
+// one wins.
+func (ws *Workspace) landed(files []intentFile) (landing, error) {
+	steps := make([]step, len(files))
+	var names []string
+	initial := map[string]slot{}
+	for i, f := range files {
+		steps[i] = stepOf(f)
+		for _, name := range sortedKeys(steps[i].pre) {
+			if _, ok := initial[name]; !ok {
+				initial[name] = steps[i].pre[name]
+				names = append(names, name)
+			}
+		}
+	}
+	disk := make(map[string]slot, len(names))
+	for _, name := range names {
+		t, err := ws.targetOfKey(name)
+		if err != nil {
+			return landing{}, err
+		}
+		cur, there, err := versionAt(t)
+		if err != nil {
+			return landing{}, err
+		}
+		disk[name] = slot{there: there, ver: cur}
+	}
+	holds := func(name string, want slot) bool {
+		got := disk[name]
+		return got.there == want.there && (want.ver == "" || got.ver == want.ver)
+	}
+	// models[k] is what the first k steps leave.
+	models := make([]map[string]slot, len(steps)+1)
+	models[0] = initial
+	for k, st := range steps {
+		m := make(map[string]slot, len(names))
+		maps.Copy(m, models[k])
+		maps.Copy(m, st.post)
+		models[k+1] = m
+	}
+	shows := func(m map[string]slot) bool {
+		for _, name := range names {
+			if !holds(name, m[name]) {
+				return false
+			}
+		}
+		return true
+	}
+	for k := len(steps); k >= 0; k-- {
+		if shows(models[k]) {
+			return landing{steps: k}, nil
+		}
+	}
+	for k := len(steps); k >= 1; k-- {
+		st := steps[k-1]
+		if st.mid == nil {
+			continue
+		}
+		m := make(map[string]slot, len(names))
+		maps.Copy(m, models[k-1])
+		maps.Copy(m, st.mid)
+		if !shows(m) {
+			continue
+		}
+		f := files[k-1]
+		return landing{steps: k, finish: func() error { return ws.finishMove(f) }}, nil
+	}
+	var stray []string
+	for _, name := range names {
+		if !holds(name, models[0][name]) && !holds(name, models[len(steps)][name]) {
+			stray = append(stray, ws.displayKey(name))
+		}
+	}
+	return landing{steps: -1, stray: stray}, nil
+}
+
+// finishMove removes the replaced file that a move over it left under the
+// move's old name after the exchange, once its bytes are proven saved in
+// the journal (the move's receipt names them for undo).
+func (ws *Workspace) finishMove(f intentFile) error {
+	from, err := ws.targetOfKey(f.Data.FromKey)
+	if err != nil {
+		return err
+	}
+	saved, err := ws.journal.Get(f.Data.Over)
+	if err == nil && string(fsys.VersionOf(saved)) != f.Data.Over {
+		err = errors.New("the saved bytes do not match their name")
+	}
+	if err != nil {
+		return fmt.Errorf("the replaced %s is not saved in the journal, so it is left in place: %w", from.display(), err)
+	}
+	_, err = from.root.p.Remove(from.rel, fsys.Expected{Version: fsys.Version(f.Data.Over), Bytes: saved})
+	return err
+}
+
+// displayKey is how a file key is shown: its path in its root.
+func (ws *Workspace) displayKey(key string) string {
+	if t, err := ws.targetOfKey(key); err == nil {
+		return t.display()
+	}
+	return key
+}
 
 // versionAt returns the version of the regular file at t, or "" when
-// nothing is there.
+// nothing is there; a directory is there with an empty version.
 func versionAt(t target) (string, bool, error) {
 	b, err := t.root.p.ReadFile(t.rel)
 	switch {
@@ -253,161 +438,44 @@ func versionAt(t target) (string, bool, error) {
 	return "", false, err
 }
 
-// classify tells whether f's file holds its old state, its new one, or
-// neither.
-func (ws *Workspace) classify(f intentFile) (fileState, error) {
-	r := f.Data.Receipt
-	t, err := ws.targetOfKey(f.Key)
-	if err != nil {
-		return stateNeither, err
-	}
-	cur, there, err := versionAt(t)
-	if err != nil {
-		return stateNeither, err
-	}
-	if f.Data.FromKey != "" {
-		from, err := ws.targetOfKey(f.Data.FromKey)
-		if err != nil {
-			return stateNeither, err
-		}
-		old, oldThere, err := versionAt(from)
-		if err != nil {
-			return stateNeither, err
-		}
-		moved := r.After == nil || cur == r.After.Version
-		kept := r.Before == nil || old == r.Before.Version
-		over := ""
-		if f.Data.Over != "" {
-			over = f.Data.Over
-		}
-		switch {
-		case there && moved && !oldThere:
-			return stateNew, nil
-		case there && moved && over != "" && old == over:
-			// Stopped between the exchange and the unlink of the swapped-out
-			// target (saved in the journal as Over): finish the move.
-			if _, err := from.root.p.Remove(from.rel, fsys.Expected{Version: fsys.Version(old)}); err != nil {
-				return stateNeither, err
-			}
-			return stateNew, nil
-		case oldThere && kept && (!there && over == "" || there && over != "" && cur == over):
-			return stateOld, nil
-		}
-		return stateNeither, nil
-	}
-	switch {
-	case r.After != nil && there && cur == r.After.Version:
-		return stateNew, nil
-	case r.After == nil && !there:
-		return stateNew, nil
-	case r.Before != nil && there && cur == r.Before.Version:
-		return stateOld, nil
-	case r.Before == nil && !there:
-		return stateOld, nil
-	}
-	return stateNeither, nil
-}
-
-// classifyAll classifies every file of an intent. Several changes of one
-// file in one intent (an undo set that takes back two edits of a file) form
-// a chain, applied in order: the file holds the chain's old bytes (all
-// old), its last new bytes (all new), or the new bytes of one link (that
-// link and the ones before it new, the rest old); anything else is neither.
-func (ws *Workspace) classifyAll(files []intentFile) ([]fileState, error) {
-	states := make([]fileState, len(files))
-	chains := map[string][]int{}
-	for i, f := range files {
-		if f.Data.FromKey == "" && !f.Dir {
-			chains[f.Key] = append(chains[f.Key], i)
-		}
-	}
-	for i, f := range files {
-		if idx := chains[f.Key]; len(idx) > 1 && f.Data.FromKey == "" && !f.Dir {
-			continue // classified with its chain below
-		}
-		st, err := ws.classify(f)
-		if err != nil {
-			return nil, err
-		}
-		states[i] = st
-	}
-	for key, idx := range chains {
-		if len(idx) < 2 {
-			continue
-		}
-		t, err := ws.targetOfKey(key)
-		if err != nil {
-			return nil, err
-		}
-		cur, there, err := versionAt(t)
-		if err != nil {
-			return nil, err
-		}
-		version := func(st *receipt.State) (string, bool) {
-			if st == nil {
-				return "", false
-			}
-			return st.Version, true
-		}
-		// landed is how many links of the chain the disk shows applied.
-		landed := -1
-		if v, ok := version(files[idx[0]].Data.Receipt.Before); ok == there && (!ok || v == cur) {
-			landed = 0
-		}
-		for k, i := range idx {
-			if v, ok := version(files[i].Data.Receipt.After); ok == there && (!ok || v == cur) {
-				landed = k + 1
-			}
-		}
-		for k, i := range idx {
-			switch {
-			case landed < 0:
-				states[i] = stateNeither
-			case k < landed:
-				states[i] = stateNew
-			default:
-				states[i] = stateOld
-			}
-		}
-	}
-	return states, nil
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]slot) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 // resolveIntent settles an intent against the disk and closes it with a
-// done record; it returns the outcome.
+// done record; it returns the outcome. The disk shows how many of the
+// intent's steps landed (Workspace.landed): none (dropped), all (completed:
+// the receipts are verified and journaled), some (those are taken back,
+// newest first: rolled back), or no point of the sequence (unresolved:
+// reported, nothing touched).
 func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, error) {
-	states, err := ws.classifyAll(it.Files)
+	at, err := ws.landed(it.Files)
 	if err != nil {
 		return "", err
-	}
-	var nOld, nNew int
-	for _, st := range states {
-		switch st {
-		case stateOld:
-			nOld++
-		case stateNew:
-			nNew++
-		}
 	}
 	s, err := ws.Session(it.Session)
 	if err != nil {
 		return "", err
 	}
 	var outcome, detail string
+	if at.finish != nil {
+		if err := at.finish(); err != nil {
+			at = landing{steps: -1}
+			detail = err.Error()
+		}
+	}
 	switch {
-	case nOld == len(states):
+	case at.steps == 0:
 		outcome = doneDropped
-	case nNew == len(states):
+	case at.steps == len(it.Files):
 		if err := s.completeReceipts(it); err != nil {
 			return "", err
 		}
 		outcome = doneCompleted
-	case nOld+nNew == len(states):
-		// Half a patch landed: take back the files that moved, newest first.
-		for i := len(it.Files) - 1; i >= 0; i-- {
-			if states[i] != stateNew {
-				continue
-			}
+	case at.steps > 0:
+		outcome = doneRolledBack
+		for i := at.steps - 1; i >= 0; i-- {
 			f := it.Files[i]
 			t, err := ws.targetOfKey(f.Key)
 			if err != nil {
@@ -415,23 +483,16 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 			}
 			d := f.Data
 			if _, err := s.revert(ctx, t, &d, "rollback"); err != nil {
+				outcome = doneUnresolved
 				detail = fmt.Sprintf("%s could not be rolled back: %v", d.Receipt.Path, err)
 				break
 			}
 		}
-		outcome = doneRolledBack
-		if detail != "" {
-			outcome = doneUnresolved
-		}
 	default:
-		var names []string
-		for i, st := range states {
-			if st == stateNeither {
-				names = append(names, it.Files[i].Data.Receipt.Path)
-			}
-		}
 		outcome = doneUnresolved
-		detail = "neither the old nor the new bytes are in " + strings.Join(names, ", ") + "; the previous content is in the journal"
+		if detail == "" {
+			detail = "neither the old nor the new bytes are in " + strings.Join(at.stray, ", ") + "; the previous content is in the journal"
+		}
 	}
 	if _, err := ws.journal.Append(doneRecord(it.ID, outcome, detail)); err != nil {
 		return "", err
@@ -456,18 +517,24 @@ func (s *Session) completeReceipts(it intentData) error {
 	if err != nil {
 		return err
 	}
-	// A link of a chain (several changes of one file) that a later link
-	// follows is proven by that link, which starts from its result; the
-	// last link is checked against the disk.
+	// A step whose result a later step starts from (a second change of the
+	// same file, or the move of the file an update changed) is proven by
+	// that step, whose before state must be its after state; the last step
+	// on each name is checked against the disk.
 	next := map[int]int{}
 	last := map[string]int{}
 	for i, f := range it.Files {
-		if f.Data.FromKey != "" || f.Dir {
+		if f.Dir {
 			continue
 		}
-		if j, ok := last[f.Key]; ok {
+		from := f.Key
+		if f.Data.FromKey != "" {
+			from = f.Data.FromKey
+		}
+		if j, ok := last[from]; ok {
 			next[j] = i
 		}
+		delete(last, from)
 		last[f.Key] = i
 	}
 	atRest := make(map[int]bool, len(it.Files))

@@ -98,56 +98,25 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 				matches: []receipt.Match{}, eol: "none", message: fmt.Sprintf("moved %s to %s", from.display(), pl.move.display())})
 		}
 	}
-	var intent string
-	var steps []intentFile
-	if !a.DryRun && len(seq) > 1 {
-		intent = s.ws.newID("p_")
-		steps = make([]intentFile, len(seq))
-		for i, c := range seq {
-			c.id, c.intent = s.ws.newID("r_"), intent
-			r := s.newReceipt(c)
-			r.After = c.plannedAfter(r, c.afterState())
-			steps[i] = plannedFile(c, r, undoData(c))
-		}
-		if err := s.writeIntent(intent, steps); err != nil {
-			return nil, fmt.Errorf("patch: %w", err)
-		}
-	}
 	res := &PatchResult{Receipts: []receipt.Receipt{}}
-	var diffs []string
-	var landed []*change
-	fail := func(err error) (*PatchResult, error) {
-		s.rollback(ctx, landed)
-		if intent != "" {
-			// The disk decides how the intent closes: a step that failed
-			// after its swap, or a file the rollback could not take back, is
-			// rolled back now or reported, never recorded as rolled back
-			// unseen.
-			s.ws.resolveIntent(ctx, intentData{ID: intent, Session: s.id, Files: steps})
-		}
-		return nil, err
-	}
-	for _, c := range seq {
-		if err := ctx.Err(); err != nil {
-			return fail(err)
-		}
+	outs, err := s.commitSeq(ctx, "patch", seq, func(c *change) {
 		if c.src != nil {
+			// The move of an updated file starts from the update's result.
 			o, _ := s.observed(c.src.key())
 			c.seen = &o
 		}
-		out, err := s.commit(ctx, c)
-		if err != nil {
-			return fail(err)
+	})
+	if err != nil {
+		if len(outs) == len(seq) {
+			return nil, fmt.Errorf("patch: %w", err)
 		}
-		landed = append(landed, c)
+		return nil, err
+	}
+	var diffs []string
+	for _, out := range outs {
 		res.Receipts = append(res.Receipts, out.Receipt)
 		if out.Diff != "" {
 			diffs = append(diffs, out.Diff)
-		}
-	}
-	if intent != "" {
-		if _, err := s.ws.journal.AppendLazy(doneRecord(intent, doneCommitted, "")); err != nil {
-			return nil, fmt.Errorf("patch: landed, but the journal could not close its intent %s: %w", intent, err)
 		}
 	}
 	var done []string
@@ -268,20 +237,6 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 		verb += " and moved it to " + move.display()
 	}
 	return planned{c: c, move: move, verb: verb}, nil
-}
-
-// rollback reverts the files a failing patch already changed, newest
-// first. A file changed again by someone else is left alone (and reported by
-// the intent's done record).
-func (s *Session) rollback(ctx context.Context, landed []*change) {
-	for i := len(landed) - 1; i >= 0; i-- {
-		t := landed[i].t
-		d, err := s.lastChange(t.key())
-		if err != nil || d == nil {
-			continue
-		}
-		s.revert(ctx, t, d, "patch")
-	}
 }
 
 // hunkRefusal turns a patch.Apply error into a no_match or ambiguous refusal.

@@ -252,16 +252,22 @@ func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.commit(ctx, steps[0])
-	if err != nil || len(steps) == 1 {
-		return res, err
+	if len(steps) == 1 {
+		return s.commit(ctx, steps[0])
 	}
-	res2, err := s.commit(ctx, steps[1])
+	// The rename back and the restore of the file the move replaced are one
+	// intent: a crash between them is rolled back at the next start, so the
+	// replaced file is never left only in the journal.
+	outs, err := s.commitSeq(ctx, tool, steps, nil)
 	if err != nil {
-		return nil, fmt.Errorf("undo %s: %s is back at %s, but the file the move replaced could not be restored (its bytes are in the journal, stet show %s): %w", r.ID, to.display(), from.display(), r.ID, err)
+		if len(outs) == len(steps) {
+			return nil, fmt.Errorf("undo %s: %w", r.ID, err)
+		}
+		return nil, fmt.Errorf("undo %s: nothing was undone (the moved file stays at %s; the file it replaced stays in the journal): %w", r.ID, to.display(), err)
 	}
-	res.Message += "; " + res2.Message
-	res.Diff += res2.Diff
+	res := outs[0]
+	res.Message += "; " + outs[1].Message
+	res.Diff += outs[1].Diff
 	return res, nil
 }
 

@@ -173,53 +173,15 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 		res.Message = fmt.Sprintf("dry run, nothing written: would undo %s of %s", plural(len(plan), "change"), plural(len(res.Files), "file"))
 		return res, nil
 	}
-	var intent string
-	var ifs []intentFile
-	if len(seq) > 1 {
-		intent = ws.newID("p_")
-		ifs = make([]intentFile, len(seq))
-		for i, c := range seq {
-			c.id, c.intent = ws.newID("r_"), intent
-			r := s.newReceipt(c)
-			r.After = c.plannedAfter(r, c.afterState())
-			ifs[i] = plannedFile(c, r, undoData(c))
-		}
-		if err := s.writeIntent(intent, ifs); err != nil {
+	outs, err := s.commitSeq(ctx, "undo", seq, nil)
+	if err != nil {
+		if len(outs) == len(seq) {
 			return nil, fmt.Errorf("undo: %w", err)
 		}
+		return nil, fmt.Errorf("undo: nothing was undone (%d of %d steps had landed and were taken back): %w", len(outs), len(seq), err)
 	}
-	type landed struct {
-		c *change
-		r receipt.Receipt
-	}
-	var done []landed
-	fail := func(err error) (*UndoResult, error) {
-		for i := len(done) - 1; i >= 0; i-- {
-			l := done[i]
-			d := plannedFile(l.c, l.r, undoData(l.c)).Data
-			s.revert(ctx, l.c.t, &d, "undo")
-		}
-		if intent != "" {
-			// The disk decides how the intent closes (see Session.Patch).
-			ws.resolveIntent(ctx, intentData{ID: intent, Session: s.id, Files: ifs})
-		}
-		return nil, fmt.Errorf("undo: nothing was undone (%d of %d steps had landed and were taken back): %w", len(done), len(seq), err)
-	}
-	for _, c := range seq {
-		if err := ctx.Err(); err != nil {
-			return fail(err)
-		}
-		out, err := s.commit(ctx, c)
-		if err != nil {
-			return fail(err)
-		}
-		done = append(done, landed{c, out.Receipt})
+	for _, out := range outs {
 		res.Receipts = append(res.Receipts, out.Receipt)
-	}
-	if intent != "" {
-		if _, err := ws.journal.AppendLazy(doneRecord(intent, doneCommitted, "")); err != nil {
-			return nil, fmt.Errorf("undo: landed, but the journal could not close its intent %s: %w", intent, err)
-		}
 	}
 	ids := make([]string, len(res.Receipts))
 	for i, r := range res.Receipts {
