@@ -27,7 +27,7 @@ import (
 const crashEnv = "STET_CRASH_CHILD"
 
 // crashOps are the changes the child makes, over the files of crashFiles.
-var crashOps = []string{"edit", "write", "delete", "move", "move-over", "undo", "patch"}
+var crashOps = []string{"edit", "write", "delete", "move", "move-over", "undo", "patch", "patch-move", "undo-move-over"}
 
 // crashFiles is the tree each run starts from: three files of about 190
 // KiB (readable whole in one read), so a commit takes long enough for random
@@ -98,6 +98,14 @@ func crashOp(s *stet.Session, op string) error {
 		_, err = s.Move(ctx, stet.MoveArgs{From: "a.txt", To: "b.txt", Overwrite: true})
 	case "undo":
 		_, err = s.Undo(ctx, stet.UndoArgs{Path: "a.txt"})
+	case "undo-move-over":
+		// The rename back and the restore of the replaced file: one intent.
+		_, err = s.Undo(ctx, stet.UndoArgs{Path: "b.txt"})
+	case "patch-move":
+		// An update that moves its file, then an update of another file:
+		// three steps of one intent, two of them on the same bytes.
+		_, err = s.Patch(ctx, stet.PatchArgs{Patch: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: d.txt\n@@\n-head A\n+HEAD A, patched and moved\n" +
+			"*** Update File: b.txt\n@@\n-head B\n+HEAD B, patched\n*** End Patch\n"})
 	case "patch":
 		var p strings.Builder
 		p.WriteString("*** Begin Patch\n")
@@ -132,6 +140,11 @@ func crashSetup(t *testing.T, op string) (root, state string) {
 	}
 	for _, n := range []string{"a.txt", "b.txt", "c.txt"} {
 		if _, err := s.Read(ctx, stet.ReadArgs{Path: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if op == "undo-move-over" {
+		if _, err := s.Move(ctx, stet.MoveArgs{From: "a.txt", To: "b.txt", Overwrite: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -224,13 +237,20 @@ func TestCrashHarness(t *testing.T) {
 			landed[op]++
 			// A landed change has a receipt, and undo takes it back exactly.
 			s, _ := ws.Session("crash")
-			path := map[string]string{"move": "d.txt", "move-over": "b.txt"}[op]
+			path := map[string]string{"move": "d.txt", "move-over": "b.txt", "patch-move": "d.txt"}[op]
 			if path == "" {
 				path = "a.txt"
 			}
-			if op == "undo" {
-				// An undo is not itself undone; it must have its receipt.
+			if op == "undo" || op == "undo-move-over" {
+				// An undo is not itself undone; it must have its receipts.
 				log, err := ws.Log("crash", "a.txt")
+				if err == nil && op == "undo-move-over" {
+					var restored []stet.LogEntry
+					restored, err = ws.Log("crash", "b.txt")
+					if err == nil && (len(restored) == 0 || restored[len(restored)-1].Undoes == "") {
+						err = errors.New("the restore of b.txt has no receipt")
+					}
+				}
 				if err != nil || len(log) == 0 || log[len(log)-1].Undoes == "" {
 					ws.Close()
 					t.Fatalf("run %d (undo, kill at %s %dµs): the landed undo has no receipt: %v %+v", i, killAt, delay, err, log)
@@ -242,8 +262,9 @@ func TestCrashHarness(t *testing.T) {
 				ws.Close()
 				t.Fatalf("run %d (%s, kill at %s %dµs): undo of the landed change: %v", i, op, killAt, delay, err)
 			}
-			if op == "patch" {
-				for _, p := range []string{"b.txt", "c.txt"} {
+			more := map[string][]string{"patch": {"b.txt", "c.txt"}, "patch-move": {"a.txt", "b.txt"}}[op]
+			if len(more) > 0 {
+				for _, p := range more {
 					if _, err := s.Undo(ctx, stet.UndoArgs{Path: p}); err != nil {
 						ws.Close()
 						t.Fatalf("run %d (patch): undo %s: %v", i, p, err)

@@ -240,3 +240,127 @@ func TestMoveStoppedAfterItsExchangeIsFinished(t *testing.T) {
 		}
 	}
 }
+
+// The same stop, but the replaced bytes are not in the journal (the state
+// directory lost them): the file under the old name is the only copy, so it
+// is left in place and the intent reported, never removed.
+func TestMoveStoppedAfterItsExchangeKeepsAnUnsavedFile(t *testing.T) {
+	moved, replaced := []byte("the moved notes\n"), []byte("the user's notes\n")
+	ws, s, root, state := openIntentWS(t, map[string]string{"b.txt": string(moved), "a.txt": string(replaced)})
+	from, _ := ws.resolve("move", "a.txt")
+	to, _ := ws.resolve("move", "b.txt")
+	r := receipt.Receipt{ID: "r_move", Session: s.id, Tool: "move", Path: "b.txt", From: "a.txt",
+		Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
+	it := intentData{ID: "r_move", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: to.key(),
+		Data: receiptData{Receipt: r, FromKey: from.key(), Over: string(receipt.StateOf(replaced).Version)}}}}
+	b, _ := json.Marshal(it)
+	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	ws2, err := Open([]string{root}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	if got, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(got) != string(replaced) {
+		t.Errorf("a.txt = %q: the only copy of the replaced file was removed", got)
+	}
+	rep, err := ws2.Verify("")
+	if err != nil || rep.OK() {
+		t.Errorf("verify --all: %v %+v; want the unresolved move reported", err, rep)
+	}
+}
+
+// An intent is one sequence: a patch's update of a.txt, the move of a.txt
+// to d.txt, then an update of b.txt. Each point of the sequence the disk
+// can show after a crash resolves as a whole.
+func TestSequenceIntentIsResolved(t *testing.T) {
+	a0, a1, b0, b1 := "a zero\n", "a one\n", "b zero\n", "b one\n"
+	none := "<none>"
+	for _, c := range []struct {
+		name       string
+		disk       [3]string // a.txt, d.txt, b.txt
+		want       [3]string
+		outcome    string
+		stillThere bool
+	}{
+		{"nothing landed", [3]string{a0, none, b0}, [3]string{a0, none, b0}, doneDropped, false},
+		{"the update landed", [3]string{a1, none, b0}, [3]string{a0, none, b0}, doneRolledBack, false},
+		{"the update and the move landed", [3]string{none, a1, b0}, [3]string{a0, none, b0}, doneRolledBack, false},
+		{"all landed", [3]string{none, a1, b1}, [3]string{none, a1, b1}, doneCompleted, false},
+		{"moved but not updated", [3]string{none, a0, b0}, [3]string{none, a0, b0}, doneUnresolved, false},
+		{"the second file first", [3]string{a0, none, b1}, [3]string{a0, none, b1}, doneUnresolved, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := map[string]string{}
+			for i, n := range []string{"a.txt", "d.txt", "b.txt"} {
+				if c.disk[i] != none {
+					files[n] = c.disk[i]
+				}
+			}
+			ws, s, root, state := openIntentWS(t, files)
+			key := func(n string) string {
+				tg, ref := ws.resolve("patch", n)
+				if ref != nil {
+					t.Fatal(ref)
+				}
+				return tg.key()
+			}
+			edit := func(id, path, from, to string) intentFile {
+				r := receipt.Receipt{ID: id, Session: s.id, Tool: "patch", Path: path,
+					Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
+					Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
+				return intentFile{Key: key(path), Data: receiptData{Receipt: r, Old: []string{from}}}
+			}
+			mv := receipt.Receipt{ID: "r_2", Session: s.id, Tool: "move", Path: "d.txt", From: "a.txt",
+				Before: receipt.StateOf([]byte(a1)), After: receipt.StateOf([]byte(a1)), Matches: []receipt.Match{}, EOL: "none"}
+			it := intentData{ID: "p_seq", Session: s.id, PID: 1 << 30, Files: []intentFile{
+				edit("r_1", "a.txt", a0, a1),
+				{Key: key("d.txt"), Data: receiptData{Receipt: mv, FromKey: key("a.txt")}},
+				edit("r_3", "b.txt", b0, b1),
+			}}
+			b, _ := json.Marshal(it)
+			if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+				t.Fatal(err)
+			}
+			ws.Close()
+			ws2, err := Open([]string{root}, Options{State: state})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws2.Close()
+			for i, n := range []string{"a.txt", "d.txt", "b.txt"} {
+				got, err := os.ReadFile(filepath.Join(root, n))
+				if err != nil {
+					got = []byte(none)
+				}
+				if string(got) != c.want[i] {
+					t.Errorf("%s = %q, want %q", n, got, c.want[i])
+				}
+			}
+			var outcome string
+			ws2.journal.Session(intentSession, func(r journal.Record) error {
+				var d doneData
+				if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "p_seq" {
+					outcome = d.State
+				}
+				return nil
+			})
+			if outcome != c.outcome {
+				t.Errorf("outcome %q, want %q", outcome, c.outcome)
+			}
+			if c.outcome == doneCompleted {
+				log, err := ws2.Log(s.id, "")
+				if err != nil || len(log) != 3 {
+					t.Fatalf("completed receipts: %v %+v", err, log)
+				}
+				for _, e := range log {
+					if !e.Receipt.Verified {
+						t.Errorf("receipt %s completed at open but not verified", e.Receipt.ID)
+					}
+				}
+			}
+		})
+	}
+}
