@@ -57,7 +57,8 @@ type change struct {
 	id      string                // the receipt id, when planned ahead (a patch's intent names it)
 	after   func() *receipt.State // the new bytes' state, hashed once (afterState)
 	seen    *observation
-	warned  bool // message is the exact warn-and-save text of rule 9
+	warned  bool   // message is the exact warn-and-save text of rule 9
+	temp    string // the temp file's name, recorded in the intent (planTemp)
 
 	// A move renames src to t; pre and post are the moved bytes (nil for a
 	// directory: dir). over holds the bytes of a file the move replaces.
@@ -206,6 +207,7 @@ func (c *change) afterState() func() *receipt.State {
 // returned nil.
 func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.State) (data *receiptData, it *intentData, ready func() error) {
 	data = undoData(c)
+	s.ws.planTemp(c)
 	var take []byte
 	switch {
 	case c.over != nil:
@@ -295,7 +297,7 @@ func (s *Session) swap(c *change, ready func() error) (fsys.Commit, error) {
 			return fsys.Commit{}, err
 		}
 	}
-	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: ready}
+	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: ready, Temp: c.temp}
 	switch {
 	case c.src != nil:
 		src := fsys.Expected{Version: c.preVer, Bytes: c.pre}
@@ -312,6 +314,9 @@ func (s *Session) swap(c *change, ready func() error) (fsys.Commit, error) {
 			if err := p.MkdirAll(dir); err != nil {
 				return fsys.Commit{}, err
 			}
+		}
+		if tp, ok := p.(tempProvider); ok && c.temp != "" {
+			return tp.CreateAs(c.t.rel, c.post, c.mode, c.temp)
 		}
 		return p.Create(c.t.rel, c.post, c.mode)
 	case c.delete:

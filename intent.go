@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +54,9 @@ type intentFile struct {
 	Key  string      `json:"key"`
 	Data receiptData `json:"data"`
 	Dir  bool        `json:"dir,omitempty"` // a directory move
+	// Temp is the root-relative path of the temp file the change writes
+	// through (planTemp), removed by name when the intent is resolved.
+	Temp string `json:"temp,omitempty"`
 }
 
 // intentData is the payload of an intent record.
@@ -80,7 +85,51 @@ func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 	if c.over != nil && d.Over == "" {
 		d.Over = string(c.overVer)
 	}
-	return intentFile{Key: c.key, Data: d, Dir: c.dir}
+	f := intentFile{Key: c.key, Data: d, Dir: c.dir}
+	if c.temp != "" {
+		f.Temp = path.Join(path.Dir(c.t.resolved().res), c.temp)
+	}
+	return f
+}
+
+// tempProvider is a provider that writes through temp files and lets the
+// caller name them ahead (fsys/local), so an intent records the name and
+// recovery removes exactly that file.
+type tempProvider interface {
+	TempName() string
+	CreateAs(name string, data []byte, perm fs.FileMode, temp string) (fsys.Commit, error)
+	RemoveTemp(name string) error
+}
+
+// planTemp names the temp file c writes through, once, before its intent
+// is planned: a create, a replace or a delete on a provider that has temp
+// files. A move renames in place and has none.
+func (ws *Workspace) planTemp(c *change) {
+	if c.temp != "" || c.src != nil || c.dir || c.dryRun {
+		return
+	}
+	if tp, ok := c.t.root.p.(tempProvider); ok {
+		c.temp = tp.TempName()
+	}
+}
+
+// removeTemps removes the temp files the changes of it recorded, where a process
+// that died left them; one already gone is fine. The names are exact (a
+// random part each), so nothing else can be hit; a failure leaves clutter
+// for the sweep, never a reason to stop.
+func (ws *Workspace) removeTemps(it intentData) {
+	for _, f := range it.Files {
+		if f.Temp == "" {
+			continue
+		}
+		t, err := ws.targetOfKey(f.Key)
+		if err != nil {
+			continue
+		}
+		if tp, ok := t.root.p.(tempProvider); ok {
+			tp.RemoveTemp(f.Temp)
+		}
+	}
 }
 
 // writeIntent makes the intent of files durable in the journal.
@@ -238,7 +287,11 @@ func (ws *Workspace) resolveLocked(ctx context.Context, it intentData) (string, 
 		return "", err
 	}
 	defer unlock()
-	return ws.resolveIntent(ctx, it)
+	outcome, err := ws.resolveIntent(ctx, it)
+	if err == nil {
+		ws.removeTemps(it)
+	}
+	return outcome, err
 }
 
 // targetOfKey maps a file key back to a target in its root.

@@ -364,3 +364,96 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 		})
 	}
 }
+
+// A change's temp file is named before its intent is written, and the
+// intent records the name: the next start removes exactly that file, with
+// the sweep off, and leaves a file that merely looks like a temp file.
+func TestRecordedTempFileIsRemoved(t *testing.T) {
+	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": "one\n"})
+	tgt, ref := ws.resolve("edit", "a.txt")
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	recorded, other := ".stet-tmp-1073741824-00000000000000aa", ".stet-tmp-1073741824-00000000000000bb"
+	for _, n := range []string{recorded, other} {
+		if err := os.WriteFile(filepath.Join(root, n), []byte("two\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := receipt.Receipt{ID: "r_tmp", Session: s.id, Tool: "edit", Path: "a.txt",
+		Before: receipt.StateOf([]byte("one\n")), After: receipt.StateOf([]byte("two\n")), EOL: "lf",
+		Matches: []receipt.Match{{Offset: 0, OldBytes: 4, NewBytes: 4, Line: 1}}}
+	it := intentData{ID: "r_tmp", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(),
+		Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: recorded}}}
+	b, _ := json.Marshal(it)
+	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	ws2, err := Open([]string{root}, Options{State: state, NoSweep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	if _, err := os.Stat(filepath.Join(root, recorded)); !os.IsNotExist(err) {
+		t.Errorf("the temp file the intent recorded is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, other)); err != nil {
+		t.Errorf("a file no intent names was removed with the sweep off: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(got) != "one\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+}
+
+// Every change that writes through a temp file records its name in the
+// intent before the swap, and the file takes that very name.
+func TestIntentNamesTheTempFile(t *testing.T) {
+	ctx := context.Background()
+	root, state := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	ws, err := Open([]string{root}, Options{State: state, Hooks: Hooks{BeforeSwap: func(string) {
+		ents, _ := os.ReadDir(root)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".stet-tmp-") {
+				seen = append(seen, e.Name())
+			}
+		}
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s, _ := ws.Session("t")
+	if _, err := s.Read(ctx, ReadArgs{Path: "a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	one, two := "one", "two"
+	if _, err := s.Edit(ctx, EditArgs{Path: "a.txt", OldString: &one, NewString: &two}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write(ctx, WriteArgs{Path: "b.txt", Content: "new\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(ctx, DeleteArgs{Path: "b.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	ws.journal.Session(intentSession, func(r journal.Record) error {
+		var it intentData
+		if r.Type == recIntent && json.Unmarshal(r.Data, &it) == nil {
+			for _, f := range it.Files {
+				named = append(named, f.Temp)
+			}
+		}
+		return nil
+	})
+	// Remove sets the file aside under its temp name after the hook; the
+	// edit and the create wrote through theirs before it.
+	if len(named) != 3 || len(seen) != 2 || named[0] != seen[0] || named[1] != seen[1] || named[2] == "" {
+		t.Errorf("the intents name temp files %q; the changes wrote through %q", named, seen)
+	}
+}

@@ -23,6 +23,7 @@ func (s *Session) commitSeq(ctx context.Context, tool string, seq []*change, bef
 		steps = make([]intentFile, len(seq))
 		for i, c := range seq {
 			c.id, c.intent = s.ws.newID("r_"), intent
+			s.ws.planTemp(c)
 			r := s.newReceipt(c)
 			r.After = c.plannedAfter(r, c.afterState())
 			steps[i] = plannedFile(c, r, undoData(c))

@@ -84,10 +84,19 @@ type Provider interface {
 // replace (the temp file is removed, the file keeps its bytes) and is
 // returned. A caller uses it to finish durable work of its own, such as
 // saving the bytes about to be replaced, while the new bytes are written.
+//
+// Temp, when not empty, is the base name a backend that writes through a
+// temp file beside the file gives it (Replace, and Remove, which sets the
+// file aside under it before it unlinks it): a name the caller got from that
+// backend and recorded beforehand, so that recovery after a crash removes
+// exactly it. A backend without temp files ignores it; one that would never
+// make that name fails with ErrInvalid, and one that finds it taken fails
+// with ErrExists, changing nothing.
 type Expected struct {
 	Version Version
 	Bytes   []byte
 	Ready   func() error
+	Temp    string
 }
 
 // Matches reports whether data is what e expects.

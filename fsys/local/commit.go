@@ -115,6 +115,24 @@ func (l *FS) tempName() string {
 	return fmt.Sprintf("%s%d-%016x", TempPrefix, l.pid, rand.Uint64())
 }
 
+// TempName returns a fresh temp file name (IsTempName) for a change the
+// caller is about to make: passed as fsys.Expected.Temp to Replace or
+// Remove, or to CreateAs, it is the name that change's temp file takes, so
+// the caller can record it first (in a write-ahead intent) and remove
+// exactly it after a crash (RemoveTemp).
+func (l *FS) TempName() string { return l.tempName() }
+
+// checkTemp refuses a caller-chosen temp name this package would not make.
+func checkTemp(op, name, temp string) error {
+	if temp == "" {
+		return nil
+	}
+	if _, ok := IsTempName(temp); !ok {
+		return fsys.E(op, name, fsys.ErrInvalid, fmt.Errorf("%q is not a temp file name", temp))
+	}
+	return nil
+}
+
 // meta is what a new temp file takes on before it is swapped in.
 type meta struct {
 	// perm is set exactly (setuid, setgid and sticky included) when exact;
@@ -129,6 +147,9 @@ type meta struct {
 	src int
 	// notes collects what could not be kept.
 	notes []string
+	// temp is the temp file's name when the caller chose it (TempName);
+	// "" makes a fresh one.
+	temp string
 }
 
 // oldMeta describes the regular file base in d for a replace: its exact
@@ -177,13 +198,16 @@ func (l *FS) writeTemp(d *dirHandle, data []byte, m *meta) (string, uint64, erro
 		create = 0o600
 	}
 	for try := 0; ; try++ {
-		name := l.tempName()
+		name := m.temp
+		if name == "" {
+			name = l.tempName()
+		}
 		var fd int
 		err := retry(func() (err error) {
 			fd, err = unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 			return err
 		})
-		if err == unix.EEXIST && try < 8 {
+		if err == unix.EEXIST && try < 8 && m.temp == "" {
 			continue
 		}
 		if err != nil {
@@ -409,7 +433,17 @@ func (l *FS) openParent(op, name string, check func(confine.Result) error) (conf
 // (Only where neither exists does it check, then rename: Commit.Fallback.)
 // The parent directory must exist.
 func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, error) {
+	return l.CreateAs(name, data, perm, "")
+}
+
+// CreateAs is Create writing through the temp file named temp, a name
+// TempName returned ("" for a fresh one), so that a caller that recorded it
+// before the change can remove exactly it after a crash (RemoveTemp).
+func (l *FS) CreateAs(name string, data []byte, perm fs.FileMode, temp string) (fsys.Commit, error) {
 	const op = "create"
+	if err := checkTemp(op, name, temp); err != nil {
+		return fsys.Commit{}, err
+	}
 	r, d, base, err := l.openParent(op, name, func(r confine.Result) error {
 		switch {
 		case r.Exists(), r.FinalLink:
@@ -427,7 +461,7 @@ func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 	if !exact {
 		perm = 0o644
 	}
-	tmp, _, err := l.writeTemp(d, data, &meta{perm: unixPerm(perm), exact: exact, src: -1})
+	tmp, _, err := l.writeTemp(d, data, &meta{perm: unixPerm(perm), exact: exact, src: -1, temp: temp})
 	if err != nil {
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
@@ -475,12 +509,16 @@ var errFallback = errors.New("fallback forced")
 // (Commit.Fallback).
 func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commit, error) {
 	const op = "replace"
+	if err := checkTemp(op, name, expect.Temp); err != nil {
+		return fsys.Commit{}, err
+	}
 	r, d, base, err := l.openParent(op, name, func(r confine.Result) error { return r.NeedFile(op, name) })
 	if err != nil {
 		return fsys.Commit{}, err
 	}
 	defer d.close()
 	m := oldMeta(d, base, permOf(r.Info))
+	m.temp = expect.Temp
 	tmp, ino, err := l.writeTemp(d, data, m)
 	m.closeSrc()
 	if err != nil {
@@ -575,6 +613,9 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 // back; elsewhere it is compared, then unlinked (Commit.Fallback).
 func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	const op = "remove"
+	if err := checkTemp(op, name, expect.Temp); err != nil {
+		return fsys.Commit{}, err
+	}
 	r, d, base, err := l.openParent(op, name, func(r confine.Result) error { return r.NeedFile(op, name) })
 	if err != nil {
 		return fsys.Commit{}, err
@@ -611,7 +652,10 @@ func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 // unlinkIf removes base if it holds what expect expects, and reports what
 // it found there.
 func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.Commit) (found, error) {
-	tmp := l.tempName()
+	tmp := expect.Temp
+	if tmp == "" {
+		tmp = l.tempName()
+	}
 	err := errFallback
 	if !l.opts.NoExchange {
 		err = renameNoReplace(d.fd, base, d.fd, tmp)

@@ -222,3 +222,64 @@ func TestRemoveTemp(t *testing.T) {
 		t.Errorf("RemoveTemp left the temp file: %v", err)
 	}
 }
+
+// A temp name the caller got from TempName and passed on is the very name
+// the change writes through; a name the package would not make, or one
+// already taken, fails and changes nothing.
+func TestChosenTempName(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644))
+	l := openRoot(t, dir, local.Options{})
+	old := fsys.Expected{Version: fsys.VersionOf([]byte("one\n"))}
+
+	temp := l.TempName()
+	if _, ok := local.IsTempName(temp); !ok {
+		t.Fatalf("TempName() = %q, not a temp name", temp)
+	}
+	var during error
+	exp := old
+	exp.Temp = temp
+	exp.Ready = func() error {
+		_, during = os.Lstat(filepath.Join(dir, temp))
+		return nil
+	}
+	if _, err := l.Replace("a.txt", []byte("two\n"), exp); err != nil {
+		t.Fatal(err)
+	}
+	if during != nil {
+		t.Errorf("the replace did not write through %s: %v", temp, during)
+	}
+	two := fsys.Expected{Version: fsys.VersionOf([]byte("two\n"))}
+
+	taken := l.TempName()
+	must(t, os.WriteFile(filepath.Join(dir, taken), []byte("someone's\n"), 0o644))
+	for _, c := range []struct {
+		temp string
+		kind error
+	}{
+		{".stet-tmp-notes", fsys.ErrInvalid},
+		{"../" + l.TempName(), fsys.ErrInvalid},
+		{taken, fsys.ErrExists},
+	} {
+		exp := two
+		exp.Temp = c.temp
+		if _, err := l.Replace("a.txt", []byte("three\n"), exp); !errors.Is(err, c.kind) {
+			t.Errorf("Replace with temp %q = %v, want %v", c.temp, err, c.kind)
+		}
+		if _, err := l.Remove("a.txt", exp); !errors.Is(err, c.kind) {
+			t.Errorf("Remove with temp %q = %v, want %v", c.temp, err, c.kind)
+		}
+		if _, err := l.CreateAs("b.txt", []byte("new\n"), 0, c.temp); !errors.Is(err, c.kind) {
+			t.Errorf("CreateAs with temp %q = %v, want %v", c.temp, err, c.kind)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "two\n" {
+		t.Errorf("a.txt = %q after refused changes", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, taken)); string(b) != "someone's\n" {
+		t.Errorf("the file holding the taken name = %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "b.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("b.txt was created: %v", err)
+	}
+}
