@@ -271,7 +271,7 @@ func (ws *Workspace) intentProblems() ([]Problem, error) {
 		switch {
 		case ok && d.State == doneUnresolved:
 			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and could not be resolved: %s", p.it.ID, d.Detail)})
-		case !ok && !p.it.alive():
+		case !ok && !ws.alive(p.it):
 			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and is not resolved yet; run any stet command that may change files to resolve it", p.it.ID)})
 		}
 	}

@@ -65,6 +65,7 @@ type intentData struct {
 	Session string       `json:"session"`
 	PID     int          `json:"pid"`
 	Start   string       `json:"start,omitempty"` // the process's start time, to tell a reused pid
+	Live    string       `json:"live,omitempty"`  // the writer's liveness lock (journal.Live)
 	Files   []intentFile `json:"files"`
 }
 
@@ -139,7 +140,11 @@ func (s *Session) writeIntent(id string, files []intentFile) error {
 			return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 		}
 	}
-	it := intentData{ID: id, Session: s.id, PID: os.Getpid(), Start: procStart(os.Getpid()), Files: files}
+	live, err := s.ws.journal.Live()
+	if err != nil {
+		return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
+	}
+	it := intentData{ID: id, Session: s.id, PID: os.Getpid(), Start: procStart(os.Getpid()), Live: live, Files: files}
 	b, err := json.Marshal(it)
 	if err != nil {
 		return err
@@ -176,9 +181,15 @@ func procStart(pid int) string {
 	return f[19] // field 22 of the whole line
 }
 
-// alive reports whether the process that wrote it is still running (and is
-// the same process, not a reused pid).
-func (it intentData) alive() bool {
+// alive reports whether the process that wrote it is still at work: it
+// holds the liveness lock the intent names (journal.Live), which the kernel
+// releases when the process dies, in whatever PID namespace it runs. An
+// intent without one (written before liveness locks) falls back to the
+// process id and start time.
+func (ws *Workspace) alive(it intentData) bool {
+	if it.Live != "" {
+		return ws.journal.Alive(it.Live)
+	}
 	if it.PID <= 0 {
 		return false
 	}
@@ -244,7 +255,7 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 		if done[p.it.ID] {
 			continue
 		}
-		if p.it.alive() {
+		if ws.alive(p.it) {
 			cursor = min(cursor, p.off)
 			continue
 		}

@@ -457,3 +457,57 @@ func TestIntentNamesTheTempFile(t *testing.T) {
 		t.Errorf("the intents name temp files %q; the changes wrote through %q", named, seen)
 	}
 }
+
+// A writer in another PID namespace has a process id that means nothing
+// here (or names another process): its intent is left alone while the
+// liveness lock it names is held, and resolved once that lock is free.
+func TestIntentOfALiveWriterIsLeftAlone(t *testing.T) {
+	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": "one\n"})
+	holder, err := journal.Open(state, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := holder.Live()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt, _ := ws.resolve("edit", "a.txt")
+	r := receipt.Receipt{ID: "r_live", Session: s.id, Tool: "edit", Path: "a.txt",
+		Before: receipt.StateOf([]byte("zero\n")), After: receipt.StateOf([]byte("one\n")), EOL: "lf",
+		Matches: []receipt.Match{{Offset: 0, OldBytes: 5, NewBytes: 4, Line: 1}}}
+	it := intentData{ID: "r_live", Session: s.id, PID: 1 << 30, Live: live, Files: []intentFile{{Key: tgt.key(),
+		Data: receiptData{Receipt: r, Old: []string{"zero\n"}}}}}
+	b, _ := json.Marshal(it)
+	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	outcome := func(ws *Workspace) string {
+		var out string
+		ws.journal.Session(intentSession, func(r journal.Record) error {
+			var d doneData
+			if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "r_live" {
+				out = d.State
+			}
+			return nil
+		})
+		return out
+	}
+	ws2, err := Open([]string{root}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcome(ws2); got != "" {
+		t.Errorf("the intent of a live writer was closed as %q", got)
+	}
+	ws2.Close()
+	holder.Close()
+	ws3, err := Open([]string{root}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws3.Close()
+	if got := outcome(ws3); got != doneCompleted {
+		t.Errorf("after the writer is gone the intent closed as %q, want %q", got, doneCompleted)
+	}
+}

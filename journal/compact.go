@@ -97,6 +97,8 @@ var blobRef = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
 // it is renamed over journal.jsonl; the indexes are removed (and the
 // watermark invalidated) before the rename and rebuilt after it, so a crash
 // leaves either log, whole, with indexes that the next reader rebuilds.
+//
+// It also removes the liveness locks (Live) of handles that are gone.
 func (j *Journal) Compact(opts CompactOptions) (CompactReport, error) {
 	var rep CompactReport
 	var err error
@@ -118,6 +120,7 @@ func (j *Journal) Compact(opts CompactOptions) (CompactReport, error) {
 			return rep, fmt.Errorf("journal: compact: blobs: %w", err)
 		}
 	}
+	j.sweepLive()
 	if rep.BytesAfter, err = j.stateBytes(); err != nil {
 		return rep, fmt.Errorf("journal: compact: %w", err)
 	}

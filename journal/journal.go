@@ -71,6 +71,9 @@ type Journal struct {
 	retired []*os.File
 	lock    *os.File // journal.lock
 	closed  bool
+	// live is this handle's liveness lock (Live), made on first use.
+	live     *os.File
+	liveName string
 	// newDir: this handle created journal.jsonl, so the state directory's
 	// entries are made durable by its first durable append.
 	newDir bool
@@ -161,7 +164,7 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	j.closed = true
-	errs := []error{j.log.Close(), j.lock.Close(), j.root.Close()}
+	errs := []error{j.closeLive(), j.log.Close(), j.lock.Close(), j.root.Close()}
 	for _, f := range j.retired {
 		errs = append(errs, f.Close())
 	}

@@ -16,3 +16,5 @@ func checkLockingSupported() error {
 func lockFile(f *os.File, exclusive bool) error { return errors.ErrUnsupported }
 
 func unlockFile(f *os.File) error { return errors.ErrUnsupported }
+
+func tryLock(f *os.File) (busy bool, err error) { return false, errors.ErrUnsupported }

@@ -39,3 +39,13 @@ func flock(f *os.File, how int) error {
 	}
 	return ferr
 }
+
+// tryLock takes an exclusive flock on f without waiting: busy reports that
+// another open file (in any process) holds a lock on it.
+func tryLock(f *os.File) (busy bool, err error) {
+	err = flock(f, unix.LOCK_EX|unix.LOCK_NB)
+	if err == unix.EWOULDBLOCK {
+		return true, nil
+	}
+	return false, err
+}
