@@ -276,9 +276,10 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 	return dead, nil
 }
 
-// resolveLocked resolves it holding the locks of every name it touches,
-// as a change would: a live process changing one of those files is waited
-// for (within the bounded wait of fsys.Lock), never raced.
+// resolveLocked resolves it holding the per-file locks of every name it
+// touches, as a change does, so no other call of this process changes those
+// files under the resolution. (Another process's in-flight change is told
+// apart by its liveness lock, Workspace.alive, and never resolved.)
 func (ws *Workspace) resolveLocked(ctx context.Context, it intentData) (string, error) {
 	var ts []target
 	for _, f := range it.Files {
