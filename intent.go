@@ -127,6 +127,12 @@ func (ws *Workspace) removeTemps(it intentData) {
 		if err != nil {
 			continue
 		}
+		dir := path.Dir(f.Temp)
+		_, protected := ws.rules.Protected(dir)
+		_, denied := ws.rules.Denied(dir)
+		if protected || denied {
+			continue // no change lands there; the sweep stays out too
+		}
 		if tp, ok := t.root.p.(tempProvider); ok {
 			tp.RemoveTemp(f.Temp)
 		}
@@ -251,6 +257,11 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 		return false, err
 	}
 	cursor := end
+	// Newest first: a rollback that recovery itself started and did not
+	// finish (a process killed while resolving) is an intent nested in the
+	// one it rolls back, and is settled before it, so the outer intent sees
+	// the disk the inner one left and takes back only what still stands.
+	slices.Reverse(open)
 	for _, p := range open {
 		if done[p.it.ID] {
 			continue

@@ -375,7 +375,13 @@ func TestRecordedTempFileIsRemoved(t *testing.T) {
 		t.Fatal(ref)
 	}
 	recorded, other := ".stet-tmp-1073741824-00000000000000aa", ".stet-tmp-1073741824-00000000000000bb"
-	for _, n := range []string{recorded, other} {
+	// A name in a protected tree (only a damaged or forged journal could
+	// record one: no change lands there) is never touched.
+	inGit := ".git/.stet-tmp-1073741824-00000000000000cc"
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{recorded, other, inGit} {
 		if err := os.WriteFile(filepath.Join(root, n), []byte("two\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +390,8 @@ func TestRecordedTempFileIsRemoved(t *testing.T) {
 		Before: receipt.StateOf([]byte("one\n")), After: receipt.StateOf([]byte("two\n")), EOL: "lf",
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 4, NewBytes: 4, Line: 1}}}
 	it := intentData{ID: "r_tmp", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(),
-		Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: recorded}}}
+		Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: recorded},
+		{Key: tgt.key(), Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: inGit}}}
 	b, _ := json.Marshal(it)
 	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
 		t.Fatal(err)
@@ -400,6 +407,9 @@ func TestRecordedTempFileIsRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, other)); err != nil {
 		t.Errorf("a file no intent names was removed with the sweep off: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, inGit)); err != nil {
+		t.Errorf("a name recorded inside .git was removed: %v", err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(got) != "one\n" {
 		t.Errorf("a.txt = %q", got)
@@ -509,5 +519,62 @@ func TestIntentOfALiveWriterIsLeftAlone(t *testing.T) {
 	defer ws3.Close()
 	if got := outcome(ws3); got != doneCompleted {
 		t.Errorf("after the writer is gone the intent closed as %q, want %q", got, doneCompleted)
+	}
+}
+
+// A process killed while recovery rolled a patch back leaves two open
+// intents: the patch's (a.txt and b.txt landed, c.txt not), and inside it
+// the rollback of b.txt, which had not moved yet. The next start settles the newer one first (it
+// is dropped) and then rolls the patch back once: each file gets one
+// rollback receipt, not a second one completed from the stale inner intent.
+func TestNestedRollbackIsSettledOnce(t *testing.T) {
+	v0, v1 := "zero\n", "one\n"
+	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": v1, "b.txt": v1, "c.txt": v0})
+	key := func(n string) string {
+		tg, ref := ws.resolve("patch", n)
+		if ref != nil {
+			t.Fatal(ref)
+		}
+		return tg.key()
+	}
+	step := func(id, tool, path, from, to string) intentFile {
+		r := receipt.Receipt{ID: id, Session: s.id, Tool: tool, Path: path,
+			Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
+			Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
+		return intentFile{Key: key(path), Data: receiptData{Receipt: r, Old: []string{from}}}
+	}
+	for _, it := range []intentData{
+		{ID: "p_outer", Session: s.id, PID: 1 << 30, Files: []intentFile{step("r_a", "patch", "a.txt", v0, v1), step("r_b", "patch", "b.txt", v0, v1), step("r_c", "patch", "c.txt", v0, v1)}},
+		{ID: "r_inner", Session: s.id, PID: 1 << 30, Files: []intentFile{step("r_back", "rollback", "b.txt", v1, v0)}},
+	} {
+		b, _ := json.Marshal(it)
+		if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws.Close()
+	ws2, err := Open([]string{root}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	if got, _ := os.ReadFile(filepath.Join(root, "c.txt")); string(got) != v0 {
+		t.Errorf("c.txt = %q, want it untouched", got)
+	}
+	for _, n := range []string{"a.txt", "b.txt"} {
+		if got, _ := os.ReadFile(filepath.Join(root, n)); string(got) != v0 {
+			t.Errorf("%s = %q, want the patch rolled back", n, got)
+		}
+		log, err := ws2.Log(s.id, n)
+		if err != nil || len(log) != 1 || log[0].Receipt.Tool != "rollback" {
+			var tools []string
+			for _, e := range log {
+				tools = append(tools, e.Receipt.Tool+" "+e.Receipt.ID)
+			}
+			t.Errorf("%s: receipts %v (%v); want one rollback", n, tools, err)
+		}
+	}
+	if rep, err := ws2.Verify(""); err != nil || !rep.OK() {
+		t.Errorf("verify --all: %v %+v", err, rep.Problems)
 	}
 }
