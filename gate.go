@@ -55,7 +55,58 @@ func (ws *Workspace) denied(t target) *Refusal {
 			return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
 		}
 	}
+	// A hard link is another name of the same file: one to a hidden file
+	// hides it too.
+	if info, err := t.root.p.Stat(t.rel); err == nil && ws.hiddenLink(context.Background(), t.root, info) {
+		return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
+	}
 	return nil
+}
+
+// hiddenLink reports whether info, a file of root with more than one hard
+// link, is a file a deny-read rule hides under another of its names. It
+// walks root (confined, not following symlinks) for the denied files that
+// have more than one link and compares their identity; only a file that
+// has several links pays for the walk, and a rule-free root never does.
+func (ws *Workspace) hiddenLink(ctx context.Context, r *root, info fsys.Info) bool {
+	if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !r.rules.HasDenied() {
+		return false
+	}
+	ids := ws.deniedLinks(ctx, r)
+	return ids[info.ID]
+}
+
+// deniedLinks returns the identities of root's deny-read files that have
+// more than one hard link.
+func (ws *Workspace) deniedLinks(ctx context.Context, r *root) map[string]bool {
+	ids := map[string]bool{}
+	var visit func(dir string, hidden bool)
+	visit = func(dir string, hidden bool) {
+		if ctx.Err() != nil {
+			return
+		}
+		ents, err := r.p.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			name := path.Join(dir, e.Name)
+			_, denied := r.rules.Denied(name)
+			switch e.Type {
+			case fsys.TypeDir:
+				visit(name, hidden || denied)
+			case fsys.TypeFile:
+				if !hidden && !denied || e.Links == 1 && e.ID != "" {
+					continue
+				}
+				if info, err := r.p.Stat(name); err == nil && info.Links > 1 && info.ID != "" {
+					ids[info.ID] = true
+				}
+			}
+		}
+	}
+	visit(".", false)
+	return ids
 }
 
 // protected applies rule 4's protection on every name t goes by, and on

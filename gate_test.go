@@ -369,3 +369,38 @@ func TestUndoIgnoresForgedIndexLine(t *testing.T) {
 		t.Fatalf("b.txt now %q", got)
 	}
 }
+
+// A hard link is another name of the same file: a link to a hidden file is
+// hidden from every tool too, wherever it stands; a hard link to a file no
+// rule hides (a package manager's store) is served as usual.
+func TestDenyReadThroughHardLink(t *testing.T) {
+	_, s, root := open(t, map[string]string{"secrets/db.env": "PASSWORD=hunter2\n", "store/pkg.js": "exports.ok = 1\n"},
+		stet.Options{DenyRead: []string{"secrets/**"}})
+	for old, link := range map[string]string{"secrets/db.env": "leak.txt", "store/pkg.js": "node_modules/pkg.js"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, link)), 0o755)
+		if err := os.Link(filepath.Join(root, old), filepath.Join(root, link)); err != nil {
+			t.Skipf("hard links: %v", err)
+		}
+	}
+	assertHidden(t, s, "leak.txt", "hunter2")
+	for _, e := range mustList(t, s, ".").Entries {
+		if strings.Contains(e.Name, "leak.txt") {
+			t.Errorf("list shows the hard link to a hidden file: %+v", e)
+		}
+	}
+	if _, err := s.Edit(ctx, stet.EditArgs{Path: "leak.txt", OldString: ptr("hunter2"), NewString: ptr("x")}); kindOf(err) != stet.KindNotFound {
+		t.Errorf("edit of a hard link to a denied file: %v, want not_found", err)
+	}
+	if _, err := s.Delete(ctx, stet.DeleteArgs{Path: "leak.txt"}); kindOf(err) != stet.KindNotFound {
+		t.Errorf("delete of a hard link to a denied file: %v, want not_found", err)
+	}
+	if r, err := s.Read(ctx, stet.ReadArgs{Path: "node_modules/pkg.js"}); err != nil || !strings.Contains(r.Frame, "exports.ok") {
+		t.Errorf("read of a hard link to an ordinary file: %v", err)
+	}
+	if g, err := s.Grep(ctx, stet.GrepArgs{Pattern: "exports", NoIgnore: true}); err != nil || len(g.Matches) != 2 {
+		t.Errorf("grep of ordinary hard-linked files: %v %+v", err, g)
+	}
+	if got := content(t, root, "secrets/db.env"); got != "PASSWORD=hunter2\n" {
+		t.Fatalf("denied file now %q", got)
+	}
+}

@@ -64,6 +64,7 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 	if t.rel == "." {
 		prefix = ""
 	}
+	var links map[string]bool // hidden files with several names, found on first need
 	var visit func(rel string, depth int, stack ignore.Stack) error
 	visit = func(rel string, depth int, stack ignore.Stack) error {
 		if err := ctx.Err(); err != nil {
@@ -83,6 +84,20 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 			}
 			if ws.hiddenEntry(t, child, real, e) {
 				continue
+			}
+			if e.Type == fsys.TypeFile && e.Links != 1 && t.root.rules.HasDenied() {
+				// Another name of a hidden file (a hard link) hides it too.
+				if links == nil {
+					links = ws.deniedLinks(ctx, t.root)
+				}
+				if e.ID == "" {
+					if info, err := t.root.p.Stat(child); err == nil {
+						e.ID = info.ID
+					}
+				}
+				if links[e.ID] {
+					continue
+				}
 			}
 			if !f.noIgnore && (e.Name == ".git" || stack.Ignored(child, e.Type == fsys.TypeDir)) {
 				continue

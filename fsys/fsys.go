@@ -27,6 +27,10 @@ type Info struct {
 	Mode    fs.FileMode // permission bits and setuid, setgid, sticky (ModeBits)
 	Links   int         // hard link count (1 where unknown)
 	ModTime time.Time   // informational only; never used for freshness
+	// ID identifies the file itself, not its name, where the backend knows
+	// it (a device and inode number): two names with one ID are hard links
+	// to one file. "" where unknown.
+	ID string
 }
 
 // ModeBits are the bits of a file's mode that Info.Mode reports, Create

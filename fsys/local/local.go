@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -378,6 +379,7 @@ func infoOf(name string, fi fs.FileInfo) fsys.Info {
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && in.Type != fsys.TypeDir {
 		in.Links = int(st.Nlink)
+		in.ID = strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10)
 	}
 	return in
 }

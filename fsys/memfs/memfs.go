@@ -192,6 +192,7 @@ func infoOf(name string, n *node) fsys.Info {
 	case fsys.TypeFile:
 		in.Size = int64(len(n.data))
 		in.Links = n.links
+		in.ID = fmt.Sprintf("%p", n)
 	case fsys.TypeSymlink:
 		in.Mode = 0o777
 	case fsys.TypeOther:
