@@ -35,13 +35,19 @@ func (j *Journal) Live() (string, error) {
 	var b [12]byte
 	rand.Read(b[:])
 	name := hex.EncodeToString(b[:])
-	f, err := j.root.OpenFile(liveDir+"/"+name+".lock", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	// The file is locked under a name Alive never looks at, then renamed
+	// into place: a lock file is never seen free while its holder lives.
+	tmp, final := liveDir+"/"+name+".new", liveDir+"/"+name+".lock"
+	f, err := j.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("journal: liveness lock: %w", err)
 	}
-	if err := lockFile(f, true); err != nil {
+	if err := lockFile(f, true); err == nil {
+		err = j.root.Rename(tmp, final)
+	}
+	if err != nil {
 		f.Close()
-		j.root.Remove(liveDir + "/" + name + ".lock")
+		j.root.Remove(tmp)
 		return "", fmt.Errorf("journal: liveness lock: %w", err)
 	}
 	j.live, j.liveName = f, name
@@ -92,8 +98,21 @@ func (j *Journal) sweepLive() {
 		return
 	}
 	for _, e := range ents {
-		if name, ok := strings.CutSuffix(e.Name(), ".lock"); ok && e.Type().IsRegular() {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if name, ok := strings.CutSuffix(e.Name(), ".lock"); ok {
 			j.Alive(name) // removes the file when its lock is free
+			continue
+		}
+		if _, ok := strings.CutSuffix(e.Name(), ".new"); ok {
+			// A holder killed between making its lock and renaming it.
+			if f, err := j.root.OpenFile(liveDir+"/"+e.Name(), os.O_RDWR, 0); err == nil {
+				if busy, err := tryLock(f); err == nil && !busy {
+					j.root.Remove(liveDir + "/" + e.Name())
+				}
+				f.Close()
+			}
 		}
 	}
 }

@@ -101,11 +101,15 @@ func TestCompactSweepsDeadLiveLocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "live", dead+".lock"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// And one killed before it renamed its lock into place.
+	if err := os.WriteFile(filepath.Join(dir, "live", dead+".new"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := a.Compact(journal.CompactOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]bool{held: true, gone: false, dead: false} {
-		_, err := os.Stat(filepath.Join(dir, "live", name+".lock"))
+	for name, want := range map[string]bool{held + ".lock": true, gone + ".lock": false, dead + ".lock": false, dead + ".new": false} {
+		_, err := os.Stat(filepath.Join(dir, "live", name))
 		if (err == nil) != want {
 			t.Errorf("lock %s: present %v, want %v", name, err == nil, want)
 		}
