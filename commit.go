@@ -89,17 +89,19 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	// The receipt's after state is hashed from the new bytes while they are
 	// written (see verifyReadback).
 	after := c.afterState()
-	diff := c.diff()
 	if c.dryRun {
 		r.After = c.plannedAfter(r, after)
 		r.DryRun = true
-		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: diff}, nil
+		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: c.diff()}, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.ws.sweep(c.t)
 	data, it, ready := s.prepare(c, &r, after)
+	// Only the result shows the diff: it is rendered beside the swap.
+	diff := make(chan string, 1)
+	go func() { diff <- c.diff() }()
 	if err := ctx.Err(); err != nil {
 		s.settle(ready, it, false)
 		return nil, err
@@ -142,7 +144,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if !c.warned {
 		msg += "; receipt " + r.ID + " (verified)"
 	}
-	return &MutationResult{Message: msg, Receipt: r, Diff: diff}, nil
+	return &MutationResult{Message: msg, Receipt: r, Diff: <-diff}, nil
 }
 
 // newReceipt starts the receipt of c: everything but the after state and
@@ -237,7 +239,13 @@ func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.S
 		planned := *r
 		planned.After = c.plannedAfter(*r, after)
 		*it = intentData{ID: r.ID, Session: s.id, Files: []intentFile{plannedFile(c, planned, data)}}
-		done <- s.writeIntent(it.ID, it.Files)
+		// The swap may go on once the intent is durable in the log: the
+		// journal's index of intents catches up beside it.
+		logged := false
+		err := s.writeIntentThen(it.ID, it.Files, func() { logged = true; done <- nil })
+		if !logged {
+			done <- err
+		}
 	}()
 	var once sync.Once
 	var serr error

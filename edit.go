@@ -45,7 +45,13 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if err != nil {
 		return nil, s.ws.fileErr("edit", t, err)
 	}
-	ver, ref := s.editableVersion(t, cur)
+	// The replacements are worked out beside the hash of cur (they do not
+	// need its version); their failure counts only once cur is known fresh,
+	// so the refusals keep their order.
+	var res textedit.Result
+	ver, ref := s.editableVersion(t, cur, func() {
+		res, err = textedit.ApplyContext(ctx, cur, edits, int(s.ws.opts.MaxFileBytes))
+	})
 	if ref != nil {
 		return nil, ref
 	}
@@ -53,7 +59,6 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if ref != nil {
 		return nil, ref
 	}
-	res, err := textedit.ApplyContext(ctx, cur, edits, int(s.ws.opts.MaxFileBytes))
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
@@ -67,6 +72,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 		tool: "edit", t: t, key: t.key(), pre: cur, preVer: ver, post: res.Text,
 		matches: res.Matches, eol: res.EOL, dryRun: a.DryRun, seen: &o,
 	}
+	c.afterState() // the new bytes are hashed from now on, beside the rest of the call
 	if res.EOL == "crlf-adapted" {
 		c.notes = append(c.notes, "old_string and new_string were adapted to the file's CRLF line endings")
 	}

@@ -336,18 +336,26 @@ func (s *Session) checkEditable(t target, cur []byte) *Refusal {
 	return nil
 }
 
-// editableVersion checks that cur can be edited and returns its version. On
-// large files the hash runs beside the UTF-8 check: both are full passes.
-func (s *Session) editableVersion(t target, cur []byte) (fsys.Version, *Refusal) {
+// editableVersion checks that cur can be edited and returns its version.
+// When cur is editable, work runs too (the caller's next pass over cur,
+// which must not depend on the version; nil: none). On large files the hash
+// runs beside the UTF-8 check and work: each is a full pass.
+func (s *Session) editableVersion(t target, cur []byte, work func()) (fsys.Version, *Refusal) {
 	if len(cur) < 256<<10 {
 		if ref := s.checkEditable(t, cur); ref != nil {
 			return "", ref
+		}
+		if work != nil {
+			work()
 		}
 		return fsys.VersionOf(cur), nil
 	}
 	done := make(chan fsys.Version, 1)
 	go func() { done <- fsys.VersionOf(cur) }()
 	ref := s.checkEditable(t, cur)
+	if ref == nil && work != nil {
+		work()
+	}
 	ver := <-done
 	return ver, ref
 }

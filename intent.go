@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/stet-dev/stet/fsys"
@@ -141,6 +142,13 @@ func (ws *Workspace) removeTemps(it intentData) {
 
 // writeIntent makes the intent of files durable in the journal.
 func (s *Session) writeIntent(id string, files []intentFile) error {
+	return s.writeIntentThen(id, files, nil)
+}
+
+// writeIntentThen is writeIntent that calls durable (if not nil) as soon as
+// the intent is durable in the journal's log, while the journal's index of
+// intents catches up (journal.AppendThen).
+func (s *Session) writeIntentThen(id string, files []intentFile, durable func()) error {
 	if h := s.ws.opts.Hooks.BeforeIntent; h != nil {
 		if err := h(id); err != nil {
 			return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
@@ -150,12 +158,12 @@ func (s *Session) writeIntent(id string, files []intentFile) error {
 	if err != nil {
 		return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 	}
-	it := intentData{ID: id, Session: s.id, PID: os.Getpid(), Start: procStart(os.Getpid()), Live: live, Files: files}
+	it := intentData{ID: id, Session: s.id, PID: os.Getpid(), Start: selfStart(), Live: live, Files: files}
 	b, err := json.Marshal(it)
 	if err != nil {
 		return err
 	}
-	_, err = s.ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b})
+	_, err = s.ws.journal.AppendThen(durable, journal.Record{Type: recIntent, Session: intentSession, Data: b})
 	if err != nil {
 		return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 	}
@@ -167,6 +175,9 @@ func doneRecord(id, state, detail string) journal.Record {
 	b, _ := json.Marshal(doneData{ID: id, State: state, Detail: detail})
 	return journal.Record{Type: recDone, Session: intentSession, Data: b}
 }
+
+// selfStart is procStart of this process, read once: it does not change.
+var selfStart = sync.OnceValue(func() string { return procStart(os.Getpid()) })
 
 // procStart returns the start time of process pid (clock ticks since boot,
 // from /proc), or "" where that cannot be read.

@@ -28,6 +28,18 @@ func (j *Journal) Append(recs ...Record) ([]Record, error) {
 	return j.appendLocked(recs, true)
 }
 
+// AppendThen is Append that calls logged once the records are durable in
+// the log, before their session indexes are written and fsynced, so that a
+// caller waiting only for that goes on while the indexes catch up (the
+// lock is held until they have). Nothing changes on disk: the watermark
+// still moves only after the index lines are durable, and a crash before
+// that leaves it behind, for the next holder of the lock to complete the
+// indexes from the log. logged is not called when the records do not
+// become durable; Append may still fail after it was (unlocking failed).
+func (j *Journal) AppendThen(logged func(), recs ...Record) ([]Record, error) {
+	return j.appendIf(recs, true, nil, logged)
+}
+
 // AppendLazy is Append without the fsyncs: the records reach the log (and
 // survive a crash of this process) but may be lost on a power failure. It is
 // for records whose loss costs nothing but a repeated step, such as a
@@ -58,17 +70,18 @@ func (j *Journal) AppendAtSessionEnd(id string, end int64, recs ...Record) (bool
 			ok = info.Size() == end
 		}
 		return ok, nil
-	})
+	}, nil)
 	return ok, err
 }
 
 func (j *Journal) appendLocked(recs []Record, durable bool) ([]Record, error) {
-	return j.appendIf(recs, durable, nil)
+	return j.appendIf(recs, durable, nil, nil)
 }
 
 // appendIf appends recs if cond (called under the lock, with the session
-// index complete) reports true, or if cond is nil.
-func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error)) ([]Record, error) {
+// index complete) reports true, or if cond is nil. logged, if not nil, is
+// called as AppendThen says.
+func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error), logged func()) ([]Record, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
@@ -83,7 +96,7 @@ func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error
 	var out []Record
 	err := j.withLock(true, func() error {
 		var err error
-		out, err = j.append(recs, durable, cond)
+		out, err = j.append(recs, durable, cond, logged)
 		return err
 	})
 	if err != nil {
@@ -93,7 +106,7 @@ func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error
 }
 
 // append does the work of Append; the caller holds the exclusive lock.
-func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error)) ([]Record, error) {
+func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error), logged func()) ([]Record, error) {
 	t, err := readTail(j.log)
 	if err != nil {
 		return nil, err
@@ -169,6 +182,9 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error))
 			}
 			j.newDir = false
 		}
+	}
+	if logged != nil {
+		logged()
 	}
 	// A durable record's index lines are made durable too, before the
 	// watermark vouches for them: a watermark that reached the disk while

@@ -419,3 +419,30 @@ func TestAppendLazyKeepsTheChain(t *testing.T) {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
 }
+
+// AppendThen calls logged once the record is in the log, and its session
+// sees it once AppendThen returned; it never calls logged for records that
+// were not written.
+func TestAppendThen(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir)
+	mustAppend(t, j, journal.Record{Type: "a", Session: "s"})
+	calls := 0
+	_, err := j.AppendThen(func() {
+		calls++
+		if lines := logLines(t, dir); len(lines) != 2 || !strings.Contains(lines[1], `"type":"b"`) {
+			t.Errorf("logged called before the log holds the record: %q", lines)
+		}
+	}, journal.Record{Type: "b", Session: "s"})
+	if err != nil || calls != 1 {
+		t.Fatalf("AppendThen: err %v, logged called %d times, want once", err, calls)
+	}
+	if got := sessionAll(t, j, "s"); len(got) != 2 || got[1].Type != "b" {
+		t.Fatalf("Session(s) = %+v, want a, b", got)
+	}
+	mustVerifyOK(t, j)
+	j.Close()
+	if _, err := j.AppendThen(func() { calls++ }, journal.Record{Type: "c", Session: "s"}); err == nil || calls != 1 {
+		t.Fatalf("AppendThen on a closed journal: err %v, logged called %d times", err, calls)
+	}
+}
