@@ -546,6 +546,15 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 		return "", err
 	}
 	var outcome, detail string
+	if at.finish != nil || (at.steps > 0 && at.steps < len(it.Files)) {
+		// Recovery is about to change files: the same floor as every change
+		// (a damaged or forged journal must not reach a protected or hidden
+		// file through it).
+		if name, ok := s.intentGated(it); !ok {
+			at = landing{steps: -1}
+			detail = name + " is protected or hidden; recovery leaves it alone"
+		}
+	}
 	if at.finish != nil {
 		if err := at.finish(); err != nil {
 			at = landing{steps: -1}
@@ -585,6 +594,27 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 		return "", err
 	}
 	return outcome, nil
+}
+
+// intentGated reports whether every name it touches passes the floor of
+// every change (rule 4: protected and deny-read paths, on every name the
+// path goes by); if not, it returns the first that does not.
+func (s *Session) intentGated(it intentData) (string, bool) {
+	for _, f := range it.Files {
+		for _, key := range []string{f.Key, f.Data.FromKey} {
+			if key == "" {
+				continue
+			}
+			t, err := s.ws.targetOfKey(key)
+			if err != nil {
+				return key, false
+			}
+			if s.ws.denied(t) != nil || s.ws.protected(t) != nil {
+				return t.display(), false
+			}
+		}
+	}
+	return "", true
 }
 
 // completeReceipts journals, verified against the disk, the receipts of an

@@ -578,3 +578,49 @@ func TestNestedRollbackIsSettledOnce(t *testing.T) {
 		t.Errorf("verify --all: %v %+v", err, rep.Problems)
 	}
 }
+
+// Recovery changes files only through the floor every change passes: an
+// intent whose rollback would write into .git (only a damaged or forged
+// journal holds one: no change lands there) is reported, never acted on.
+func TestRecoveryKeepsToTheFloor(t *testing.T) {
+	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": "a zero\n"})
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git", "config"), []byte("real\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	key := func(n string) string {
+		tg, ref := ws.resolve("patch", n)
+		if ref != nil {
+			t.Fatal(ref)
+		}
+		return tg.key()
+	}
+	step := func(id, path, from, to string) intentFile {
+		r := receipt.Receipt{ID: id, Session: s.id, Tool: "patch", Path: path,
+			Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
+			Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
+		return intentFile{Key: key(path), Data: receiptData{Receipt: r, Old: []string{from}}}
+	}
+	it := intentData{ID: "p_forged", Session: s.id, PID: 1 << 30, Files: []intentFile{
+		step("r_1", ".git/config", "[core]\n\tfsmonitor = evil\n", "real\n"),
+		step("r_2", "a.txt", "a zero\n", "a one\n"),
+	}}
+	b, _ := json.Marshal(it)
+	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	ws2, err := Open([]string{root}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	if got, _ := os.ReadFile(filepath.Join(root, ".git", "config")); string(got) != "real\n" {
+		t.Errorf(".git/config = %q: recovery wrote into .git", got)
+	}
+	if rep, err := ws2.Verify(""); err != nil || rep.OK() {
+		t.Errorf("verify --all: %v %+v; want the refused intent reported", err, rep)
+	}
+}
