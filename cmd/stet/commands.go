@@ -205,21 +205,34 @@ func cmdEdit(e *env, args []string) error {
 		a.NewString = &newS.v
 	}
 	if edits != "" {
-		if err := json.Unmarshal([]byte(edits), &a.Edits); err != nil {
+		var ops []json.RawMessage
+		if err := json.Unmarshal([]byte(edits), &ops); err != nil {
 			return usagef("--edits must be a JSON array of {old_string, new_string, replace_all?}: %v", err)
 		}
 		if oldS.set || newS.set {
 			return usagef("give --old-string and --new-string, or --edits, not both")
 		}
-	} else {
-		switch {
-		case !oldS.set && !newS.set:
-			return usagef("missing --old-string and --new-string (or --edits)")
-		case !oldS.set:
-			return usagef("missing --old-string (the exact text to replace)")
-		case !newS.set:
-			return usagef("missing --new-string (the replacement; --new-string '' deletes)")
+		// The edits go through the tool's own JSON decoding, as in stet call,
+		// so an unknown key is refused with the nearest one suggested.
+		raw, err := json.Marshal(struct {
+			Path            string          `json:"path"`
+			Edits           json.RawMessage `json:"edits"`
+			DryRun          bool            `json:"dry_run,omitempty"`
+			ExpectedVersion string          `json:"expected_version,omitempty"`
+			ReplaceAll      bool            `json:"replace_all,omitempty"`
+		}{a.Path, json.RawMessage(edits), a.DryRun, a.ExpectedVersion, a.ReplaceAll})
+		if err != nil {
+			return err
 		}
+		return e.rawCall("edit", raw)
+	}
+	switch {
+	case !oldS.set && !newS.set:
+		return usagef("missing --old-string and --new-string (or --edits)")
+	case !oldS.set:
+		return usagef("missing --old-string (the exact text to replace)")
+	case !newS.set:
+		return usagef("missing --new-string (the replacement; --new-string '' deletes)")
 	}
 	return e.toolCall(true, &a)
 }
@@ -571,6 +584,26 @@ func cmdCall(e *env, args []string) error {
 		return out.Refused
 	}
 	e.printJSON(out.Structured)
+	return nil
+}
+
+// rawCall runs one tool call from its JSON arguments, as stet call does,
+// and prints its output as the tool's own command would.
+func (e *env) rawCall(name string, raw json.RawMessage) error {
+	mutating, _ := tools.Mutating(name)
+	ws, s, err := e.open(mutating)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	out, err := s.Call(e.ctx, name, raw)
+	if err != nil {
+		return err
+	}
+	if out.Refused != nil {
+		return out.Refused
+	}
+	e.print(out.Structured)
 	return nil
 }
 

@@ -216,6 +216,7 @@ func TestRefusals(t *testing.T) {
 	bigLine := strings.Repeat("x", 300<<10)
 	cases := []tc{
 		{"invalid", nil, []string{"call", "edit", "--json", `{"path":"a.txt","old_str":"x","new_string":"y"}`}, "invalid", "old_string"},
+		{"invalid-edits-key", func(w *ws) { w.ok("read", "a.txt") }, []string{"edit", "a.txt", "--edits", `[{"old_sting":"one","new_string":"two"}]`}, "invalid", `did you mean "old_string"`},
 		{"invalid-same", func(w *ws) { w.ok("read", "a.txt") }, []string{"edit", "a.txt", "--old-string", "one", "--new-string", "one"}, "invalid", "would change nothing"},
 		{"outside-dotdot", nil, []string{"read", "../x.txt"}, "outside", "inside"},
 		{"outside-abs", nil, []string{"read", "/etc/hostname"}, "outside", "inside"},
