@@ -43,7 +43,7 @@ tools:
   edit    --old-string S --new-string S [--replace-all] [--edits JSON] [--dry-run] [--expected-version V] PATH
   write   (--content S | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
   patch   [--patch TEXT | --stdin] [--dry-run]    Codex *** Begin Patch envelope or unified diff (stdin by default)
-  list    [--depth N] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]
+  list    [--depth N] [--sort name|size] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]
   find    [--limit N] [--exclude GLOB]... [--no-ignore] PATTERN [PATH]
   grep    [-i] [-F] [-w] [-U] [-l | -c] [-A N] [-B N] [-C N] [--glob G] [--type T]
           [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH]
@@ -301,10 +301,11 @@ func cmdPatch(e *env, args []string) error {
 
 func cmdList(e *env, args []string) error {
 	var a stet.ListArgs
-	fs := e.newFlags("list", "list [--depth N] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]")
+	fs := e.newFlags("list", "list [--depth N] [--sort name|size] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]")
 	fs.StringVar(&a.Path, "path", "", "directory to list (default: the root)")
 	fs.IntVar(&a.Depth, "depth", 0, "levels to descend (default 1)")
 	fs.IntVar(&a.Limit, "limit", 0, "entries to show at most")
+	fs.StringVar(&a.Sort, "sort", "", "name (the default) or size (the largest first)")
 	ignoreFlags(fs, &a.Exclude, &a.NoIgnore)
 	pos, err := parse(fs, args)
 	if err != nil {

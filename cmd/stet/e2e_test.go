@@ -493,3 +493,17 @@ func TestArgumentsSameWords(t *testing.T) {
 		}
 	}
 }
+
+// TestListSortFlag: list takes sort as --sort, as every tool argument has
+// its flag (SPEC section 2).
+func TestListSortFlag(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "bbbb\n"})
+	m := w.ok("list", "--sort", "size", "--json").json(t)
+	entries, _ := m["entries"].([]any)
+	if len(entries) != 2 || entries[0].(map[string]any)["name"] != "b.txt" {
+		t.Fatalf("list --sort size: %v", m)
+	}
+	if r := w.run("", "list", "--sort", "sise", "--json"); r.code != 3 || r.json(t)["refused"] != "invalid" {
+		t.Fatalf("list --sort sise: exit %d %s", r.code, r.stdout)
+	}
+}
