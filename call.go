@@ -301,7 +301,7 @@ func Text(res any) string {
 			case "dir":
 				fmt.Fprintf(&b, "%s/\n", name)
 			case "file":
-				fmt.Fprintf(&b, "%s  (%s bytes)\n", name, policy.Thousands(int(e.Size)))
+				fmt.Fprintf(&b, "%s  (%s)\n", name, count(int(e.Size), "byte", "bytes"))
 			case "symlink":
 				fmt.Fprintf(&b, "%s@\n", name)
 			default:

@@ -298,12 +298,12 @@ func (s *Session) checkBinding(t target, o observation, cur []byte, ver fsys.Ver
 	if to < from {
 		to = from
 	}
-	what := fmt.Sprintf("lines %d-%d", from, to)
+	what, were, them := fmt.Sprintf("lines %d-%d", from, to), "were", "them"
 	if from == to {
-		what = fmt.Sprintf("line %d", from)
+		what, were, them = fmt.Sprintf("line %d", from), "was", "it"
 	}
-	return refuse(KindNotSeen, t.spelled, "%s %s were not shown to you at this version, and the change touches them; read them (offset %d, limit %d), then retry",
-		t.spelled, what, from, to-from+1).with("offset", from, "limit", to-from+1)
+	return refuse(KindNotSeen, t.spelled, "%s %s %s not shown to you at this version, and the change touches %s; read %s (offset %d, limit %d), then retry",
+		t.spelled, what, were, them, them, from, to-from+1).with("offset", from, "limit", to-from+1)
 }
 
 // claim maps a path about to change into the workspace, applies the rules

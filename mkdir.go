@@ -3,12 +3,13 @@ package stet
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/stet-dev/stet/fsys"
 )
 
 // Mkdir creates a directory and its missing parents inside the workspace.
-// The new directory counts as observed.
+// Each directory it creates counts as observed.
 func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) {
 	if err := s.catchUp(); err != nil {
 		return nil, err
@@ -35,10 +36,21 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 		}
 		return &MkdirResult{Message: fmt.Sprintf("%s already exists; nothing to do", t.display()), Path: t.display()}, nil
 	}
+	// Every directory this call creates counts as observed, the missing
+	// parents too: the session created them.
+	made := []target{t}
+	for dir := path.Dir(t.rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if _, err := t.root.p.Stat(dir); err == nil {
+			break
+		}
+		u := t
+		u.rel = dir
+		made = append(made, u)
+	}
 	if err := t.root.p.MkdirAll(t.rel); err != nil {
 		return nil, s.ws.fileErr("mkdir", t, err)
 	}
-	if err := s.observeDirs(t); err != nil {
+	if err := s.observeDirs(made...); err != nil {
 		return nil, err
 	}
 	return &MkdirResult{Message: fmt.Sprintf("created directory %s", t.display()), Path: t.display(), Created: true}, nil

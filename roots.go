@@ -179,6 +179,7 @@ func (s *Session) listRoots(ctx context.Context, a ListArgs, roots []string) (*L
 			break
 		}
 	}
+	sortEntries(res, a.Sort, limit)
 	return res, nil
 }
 

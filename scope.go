@@ -29,7 +29,8 @@ type scopeDir struct {
 // each file of a patch, both ends of a move, the directory a list, find or
 // grep starts from — must lie under one of dirs both as spelled and once
 // resolved (symlinks followed), or the call is refused as outside, naming
-// dirs. A directory outside the workspace narrows nothing and widens
+// dirs. A directory that holds whole roots allows those roots entire; any
+// other directory outside the workspace narrows nothing and widens
 // nothing: it is dropped, and when none is left, no path is allowed.
 // Within(nil) is the whole workspace.
 //
@@ -53,7 +54,10 @@ func (s *Session) Within(dirs []string) *Session {
 		}
 		t, ref := s.ws.resolve("roots", d)
 		if ref != nil {
-			continue // outside the workspace: narrows nothing
+			// Not inside a root: it may hold whole roots, which it then
+			// leaves as they are; otherwise it narrows nothing.
+			sc.dirs = append(sc.dirs, s.ws.rootsUnder(d)...)
+			continue
 		}
 		rel, ok := resolved(t)
 		if !ok {
@@ -63,6 +67,28 @@ func (s *Session) Within(dirs []string) *Session {
 	}
 	v.scope = sc
 	return &v
+}
+
+// rootsUnder returns, as scope directories, the roots that lie under dir,
+// compared both as spelled and with symlinks resolved.
+func (ws *Workspace) rootsUnder(dir string) []scopeDir {
+	dirs := []string{filepath.Clean(dir)}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dirs = append(dirs, real)
+	}
+	var out []scopeDir
+	for i, r := range ws.roots {
+	search:
+		for _, d := range dirs {
+			for _, base := range []string{r.dir, r.real} {
+				if rel, err := filepath.Rel(d, base); err == nil && filepath.IsLocal(rel) {
+					out = append(out, scopeDir{ri: i, rel: "."})
+					break search
+				}
+			}
+		}
+	}
+	return out
 }
 
 // resolve maps a path a tool names into the workspace, as Workspace.resolve

@@ -271,6 +271,10 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if limit == 0 {
 		limit = DefaultListLimit
 	}
+	shown := limit
+	if a.Sort == tools.ListSortSize {
+		limit = maxSortedEntries // sorted below, then cut to shown
+	}
 	res := &ListResult{Path: t.display(), Entries: []Entry{}}
 	dirs := []target{t}
 	prefix := t.rel + "/"
@@ -293,6 +297,7 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if err != nil && !errors.Is(err, errStopWalk) {
 		return nil, s.ws.fileErr("list", t, err)
 	}
+	sortEntries(res, a.Sort, shown)
 	if err := s.observeDirs(dirs...); err != nil {
 		return nil, err
 	}

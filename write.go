@@ -86,6 +86,6 @@ func (s *Session) create(ctx context.Context, t target, post []byte, a WriteArgs
 		matches: []receipt.Match{{Offset: 0, OldBytes: 0, NewBytes: len(post), Line: 1, Old: []byte{}, New: post}},
 		eol:     textedit.DetectEOL(post),
 	}
-	c.message = fmt.Sprintf("created %s (%s, %s bytes)", t.display(), linesWord(receipt.Lines(post)), policy.Thousands(len(post)))
+	c.message = fmt.Sprintf("created %s (%s, %s)", t.display(), linesWord(receipt.Lines(post)), count(len(post), "byte", "bytes"))
 	return s.commit(ctx, c)
 }

@@ -27,7 +27,7 @@ var refRewrites = func() []refRewrite {
 		{`read it first \(read path=[^)]*\), then retry the \w+`, "read it with read_text_file first, then retry $tool"},
 		{`read it again, then retry the \w+`, "read it again with read_text_file, then retry $tool"},
 		{`read it again, then retry`, "read it again with read_text_file, then retry $tool"},
-		{`read them \(offset \d+, limit \d+\), then retry`, "read the whole file with read_text_file (no head or tail), then retry $tool"},
+		{`read (?:them|it) \(offset \d+, limit \d+\), then retry`, "read the whole file with read_text_file (no head or tail), then retry $tool"},
 		{`read it without offset or limit, then retry`, "read it whole with read_text_file (no head or tail), then retry $tool"},
 		{`list it first \(list path=[^)]*\)`, "list it with list_directory first"},
 		{`list it first`, "list it with list_directory first"},

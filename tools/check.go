@@ -239,7 +239,14 @@ func checkExclude(globs []string) *ArgError {
 	return nil
 }
 
-func checkList(a *ListArgs) *ArgError { return checkExclude(a.Exclude) }
+func checkList(a *ListArgs) *ArgError {
+	switch a.Sort {
+	case "", ListSortName, ListSortSize:
+	default:
+		return invalid("sort", "sort must be %q or %q, got %q.", ListSortName, ListSortSize, truncate(a.Sort))
+	}
+	return checkExclude(a.Exclude)
+}
 
 func checkFind(a *FindArgs) *ArgError {
 	if a.Pattern == "" {

@@ -257,6 +257,7 @@ var catalog = []tool{
 			{name: "path", kind: kindString, desc: "Directory to list, relative to the workspace root; omitted or empty means the root."},
 			{name: "depth", kind: kindInt, max: MaxDepth, dflt: "1", desc: "Levels to descend: 1 lists the directory's own entries, 2 adds their children, and so on (default 1; 0 means 1)."},
 			{name: "exclude", kind: kindStrings, desc: excludeDesc},
+			{name: "sort", kind: kindString, dflt: `"name"`, enum: []string{ListSortName, ListSortSize}, desc: "`name` (default): entries in path order; `size`: the largest first, so that with limit you get the largest entries."},
 			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
 			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
@@ -265,7 +266,7 @@ var catalog = []tool{
 			"entries":   "Entries with name (relative to the listed directory), type (file, dir, symlink or other) and size in bytes.",
 			"truncated": "True when more entries exist than were returned.",
 		},
-	}, func(a *ListArgs) []any { return []any{&a.Path, &a.Depth, &a.Exclude, &a.NoIgnore, &a.Limit} }, checkList),
+	}, func(a *ListArgs) []any { return []any{&a.Path, &a.Depth, &a.Exclude, &a.Sort, &a.NoIgnore, &a.Limit} }, checkList),
 
 	define[FindArgs, FindResult](tool{
 		name: "find", title: "Find files", desc: findDesc, ann: readOnlyAnn,

@@ -23,7 +23,7 @@ var validArgs = map[string]string{
 	"edit":   `{"path":"a.go","old_string":"x","new_string":"y","replace_all":true,"dry_run":true,"expected_version":"` + version + `"}`,
 	"write":  `{"path":"a.go","content":"x\n","overwrite":true,"dry_run":true,"expected_version":"` + version + `"}`,
 	"patch":  `{"patch":"*** Begin Patch\n*** Delete File: a.go\n*** End Patch\n","dry_run":true}`,
-	"list":   `{"path":"src","depth":2,"exclude":["vendor/"],"no_ignore":true,"limit":100}`,
+	"list":   `{"path":"src","depth":2,"exclude":["vendor/"],"sort":"size","no_ignore":true,"limit":100}`,
 	"find":   `{"pattern":"**/*.go","path":"src","exclude":["*_test.go"],"no_ignore":false,"limit":100}`,
 	"grep":   `{"pattern":"func","path":"src","glob":"*.go","type":"go","ignore_case":true,"fixed_strings":false,"word":true,"multiline":false,"output_mode":"content","before":1,"after":2,"context":1,"offset":10,"limit":100,"exclude":["vendor/"],"no_ignore":true}`,
 	"mkdir":  `{"path":"a/b"}`,

@@ -68,7 +68,15 @@ type ListArgs struct {
 	// excludes file and .ignore files would hide.
 	NoIgnore bool `json:"no_ignore,omitempty"`
 	Limit    int  `json:"limit,omitempty"`
+	// Sort orders the entries: ListSortName ("" too), or ListSortSize.
+	Sort string `json:"sort,omitempty"`
 }
+
+// Orders of list's entries.
+const (
+	ListSortName = "name" // path order (the default)
+	ListSortSize = "size" // the largest first; a tie in path order
+)
 
 // FindArgs are the arguments of find.
 type FindArgs struct {

@@ -88,6 +88,9 @@ func TestHelpPerCommand(t *testing.T) {
 			if code != 0 || stderr != "" || !strings.HasPrefix(help, "usage: stet "+name) {
 				t.Fatalf("stet help %s: exit %d, stdout %q, stderr %q", name, code, help, stderr)
 			}
+			if summaries[name] == "" {
+				t.Errorf("command %s has no one-line summary", name)
+			}
 			if name != "help" {
 				code, direct, _ := runIn(t, name, "--help")
 				if code != 0 || direct != help {

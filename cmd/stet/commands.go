@@ -43,7 +43,7 @@ tools:
   edit    --old-string S --new-string S [--replace-all] [--edits JSON] [--dry-run] [--expected-version V] PATH
   write   (--content S | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
   patch   [--patch TEXT | --stdin] [--dry-run]    Codex *** Begin Patch envelope or unified diff (stdin by default)
-  list    [--depth N] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]
+  list    [--depth N] [--sort name|size] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]
   find    [--limit N] [--exclude GLOB]... [--no-ignore] PATTERN [PATH]
   grep    [-i] [-F] [-w] [-U] [-l | -c] [-A N] [-B N] [-C N] [--glob G] [--type T]
           [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH]
@@ -205,21 +205,34 @@ func cmdEdit(e *env, args []string) error {
 		a.NewString = &newS.v
 	}
 	if edits != "" {
-		if err := json.Unmarshal([]byte(edits), &a.Edits); err != nil {
+		var ops []json.RawMessage
+		if err := json.Unmarshal([]byte(edits), &ops); err != nil {
 			return usagef("--edits must be a JSON array of {old_string, new_string, replace_all?}: %v", err)
 		}
 		if oldS.set || newS.set {
 			return usagef("give --old-string and --new-string, or --edits, not both")
 		}
-	} else {
-		switch {
-		case !oldS.set && !newS.set:
-			return usagef("missing --old-string and --new-string (or --edits)")
-		case !oldS.set:
-			return usagef("missing --old-string (the exact text to replace)")
-		case !newS.set:
-			return usagef("missing --new-string (the replacement; --new-string '' deletes)")
+		// The edits go through the tool's own JSON decoding, as in stet call,
+		// so an unknown key is refused with the nearest one suggested.
+		raw, err := json.Marshal(struct {
+			Path            string          `json:"path"`
+			Edits           json.RawMessage `json:"edits"`
+			DryRun          bool            `json:"dry_run,omitempty"`
+			ExpectedVersion string          `json:"expected_version,omitempty"`
+			ReplaceAll      bool            `json:"replace_all,omitempty"`
+		}{a.Path, json.RawMessage(edits), a.DryRun, a.ExpectedVersion, a.ReplaceAll})
+		if err != nil {
+			return err
 		}
+		return e.rawCall("edit", raw)
+	}
+	switch {
+	case !oldS.set && !newS.set:
+		return usagef("missing --old-string and --new-string (or --edits)")
+	case !oldS.set:
+		return usagef("missing --old-string (the exact text to replace)")
+	case !newS.set:
+		return usagef("missing --new-string (the replacement; --new-string '' deletes)")
 	}
 	return e.toolCall(true, &a)
 }
@@ -288,10 +301,11 @@ func cmdPatch(e *env, args []string) error {
 
 func cmdList(e *env, args []string) error {
 	var a stet.ListArgs
-	fs := e.newFlags("list", "list [--depth N] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]")
+	fs := e.newFlags("list", "list [--depth N] [--sort name|size] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]")
 	fs.StringVar(&a.Path, "path", "", "directory to list (default: the root)")
 	fs.IntVar(&a.Depth, "depth", 0, "levels to descend (default 1)")
 	fs.IntVar(&a.Limit, "limit", 0, "entries to show at most")
+	fs.StringVar(&a.Sort, "sort", "", "name (the default) or size (the largest first)")
 	ignoreFlags(fs, &a.Exclude, &a.NoIgnore)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -571,6 +585,26 @@ func cmdCall(e *env, args []string) error {
 		return out.Refused
 	}
 	e.printJSON(out.Structured)
+	return nil
+}
+
+// rawCall runs one tool call from its JSON arguments, as stet call does,
+// and prints its output as the tool's own command would.
+func (e *env) rawCall(name string, raw json.RawMessage) error {
+	mutating, _ := tools.Mutating(name)
+	ws, s, err := e.open(mutating)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	out, err := s.Call(e.ctx, name, raw)
+	if err != nil {
+		return err
+	}
+	if out.Refused != nil {
+		return out.Refused
+	}
+	e.print(out.Structured)
 	return nil
 }
 

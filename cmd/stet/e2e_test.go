@@ -216,6 +216,7 @@ func TestRefusals(t *testing.T) {
 	bigLine := strings.Repeat("x", 300<<10)
 	cases := []tc{
 		{"invalid", nil, []string{"call", "edit", "--json", `{"path":"a.txt","old_str":"x","new_string":"y"}`}, "invalid", "old_string"},
+		{"invalid-edits-key", func(w *ws) { w.ok("read", "a.txt") }, []string{"edit", "a.txt", "--edits", `[{"old_sting":"one","new_string":"two"}]`}, "invalid", `did you mean "old_string"`},
 		{"invalid-same", func(w *ws) { w.ok("read", "a.txt") }, []string{"edit", "a.txt", "--old-string", "one", "--new-string", "one"}, "invalid", "would change nothing"},
 		{"outside-dotdot", nil, []string{"read", "../x.txt"}, "outside", "inside"},
 		{"outside-abs", nil, []string{"read", "/etc/hostname"}, "outside", "inside"},
@@ -490,5 +491,19 @@ func TestArgumentsSameWords(t *testing.T) {
 		if strings.TrimSpace(sub.stderr) != msg || !strings.HasPrefix(msg, "refused: "+tc.tool+": ") {
 			t.Errorf("%v:\n subcommand: %q\n call:       %q", tc.args, strings.TrimSpace(sub.stderr), msg)
 		}
+	}
+}
+
+// TestListSortFlag: list takes sort as --sort, as every tool argument has
+// its flag (SPEC section 2).
+func TestListSortFlag(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "bbbb\n"})
+	m := w.ok("list", "--sort", "size", "--json").json(t)
+	entries, _ := m["entries"].([]any)
+	if len(entries) != 2 || entries[0].(map[string]any)["name"] != "b.txt" {
+		t.Fatalf("list --sort size: %v", m)
+	}
+	if r := w.run("", "list", "--sort", "sise", "--json"); r.code != 3 || r.json(t)["refused"] != "invalid" {
+		t.Fatalf("list --sort sise: exit %d %s", r.code, r.stdout)
 	}
 }
