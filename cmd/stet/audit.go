@@ -246,8 +246,9 @@ func cmdVerify(e *env, args []string) error {
 			}
 			fmt.Fprintf(e.stdout, "PROBLEM %s%s\n", where, p.Msg)
 		}
-		fmt.Fprintf(e.stdout, "%d receipts (%d re-checked against their files), %d journal lines, %d blobs: %s\n",
-			rep.Receipts, rep.Checked, rep.Lines, rep.Blobs, map[bool]string{true: "ok", false: "PROBLEMS FOUND"}[rep.OK()])
+		fmt.Fprintf(e.stdout, "%s (%d re-checked against their files), %s, %s: %s\n",
+			plural(rep.Receipts, "receipt"), rep.Checked, plural(rep.Lines, "journal line"), plural(rep.Blobs, "blob"),
+			map[bool]string{true: "ok", false: "PROBLEMS FOUND"}[rep.OK()])
 	}
 	if !rep.OK() {
 		return errVerifyFailed
@@ -285,8 +286,14 @@ func cmdGC(e *env, args []string) error {
 		e.printJSON(map[string]any{"report": rep, "freed": rep.Freed()})
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "gc: kept %d of %d journal lines (records since %s, and unresolved intents), dropped %d lines and %d saved contents (%d bytes); freed %d bytes (state directory %d -> %d bytes)\n",
-		rep.Kept, rep.Lines, rep.Cutoff.Format(time.RFC3339), rep.Dropped, rep.BlobsDropped, rep.BlobBytes, rep.Freed(), rep.BytesBefore, rep.BytesAfter)
+	freed := fmt.Sprintf("freed %d bytes", rep.Freed())
+	if rep.Freed() < 0 {
+		// Nothing was old enough to drop, and the checkpoint record was
+		// added: say so rather than "freed -403 bytes".
+		freed = fmt.Sprintf("freed nothing (the checkpoint added %d bytes)", -rep.Freed())
+	}
+	fmt.Fprintf(e.stdout, "gc: kept %d of %d journal lines (records since %s, and unresolved intents), dropped %d lines and %d saved contents (%d bytes); %s (state directory %d -> %d bytes)\n",
+		rep.Kept, rep.Lines, rep.Cutoff.Format(time.RFC3339), rep.Dropped, rep.BlobsDropped, rep.BlobBytes, freed, rep.BytesBefore, rep.BytesAfter)
 	return nil
 }
 

@@ -507,3 +507,20 @@ func TestListSortFlag(t *testing.T) {
 		t.Fatalf("list --sort sise: exit %d %s", r.code, r.stdout)
 	}
 }
+
+// verify and gc speak of what they counted in words a person reads: one
+// receipt is "1 receipt", and a gc that dropped nothing says so instead of
+// reporting negative bytes freed.
+func TestAuditWording(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\n"})
+	w.ok("read", "a.txt")
+	w.ok("edit", "a.txt", "--old-string", "one", "--new-string", "two")
+	r := w.ok("verify", "--all")
+	if !strings.Contains(r.stdout, "1 receipt (") {
+		t.Errorf("verify: %q, want \"1 receipt (\"", r.stdout)
+	}
+	r = w.ok("gc")
+	if strings.Contains(r.stdout, "freed -") {
+		t.Errorf("gc: %q", r.stdout)
+	}
+}
