@@ -31,10 +31,9 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 		if info.Type != fsys.TypeDir {
 			return nil, refuse(KindExists, t.spelled, "%s already exists and is a file; choose another name", t.spelled)
 		}
-		if err := s.observeDirs(t); err != nil {
-			return nil, err
-		}
-		return &MkdirResult{Message: fmt.Sprintf("%s already exists; nothing to do", t.display()), Path: t.display()}, nil
+		// Not observed: the session neither created nor listed it (SPEC
+		// section 1), and creating a file there still needs a list.
+		return &MkdirResult{Message: fmt.Sprintf("%s already exists; nothing to do (list it to see what it holds)", t.display()), Path: t.display()}, nil
 	}
 	// Every directory this call creates counts as observed, the missing
 	// parents too: the session created them.

@@ -22,3 +22,18 @@ func TestMkdirObservesEveryDirectoryItCreates(t *testing.T) {
 		}
 	}
 }
+
+// TestMkdirOfAnExistingDirectoryObservesNothing: mkdir of a directory that
+// is already there neither created nor listed it, so creating a file in it
+// still needs a list (SPEC section 1: list, a read of a file in it, or the
+// session creating it).
+func TestMkdirOfAnExistingDirectoryObservesNothing(t *testing.T) {
+	ctx := context.Background()
+	_, s, _ := open(t, map[string]string{"src/main.go": "package main\n"}, stet.Options{})
+	if _, err := s.Mkdir(ctx, stet.MkdirArgs{Path: "src"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write(ctx, stet.WriteArgs{Path: "src/new.go", Content: "package main\n"}); kindOf(err) != stet.KindNotRead {
+		t.Errorf("write into a directory mkdir found already there: %v, want not_read", err)
+	}
+}
