@@ -58,12 +58,21 @@ type fileHits struct {
 	err   error
 }
 
-// grepJob is one file for the workers; done receives its result.
+// grepBatch is at most how many files of one directory make one job: a
+// worker opens them under one hold of the directory's lock (see
+// fsys.OpenEach), and the walk, the workers and the reader of the results
+// hand over one job instead of one file at a time.
+const grepBatch = 16
+
+// grepJob is files of one directory, in path order, for one worker; done
+// is closed once hits holds the result of each.
 type grepJob struct {
-	rel  string
-	dir  *dirRef // the file's directory, opened once for all its files
-	name string  // the file's name in dir
-	done chan fileHits
+	dirPath string
+	dir     *dirRef  // the directory, opened once for all its files
+	rels    []string // the files' paths
+	names   []string // their names in dir
+	hits    []fileHits
+	done    chan struct{}
 }
 
 // dirCache shares one open fsys.Dir per directory among the jobs of its
@@ -318,15 +327,10 @@ type grepBuf struct{ b []byte }
 // keepBufBytes is the largest buffer a worker keeps between files.
 const keepBufBytes = 1 << 20
 
-// load reads the file open opens (rel names it) into the buffer, bounded
-// by max bytes. binary reports a NUL in the first block, which stops the
-// read.
-func (w *grepBuf) load(open func() (io.ReadCloser, fsys.Info, error), rel string, max int64) (data []byte, binary bool, err error) {
-	f, info, err := open()
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
+// load reads the open file f, which info describes (rel names it), into the
+// buffer, bounded by max bytes. binary reports a NUL in the first block,
+// which stops the read.
+func (w *grepBuf) load(f io.Reader, info fsys.Info, rel string, max int64) (data []byte, binary bool, err error) {
 	if info.Size > max {
 		return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: info.Size, Max: max})
 	}
@@ -371,10 +375,11 @@ func (w *grepBuf) keep(buf []byte) {
 	}
 }
 
-// grepSearch is one worker's work on one file: open opens it, rel names
-// it, named says the call named it (its errors are then the call's).
-func (s *Session) grepSearch(ctx context.Context, q *grepQuery, open func() (io.ReadCloser, fsys.Info, error), w *grepBuf, rel string, named bool) fileHits {
-	data, binary, err := w.load(open, rel, s.ws.opts.MaxFileBytes)
+// grepSearch is one worker's work on one file: f is the file open, info
+// describes it, rel names it, named says the call named it (its errors are
+// then the call's).
+func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, info fsys.Info, w *grepBuf, rel string, named bool) fileHits {
+	data, binary, err := w.load(f, info, rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
 		if named {
 			return fileHits{err: err}
@@ -412,8 +417,12 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	switch info.Type {
 	case fsys.TypeFile:
 		var w grepBuf
-		open := func() (io.ReadCloser, fsys.Info, error) { return fsys.Open(t.root.p, t.rel) }
-		h := s.grepSearch(ctx, q, open, &w, t.rel, true)
+		f, info, err := fsys.Open(t.root.p, t.rel)
+		if err != nil {
+			return err
+		}
+		h := s.grepSearch(ctx, q, f, info, &w, t.rel, true)
+		f.Close()
 		if h.err != nil {
 			return h.err
 		}
@@ -433,21 +442,9 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 		wg.Go(func() {
 			var w grepBuf
 			for j := range jobs {
-				if ctx.Err() != nil {
-					dirs.release(j.dir)
-					j.done <- fileHits{err: ctx.Err()}
-					continue
-				}
-				open := func() (io.ReadCloser, fsys.Info, error) {
-					d, err := dirs.open(j.dir)
-					if err != nil {
-						return nil, fsys.Info{}, err
-					}
-					return d.Open(j.name)
-				}
-				h := s.grepSearch(ctx, q, open, &w, j.rel, false)
+				s.grepJob(ctx, q, dirs, j, &w)
 				dirs.release(j.dir)
-				j.done <- h
+				close(j.done)
 			}
 		})
 	}
@@ -463,7 +460,30 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		walkErr <- s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, _ int) error {
+		var cur *grepJob // the files of one directory not yet handed over
+		flush := func() error {
+			j := cur
+			if j == nil {
+				return nil
+			}
+			cur = nil
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			j.dir = dirs.acquire(j.dirPath)
+			jobs <- j // never blocks for long: the workers drain jobs
+			return nil
+		}
+		// Sizes are not listed (no stat of each entry): the open file's
+		// own fstat bounds the read (grepBuf.load).
+		err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true}, func(rel string, e fsys.Info, _ int) error {
+			if e.Type == fsys.TypeDir {
+				// The walk enters it next: the files found so far go to
+				// the workers first, so results keep streaming.
+				return flush()
+			}
 			if e.Type != fsys.TypeFile || e.Size > s.ws.opts.MaxFileBytes {
 				return nil // links, special files and files too large to edit are not searched
 			}
@@ -474,34 +494,44 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 			if types != nil && !matchesAny(types, e.Name) {
 				return nil
 			}
-			j := &grepJob{rel: rel, name: e.Name, done: make(chan fileHits, 1)}
-			select {
-			case order <- j:
-			case <-ctx.Done():
-				return ctx.Err()
+			dir := path.Dir(rel)
+			if cur != nil && (cur.dirPath != dir || len(cur.names) == grepBatch) {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
-			j.dir = dirs.acquire(path.Dir(rel))
-			jobs <- j // never blocks for long: the workers drain jobs
+			if cur == nil {
+				cur = &grepJob{dirPath: dir, rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{})}
+			}
+			cur.rels = append(cur.rels, rel)
+			cur.names = append(cur.names, e.Name)
 			return nil
 		})
+		if ferr := flush(); err == nil {
+			err = ferr
+		}
+		walkErr <- err
 	}()
 	var stop error
 	for j := range order {
 		if stop != nil {
 			continue // drain, so the walk can end
 		}
-		h := <-j.done
-		if h.err != nil {
-			stop = h.err
-			cancel()
-			continue
-		}
-		if h.count == 0 {
-			continue
-		}
-		if err := fn(j.rel, h); err != nil {
-			stop = err
-			cancel()
+		<-j.done
+		for i, h := range j.hits {
+			if h.err != nil {
+				stop = h.err
+				cancel()
+				break
+			}
+			if h.count == 0 {
+				continue
+			}
+			if err := fn(j.rels[i], h); err != nil {
+				stop = err
+				cancel()
+				break
+			}
 		}
 	}
 	werr := <-walkErr
@@ -513,6 +543,32 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 		return werr
 	}
 	return ctx.Err()
+}
+
+// grepJob searches the files of j, filling j.hits. A file that cannot be
+// opened or read is skipped (no hits); cancellation stops the job and is
+// the result of the file it stopped at.
+func (s *Session) grepJob(ctx context.Context, q *grepQuery, dirs *dirCache, j *grepJob, w *grepBuf) {
+	j.hits = make([]fileHits, len(j.names))
+	if err := ctx.Err(); err != nil {
+		j.hits[0].err = err
+		return
+	}
+	d, err := dirs.open(j.dir)
+	if err != nil {
+		return // the directory is gone or refused: its files are skipped
+	}
+	fsys.OpenEach(d, j.names, func(i int, f io.Reader, info fsys.Info, err error) error {
+		if err := ctx.Err(); err != nil {
+			j.hits[i].err = err
+			return err
+		}
+		if err != nil {
+			return nil // unreadable or special: skipped
+		}
+		j.hits[i] = s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
+		return j.hits[i].err
+	})
 }
 
 func matchesAny(globs []string, name string) bool {

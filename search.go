@@ -40,6 +40,10 @@ var errStopWalk = errors.New("stop the walk")
 type walkFilter struct {
 	noIgnore bool     // keep what ignore files would hide
 	exclude  []string // globs over paths relative to the walk's start (glob.Covers)
+	// typesOnly: the caller needs each entry's name and type only, so
+	// directories are listed without describing every entry (no size,
+	// mode or time; fsys.ReadDirTypes).
+	typesOnly bool
 }
 
 // maxIgnoreFileBytes bounds an ignore file read by a walk; a larger one is
@@ -69,7 +73,13 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		entries, err := t.root.p.ReadDir(rel)
+		var entries []fsys.Info
+		var err error
+		if f.typesOnly {
+			entries, err = fsys.ReadDirTypes(t.root.p, rel)
+		} else {
+			entries, err = t.root.p.ReadDir(rel)
+		}
 		if err != nil {
 			return err
 		}
@@ -313,7 +323,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		prefix = ""
 	}
 	res := &FindResult{Paths: []string{}}
-	err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, _ int) error {
+	err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true}, func(rel string, e fsys.Info, _ int) error {
 		if e.Type == fsys.TypeDir {
 			return nil
 		}

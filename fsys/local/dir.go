@@ -46,7 +46,7 @@ func (d *dir) Open(name string) (io.ReadCloser, fsys.Info, error) {
 	}
 	unlock, err := d.l.rlock(d.d)
 	if err != nil {
-		return nil, fsys.Info{}, err
+		return nil, fsys.Info{}, d.l.fail(op, full, err)
 	}
 	var fd int
 	err = retry(func() (err error) {

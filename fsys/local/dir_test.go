@@ -56,6 +56,41 @@ func TestOpenDir(t *testing.T) {
 			t.Errorf("Open(%q): %v, want %v", name, err, kind)
 		}
 	}
+	// OpenEach: the same files and refusals as Open, in order.
+	names := []string{"a.txt", "in", "out", "sub", "..", "missing", "a.txt"}
+	if fifo {
+		names = append(names, "pipe")
+	}
+	var seen []string
+	err = fsys.OpenEach(d, names, func(i int, r io.Reader, info fsys.Info, err error) error {
+		seen = append(seen, names[i])
+		if names[i] == "a.txt" {
+			if err != nil {
+				t.Fatalf("OpenEach a.txt: %v", err)
+			}
+			b, _ := io.ReadAll(r)
+			if string(b) != "one\n" || info.Size != 4 || info.Type != fsys.TypeFile || info.Name != "a.txt" {
+				t.Errorf("OpenEach a.txt: %q %+v", b, info)
+			}
+			return nil
+		}
+		if r != nil || !errors.Is(err, cases[names[i]]) {
+			t.Errorf("OpenEach %q: %v, want %v", names[i], err, cases[names[i]])
+		}
+		return nil
+	})
+	if err != nil || len(seen) != len(names) {
+		t.Errorf("OpenEach: %v, saw %v", err, seen)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = fsys.OpenEach(d, []string{"a.txt", "a.txt", "a.txt"}, func(int, io.Reader, fsys.Info, error) error {
+		calls++
+		return stop
+	})
+	if err != stop || calls != 1 {
+		t.Errorf("OpenEach stopped by fn: %v after %d calls", err, calls)
+	}
 	if _, err := l.OpenDir("d/a.txt"); !errors.Is(err, fsys.ErrNotDir) {
 		t.Errorf("OpenDir of a file: %v", err)
 	}
@@ -63,4 +98,33 @@ func TestOpenDir(t *testing.T) {
 	if _, err := l.OpenDir("away"); !errors.Is(err, fsys.ErrOutside) {
 		t.Errorf("OpenDir through a link leaving the root: %v", err)
 	}
+}
+
+// TestOpenEachInfo: the Info OpenEach gives is the one Open gives.
+func TestOpenEachInfo(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "f")
+	os.WriteFile(p, []byte("hello\n"), 0o644)
+	os.Chmod(p, 0o751|os.ModeSetuid)
+	os.Link(p, filepath.Join(root, "g"))
+	l, err := local.Open(root, local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, want, err := l.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	d, err := l.OpenDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	fsys.OpenEach(d, []string{"f"}, func(_ int, _ io.Reader, got fsys.Info, err error) error {
+		if err != nil || got != want {
+			t.Errorf("OpenEach: %+v, %v; Open: %+v", got, err, want)
+		}
+		return nil
+	})
 }
