@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -67,66 +66,11 @@ const grepBatch = 16
 // grepJob is files of one directory, in path order, for one worker; done
 // is closed once hits holds the result of each.
 type grepJob struct {
-	dirPath string
-	dir     *dirRef  // the directory, opened once for all its files
-	rels    []string // the files' paths
-	names   []string // their names in dir
-	hits    []fileHits
-	done    chan struct{}
-}
-
-// dirCache shares one open fsys.Dir per directory among the jobs of its
-// files, so a file costs one open by name instead of a walk of its whole
-// path. A directory is closed when its last job is done (and opened again
-// if the walk comes back to it).
-type dirCache struct {
-	p  fsys.Provider
-	mu sync.Mutex
-	m  map[string]*dirRef
-}
-
-type dirRef struct {
-	path string
-	once sync.Once
-	d    fsys.Dir
-	err  error
-	refs int
-}
-
-// acquire returns the directory's entry with one more reference.
-func (c *dirCache) acquire(dir string) *dirRef {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := c.m[dir]
-	if r == nil {
-		r = &dirRef{path: dir}
-		c.m[dir] = r
-	}
-	r.refs++
-	return r
-}
-
-// open opens the directory on its first use.
-func (c *dirCache) open(r *dirRef) (fsys.Dir, error) {
-	r.once.Do(func() { r.d, r.err = fsys.OpenDir(c.p, r.path) })
-	return r.d, r.err
-}
-
-// release drops a reference; the last one closes the directory.
-func (c *dirCache) release(r *dirRef) {
-	c.mu.Lock()
-	r.refs--
-	last := r.refs == 0
-	if last {
-		delete(c.m, r.path)
-	}
-	c.mu.Unlock()
-	if last {
-		r.once.Do(func() {}) // never opened: nothing to close
-		if r.d != nil {
-			r.d.Close()
-		}
-	}
+	dir   *walkDir // the directory, open once for the walk and all its files (held)
+	rels  []string // the files' paths
+	names []string // their names in dir
+	hits  []fileHits
+	done  chan struct{}
 }
 
 // compileGrep builds the query of a call whose arguments passed rule 1.
@@ -436,14 +380,13 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	n := grepWorkers()
 	jobs := make(chan *grepJob, 4*n)
 	order := make(chan *grepJob, 16*n)
-	dirs := &dirCache{p: t.root.p, m: map[string]*dirRef{}}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
 			var w grepBuf
 			for j := range jobs {
-				s.grepJob(ctx, q, dirs, j, &w)
-				dirs.release(j.dir)
+				s.grepJob(ctx, q, j, &w)
+				j.dir.release()
 				close(j.done)
 			}
 		})
@@ -470,15 +413,22 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 			select {
 			case order <- j:
 			case <-ctx.Done():
+				j.dir.release()
 				return ctx.Err()
 			}
-			j.dir = dirs.acquire(j.dirPath)
 			jobs <- j // never blocks for long: the workers drain jobs
 			return nil
 		}
+		var open []*walkDir // the directories the walk is in, innermost last
+		enter := func(_ string, d *walkDir) { open = append(open, d) }
+		leave := func(string) {
+			// The walk is done with it: its files go to the workers now.
+			flush()
+			open = open[:len(open)-1]
+		}
 		// Sizes are not listed (no stat of each entry): the open file's
 		// own fstat bounds the read (grepBuf.load).
-		err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true}, func(rel string, e fsys.Info, _ int) error {
+		err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true, enter: enter, leave: leave}, func(rel string, e fsys.Info, _ int) error {
 			if e.Type == fsys.TypeDir {
 				// The walk enters it next: the files found so far go to
 				// the workers first, so results keep streaming.
@@ -494,14 +444,14 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 			if types != nil && !matchesAny(types, e.Name) {
 				return nil
 			}
-			dir := path.Dir(rel)
-			if cur != nil && (cur.dirPath != dir || len(cur.names) == grepBatch) {
+			dir := open[len(open)-1] // rel's directory
+			if cur != nil && (cur.dir != dir || len(cur.names) == grepBatch) {
 				if err := flush(); err != nil {
 					return err
 				}
 			}
 			if cur == nil {
-				cur = &grepJob{dirPath: dir, rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{})}
+				cur = &grepJob{dir: dir.hold(), rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{})}
 			}
 			cur.rels = append(cur.rels, rel)
 			cur.names = append(cur.names, e.Name)
@@ -548,17 +498,13 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 // grepJob searches the files of j, filling j.hits. A file that cannot be
 // opened or read is skipped (no hits); cancellation stops the job and is
 // the result of the file it stopped at.
-func (s *Session) grepJob(ctx context.Context, q *grepQuery, dirs *dirCache, j *grepJob, w *grepBuf) {
+func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grepBuf) {
 	j.hits = make([]fileHits, len(j.names))
 	if err := ctx.Err(); err != nil {
 		j.hits[0].err = err
 		return
 	}
-	d, err := dirs.open(j.dir)
-	if err != nil {
-		return // the directory is gone or refused: its files are skipped
-	}
-	fsys.OpenEach(d, j.names, func(i int, f io.Reader, info fsys.Info, err error) error {
+	fsys.OpenEach(j.dir.d, j.names, func(i int, f io.Reader, info fsys.Info, err error) error {
 		if err := ctx.Err(); err != nil {
 			j.hits[i].err = err
 			return err

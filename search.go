@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/glob"
@@ -42,8 +43,70 @@ type walkFilter struct {
 	exclude  []string // globs over paths relative to the walk's start (glob.Covers)
 	// typesOnly: the caller needs each entry's name and type only, so
 	// directories are listed without describing every entry (no size,
-	// mode or time; fsys.ReadDirTypes).
+	// mode or time; fsys.ReadDirTypes), and each is opened once, from its
+	// parent where the provider can (fsys.DirWalker).
 	typesOnly bool
+	// enter, when set (typesOnly walks), is called with each directory
+	// the walk lists, open, before its entries; leave after them, before
+	// the walk lets go of it. A caller that uses the directory after
+	// leave holds it (walkDir.hold).
+	enter func(rel string, d *walkDir)
+	leave func(rel string)
+}
+
+// walkDir is a directory a typesOnly walk has open, shared with its
+// caller: closed when its last holder releases it.
+type walkDir struct {
+	d    fsys.Dir
+	refs atomic.Int32
+}
+
+// hold adds a holder.
+func (w *walkDir) hold() *walkDir {
+	w.refs.Add(1)
+	return w
+}
+
+// release drops a holder; the last one closes the directory.
+func (w *walkDir) release() {
+	if w.refs.Add(-1) == 0 {
+		w.d.Close()
+	}
+}
+
+// openWalkDir opens the directory rel of p, or name in parent when the
+// walk came from there: through the parent's handle when the provider
+// walks directories (fsys.DirWalker; a symlink swapped in on the way is
+// refused, never followed), otherwise by path.
+func openWalkDir(p fsys.Provider, parent *walkDir, rel, name string) (*walkDir, error) {
+	var d fsys.Dir
+	var err error
+	if w, ok := parent.dir().(fsys.DirWalker); ok {
+		d, err = w.OpenDir(name)
+	} else {
+		d, err = fsys.OpenDir(p, rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w := &walkDir{d: d}
+	w.refs.Store(1)
+	return w, nil
+}
+
+func (w *walkDir) dir() fsys.Dir {
+	if w == nil {
+		return nil
+	}
+	return w.d
+}
+
+// list lists the directory rel, open as w, by name and type.
+func (w *walkDir) list(p fsys.Provider, rel string) ([]fsys.Info, error) {
+	if l, ok := w.d.(fsys.DirWalker); ok {
+		return l.ReadDirTypes()
+	}
+	return fsys.ReadDirTypes(p, rel)
 }
 
 // maxIgnoreFileBytes bounds an ignore file read by a walk; a larger one is
@@ -68,15 +131,16 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 	if t.rel == "." {
 		prefix = ""
 	}
-	var visit func(rel string, depth int, stack ignore.Stack) error
-	visit = func(rel string, depth int, stack ignore.Stack) error {
+	var enter func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error
+	var visit func(rel string, dir *walkDir, depth int, stack ignore.Stack) error
+	visit = func(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		var entries []fsys.Info
 		var err error
-		if f.typesOnly {
-			entries, err = fsys.ReadDirTypes(t.root.p, rel)
+		if dir != nil {
+			entries, err = dir.list(t.root.p, rel)
 		} else {
 			entries, err = t.root.p.ReadDir(rel)
 		}
@@ -107,14 +171,37 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 				return err
 			}
 			if e.Type == fsys.TypeDir && (maxDepth == 0 || depth < maxDepth) && e.Name != ".git" {
-				if err := visit(child, depth+1, stack); err != nil {
+				if err := enter(child, dir, e.Name, depth+1, stack); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	return visit(t.rel, 1, stack)
+	// enter visits the directory rel (name in parent), opening it first
+	// in a typesOnly walk.
+	enter = func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error {
+		if !f.typesOnly {
+			return visit(rel, nil, depth, stack)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		dir, err := openWalkDir(t.root.p, parent, rel, name)
+		if err != nil {
+			return err
+		}
+		defer dir.release()
+		if f.enter != nil {
+			f.enter(rel, dir)
+		}
+		err = visit(rel, dir, depth, stack)
+		if f.leave != nil {
+			f.leave(rel)
+		}
+		return err
+	}
+	return enter(t.rel, nil, "", 1, stack)
 }
 
 // excluded reports whether one of the globs covers rel.

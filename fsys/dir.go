@@ -103,3 +103,14 @@ func ReadDirTypes(p Provider, name string) ([]Info, error) {
 	}
 	return p.ReadDir(name)
 }
+
+// DirWalker is an optional capability of a Dir, for a walk of a tree that
+// opens each directory once, from its parent, and its files from it.
+type DirWalker interface {
+	// ReadDirTypes lists the directory as TypeLister does.
+	ReadDirTypes() ([]Info, error)
+	// OpenDir opens the subdirectory called name, one path element. It
+	// never follows a symlink: a name that is one is refused with
+	// ErrNotDir (or ErrInvalid for a name that is not a single element).
+	OpenDir(name string) (Dir, error)
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -127,4 +128,61 @@ func TestOpenEachInfo(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestDirWalker: an open directory lists its entries by type (the same on
+// every call) and opens its subdirectories by name, never through a
+// symlink, inside the root or out.
+func TestDirWalker(t *testing.T) {
+	outside := t.TempDir()
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "d", "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "d", "sub", "x"), []byte("x\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "d", "f"), []byte("f\n"), 0o644)
+	os.Symlink("sub", filepath.Join(root, "d", "in"))
+	os.Symlink(outside, filepath.Join(root, "d", "out"))
+	l, err := local.Open(root, local.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := l.OpenDir("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	w := d.(fsys.DirWalker)
+	want, err := fsys.ReadDirTypes(l, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := w.ReadDirTypes()
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("ReadDirTypes: %v, %v; want %v", got, err, want)
+		}
+	}
+	sub, err := w.OpenDir("sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if got, err := sub.(fsys.DirWalker).ReadDirTypes(); err != nil || len(got) != 1 || got[0].Name != "x" || got[0].Type != fsys.TypeFile {
+		t.Errorf("sub: %v, %v", got, err)
+	}
+	f, _, err := sub.Open("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cases := map[string]error{"in": fsys.ErrNotDir, "out": fsys.ErrNotDir, "f": fsys.ErrNotDir,
+		"missing": fsys.ErrNotFound, "..": fsys.ErrInvalid, "sub/..": fsys.ErrInvalid, "": fsys.ErrInvalid}
+	for name, kind := range cases {
+		s, err := w.OpenDir(name)
+		if s != nil {
+			s.Close()
+		}
+		if !errors.Is(err, kind) {
+			t.Errorf("OpenDir(%q): %v, want %v", name, err, kind)
+		}
+	}
 }

@@ -39,18 +39,54 @@ func (l *FS) ReadDirTypes(name string) ([]fsys.Info, error) {
 		return nil, l.fail(op, name, err)
 	}
 	defer d.close()
+	return l.readDirTypes(d, name)
+}
+
+// ReadDirTypes lists the open directory as FS.ReadDirTypes does.
+func (d *dir) ReadDirTypes() ([]fsys.Info, error) {
+	if _, err := unix.Seek(d.d.fd, 0, 0); err != nil { // from the start, on every call
+		return nil, d.l.fail("list", d.name, &os.PathError{Op: "seek", Path: d.name, Err: err})
+	}
+	return d.l.readDirTypes(d.d, d.name)
+}
+
+func (l *FS) readDirTypes(d *dirHandle, name string) ([]fsys.Info, error) {
 	buf := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(buf)
 	var out []fsys.Info
-	err = eachEntry(d.fd, *buf, func(n string, typ fsys.Type) error {
+	err := eachEntry(d.fd, *buf, func(n string, typ fsys.Type) error {
 		out = append(out, fsys.Info{Name: n, Type: typ, Links: 1})
 		return nil
 	})
 	if err != nil {
-		return nil, l.fail(op, name, &os.PathError{Op: "getdents", Path: name, Err: err})
+		return nil, l.fail("list", name, &os.PathError{Op: "getdents", Path: name, Err: err})
 	}
 	slices.SortFunc(out, func(a, b fsys.Info) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// OpenDir opens the subdirectory name of the directory with openat(2) and
+// O_NOFOLLOW: the entry of that name in this directory, never a symlink's
+// target, so a walk that goes down from an open directory stays beneath
+// it whatever is swapped in on the way.
+func (d *dir) OpenDir(name string) (fsys.Dir, error) {
+	const op = "list"
+	full := path.Join(d.name, name)
+	if !fsys.ValidEntryName(name) {
+		return nil, fsys.E(op, full, fsys.ErrInvalid, nil)
+	}
+	var fd int
+	err := retry(func() (err error) {
+		fd, err = unix.Openat(d.d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err == unix.ELOOP || err == unix.ENOTDIR {
+		return nil, fsys.E(op, full, fsys.ErrNotDir, err)
+	}
+	if err != nil {
+		return nil, d.l.fail(op, full, &os.PathError{Op: "openat", Path: full, Err: err})
+	}
+	return &dir{l: d.l, d: &dirHandle{fd: fd, rel: path.Join(d.d.rel, name)}, name: full}, nil
 }
 
 // OpenEach opens names in the directory as Open opens each, under one hold
@@ -110,22 +146,22 @@ func (d *dir) OpenEach(names []string, fn func(i int, r io.Reader, info fsys.Inf
 // directory's shared lock. It returns -1 and the error that refused it.
 func (d *dir) openat(name string) (int, error) {
 	const op = "read"
-	full := path.Join(d.name, name)
 	if !fsys.ValidEntryName(name) {
-		return -1, fsys.E(op, full, fsys.ErrInvalid, nil)
+		return -1, fsys.E(op, path.Join(d.name, name), fsys.ErrInvalid, nil)
 	}
 	var fd int
 	err := retry(func() (err error) {
 		fd, err = unix.Openat(d.d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		return err
 	})
+	if err == nil {
+		return fd, nil
+	}
+	full := path.Join(d.name, name)
 	if err == unix.ELOOP {
 		return -1, fsys.E(op, full, fsys.ErrNotRegular, err)
 	}
-	if err != nil {
-		return -1, d.l.fail(op, full, &os.PathError{Op: "openat", Path: full, Err: err})
-	}
-	return fd, nil
+	return -1, d.l.fail(op, full, &os.PathError{Op: "openat", Path: full, Err: err})
 }
 
 // statFile describes the file open at fd from fstat(2) and refuses
