@@ -61,7 +61,7 @@ type fileHits struct {
 // worker opens them under one hold of the directory's lock (see
 // fsys.OpenEach), and the walk, the workers and the reader of the results
 // hand over one job instead of one file at a time.
-const grepBatch = 16
+const grepBatch = 32
 
 // grepJob is files of one directory, in path order, for one worker; done
 // is closed once hits holds the result of each.

@@ -31,9 +31,10 @@ func (l *FS) OpenDir(name string) (fsys.Dir, error) {
 }
 
 type dir struct {
-	l    *FS
-	d    *dirHandle
-	name string
+	l      *FS
+	d      *dirHandle
+	name   string
+	listed bool // ReadDirTypes has read the entries once (and moved the offset)
 }
 
 // Open opens the regular file name in the directory, holding the

@@ -44,24 +44,35 @@ func (l *FS) ReadDirTypes(name string) ([]fsys.Info, error) {
 
 // ReadDirTypes lists the open directory as FS.ReadDirTypes does.
 func (d *dir) ReadDirTypes() ([]fsys.Info, error) {
-	if _, err := unix.Seek(d.d.fd, 0, 0); err != nil { // from the start, on every call
-		return nil, d.l.fail("list", d.name, &os.PathError{Op: "seek", Path: d.name, Err: err})
+	if d.listed { // from the start again
+		if _, err := unix.Seek(d.d.fd, 0, 0); err != nil {
+			return nil, d.l.fail("list", d.name, &os.PathError{Op: "seek", Path: d.name, Err: err})
+		}
 	}
+	d.listed = true
 	return d.l.readDirTypes(d.d, d.name)
 }
 
 func (l *FS) readDirTypes(d *dirHandle, name string) ([]fsys.Info, error) {
+	type entry struct {
+		name string
+		typ  fsys.Type
+	}
 	buf := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(buf)
-	var out []fsys.Info
+	var ents []entry // sorted small, then made Infos once
 	err := eachEntry(d.fd, *buf, func(n string, typ fsys.Type) error {
-		out = append(out, fsys.Info{Name: n, Type: typ, Links: 1})
+		ents = append(ents, entry{n, typ})
 		return nil
 	})
 	if err != nil {
 		return nil, l.fail("list", name, &os.PathError{Op: "getdents", Path: name, Err: err})
 	}
-	slices.SortFunc(out, func(a, b fsys.Info) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	out := make([]fsys.Info, len(ents))
+	for i, e := range ents {
+		out[i] = fsys.Info{Name: e.name, Type: e.typ, Links: 1}
+	}
 	return out, nil
 }
 
