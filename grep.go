@@ -288,19 +288,25 @@ func (w *grepBuf) load(f io.Reader, info fsys.Info, rel string, max int64) (data
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
+		room := cap(buf) - len(buf)
 		n, rerr := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
 			return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: int64(len(buf)), Max: max})
 		}
-		if !checked && (len(buf) >= binaryProbeBytes || rerr != nil) {
+		// A short read that ends exactly at the size the open file's fstat
+		// gave is the end: the file as it was when opened, without one
+		// more read to see EOF (a system call per file, and most files are
+		// small). A file that grew since is searched as it was then.
+		end := errors.Is(rerr, io.EOF) || (rerr == nil && n < room && info.Size > 0 && int64(len(buf)) == info.Size)
+		if !checked && (len(buf) >= binaryProbeBytes || rerr != nil || end) {
 			checked = true
 			if bytes.IndexByte(buf[:min(len(buf), binaryProbeBytes)], 0) >= 0 {
 				w.keep(buf)
 				return nil, true, nil
 			}
 		}
-		if errors.Is(rerr, io.EOF) {
+		if end {
 			break
 		}
 		if rerr != nil {
