@@ -64,7 +64,8 @@ type fileHits struct {
 const grepBatch = 32
 
 // grepJob is files of one directory, in path order, for one worker; done
-// is closed once hits holds the result of each.
+// is closed once hits holds the result of each (nil while no file has a
+// hit or an error: a batch without a match allocates no results).
 type grepJob struct {
 	dir   *walkDir // the directory, open once for the walk and all its files (held)
 	rels  []string // the files' paths
@@ -505,21 +506,29 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 // opened or read is skipped (no hits); cancellation stops the job and is
 // the result of the file it stopped at.
 func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grepBuf) {
-	j.hits = make([]fileHits, len(j.names))
+	set := func(i int, h fileHits) {
+		if j.hits == nil {
+			j.hits = make([]fileHits, len(j.names))
+		}
+		j.hits[i] = h
+	}
 	if err := ctx.Err(); err != nil {
-		j.hits[0].err = err
+		set(0, fileHits{err: err})
 		return
 	}
 	fsys.OpenEach(j.dir.d, j.names, func(i int, f io.Reader, info fsys.Info, err error) error {
 		if err := ctx.Err(); err != nil {
-			j.hits[i].err = err
+			set(i, fileHits{err: err})
 			return err
 		}
 		if err != nil {
 			return nil // unreadable or special: skipped
 		}
-		j.hits[i] = s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
-		return j.hits[i].err
+		h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
+		if h.count > 0 || h.err != nil {
+			set(i, h)
+		}
+		return h.err
 	})
 }
 

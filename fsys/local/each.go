@@ -21,9 +21,21 @@ var (
 	_ fsys.EachOpener = (*dir)(nil)
 )
 
-// direntBufs holds getdents buffers for ReadDirTypes, which a search calls
-// once per directory.
-var direntBufs = sync.Pool{New: func() any { b := make([]byte, max(direntBufSize, 1)); return &b }}
+// listBuf is ReadDirTypes' scratch: the getdents buffer and the entries
+// before they are sorted.
+type listBuf struct {
+	b    []byte
+	ents []entry
+}
+
+type entry struct {
+	name string
+	typ  fsys.Type
+}
+
+// listBufs holds listBufs for ReadDirTypes, which a search calls once per
+// directory.
+var listBufs = sync.Pool{New: func() any { return &listBuf{b: make([]byte, max(direntBufSize, 1))} }}
 
 // ReadDirTypes lists the directory at name as ReadDir does, with only each
 // entry's name and type, which the directory's own records give: no entry
@@ -54,17 +66,18 @@ func (d *dir) ReadDirTypes() ([]fsys.Info, error) {
 }
 
 func (l *FS) readDirTypes(d *dirHandle, name string) ([]fsys.Info, error) {
-	type entry struct {
-		name string
-		typ  fsys.Type
-	}
-	buf := direntBufs.Get().(*[]byte)
-	defer direntBufs.Put(buf)
-	var ents []entry // sorted small, then made Infos once
-	err := eachEntry(d.fd, *buf, func(n string, typ fsys.Type) error {
+	lb := listBufs.Get().(*listBuf)
+	defer func() {
+		clear(lb.ents) // keeps no names alive
+		lb.ents = lb.ents[:0]
+		listBufs.Put(lb)
+	}()
+	ents := lb.ents // sorted small, then made Infos once
+	err := eachEntry(d.fd, lb.b, func(n string, typ fsys.Type) error {
 		ents = append(ents, entry{n, typ})
 		return nil
 	})
+	lb.ents = ents
 	if err != nil {
 		return nil, l.fail("list", name, &os.PathError{Op: "getdents", Path: name, Err: err})
 	}
@@ -106,8 +119,13 @@ func (d *dir) OpenDir(name string) (fsys.Dir, error) {
 // describes, hands over and closes them one at a time. The readers are
 // bare descriptors, not *os.File: no poller registration per file.
 func (d *dir) OpenEach(names []string, fn func(i int, r io.Reader, info fsys.Info, err error) error) error {
-	fds := make([]int, len(names))
-	errs := make([]error, len(names))
+	var fdArr [32]int // a search's batch fits: no allocation
+	var errArr [32]error
+	fds, errs := fdArr[:0], errArr[:0]
+	if len(names) > len(fdArr) {
+		fds, errs = make([]int, 0, len(names)), make([]error, 0, len(names))
+	}
+	fds, errs = fds[:len(names)], errs[:len(names)]
 	unlock, err := d.l.rlock(d.d)
 	if err != nil {
 		for i, name := range names {
