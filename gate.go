@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/frame"
@@ -74,6 +75,21 @@ func (ws *Workspace) hiddenLink(ctx context.Context, r *root, info fsys.Info) bo
 	}
 	ids := ws.deniedLinks(ctx, r)
 	return ids[info.ID]
+}
+
+// linkGuard returns hiddenLink for the files of one call's walk over r:
+// the walk for the hidden files' identities runs once, on the first file
+// with several links, and is shared by the call's workers.
+func (ws *Workspace) linkGuard(ctx context.Context, r *root) func(fsys.Info) bool {
+	var once sync.Once
+	var ids map[string]bool
+	return func(info fsys.Info) bool {
+		if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !r.rules.HasDenied() {
+			return false
+		}
+		once.Do(func() { ids = ws.deniedLinks(ctx, r) })
+		return ids[info.ID]
+	}
 }
 
 // deniedLinks returns the identities of root's deny-read files that have

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -58,66 +57,22 @@ type fileHits struct {
 	err   error
 }
 
-// grepJob is one file for the workers; done receives its result.
+// grepBatch is at most how many files of one directory make one job: a
+// worker opens them under one hold of the directory's lock (see
+// fsys.OpenEach), and the walk, the workers and the reader of the results
+// hand over one job instead of one file at a time.
+const grepBatch = 32
+
+// grepJob is files of one directory, in path order, for one worker; done
+// is closed once hits holds the result of each (nil while no file has a
+// hit or an error: a batch without a match allocates no results).
 type grepJob struct {
-	rel  string
-	dir  *dirRef // the file's directory, opened once for all its files
-	name string  // the file's name in dir
-	done chan fileHits
-}
-
-// dirCache shares one open fsys.Dir per directory among the jobs of its
-// files, so a file costs one open by name instead of a walk of its whole
-// path. A directory is closed when its last job is done (and opened again
-// if the walk comes back to it).
-type dirCache struct {
-	p  fsys.Provider
-	mu sync.Mutex
-	m  map[string]*dirRef
-}
-
-type dirRef struct {
-	path string
-	once sync.Once
-	d    fsys.Dir
-	err  error
-	refs int
-}
-
-// acquire returns the directory's entry with one more reference.
-func (c *dirCache) acquire(dir string) *dirRef {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := c.m[dir]
-	if r == nil {
-		r = &dirRef{path: dir}
-		c.m[dir] = r
-	}
-	r.refs++
-	return r
-}
-
-// open opens the directory on its first use.
-func (c *dirCache) open(r *dirRef) (fsys.Dir, error) {
-	r.once.Do(func() { r.d, r.err = fsys.OpenDir(c.p, r.path) })
-	return r.d, r.err
-}
-
-// release drops a reference; the last one closes the directory.
-func (c *dirCache) release(r *dirRef) {
-	c.mu.Lock()
-	r.refs--
-	last := r.refs == 0
-	if last {
-		delete(c.m, r.path)
-	}
-	c.mu.Unlock()
-	if last {
-		r.once.Do(func() {}) // never opened: nothing to close
-		if r.d != nil {
-			r.d.Close()
-		}
-	}
+	dir    *walkDir // the directory, open once for the walk and all its files (held)
+	rels   []string // the files' paths
+	names  []string // their names in dir
+	hits   []fileHits
+	done   chan struct{}
+	hidden func(fsys.Info) bool // a hard link to a deny-read file (Workspace.linkGuard)
 }
 
 // compileGrep builds the query of a call whose arguments passed rule 1.
@@ -318,15 +273,10 @@ type grepBuf struct{ b []byte }
 // keepBufBytes is the largest buffer a worker keeps between files.
 const keepBufBytes = 1 << 20
 
-// load reads the file open opens (rel names it) into the buffer, bounded
-// by max bytes. binary reports a NUL in the first block, which stops the
-// read.
-func (w *grepBuf) load(open func() (io.ReadCloser, fsys.Info, error), rel string, max int64) (data []byte, binary bool, err error) {
-	f, info, err := open()
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
+// load reads the open file f, which info describes (rel names it), into the
+// buffer, bounded by max bytes. binary reports a NUL in the first block,
+// which stops the read.
+func (w *grepBuf) load(f io.Reader, info fsys.Info, rel string, max int64) (data []byte, binary bool, err error) {
 	if info.Size > max {
 		return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: info.Size, Max: max})
 	}
@@ -340,19 +290,25 @@ func (w *grepBuf) load(open func() (io.ReadCloser, fsys.Info, error), rel string
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
+		room := cap(buf) - len(buf)
 		n, rerr := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
 			return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: int64(len(buf)), Max: max})
 		}
-		if !checked && (len(buf) >= binaryProbeBytes || rerr != nil) {
+		// A short read that ends exactly at the size the open file's fstat
+		// gave is the end: the file as it was when opened, without one
+		// more read to see EOF (a system call per file, and most files are
+		// small). A file that grew since is searched as it was then.
+		end := errors.Is(rerr, io.EOF) || (rerr == nil && n < room && info.Size > 0 && int64(len(buf)) == info.Size)
+		if !checked && (len(buf) >= binaryProbeBytes || rerr != nil || end) {
 			checked = true
 			if bytes.IndexByte(buf[:min(len(buf), binaryProbeBytes)], 0) >= 0 {
 				w.keep(buf)
 				return nil, true, nil
 			}
 		}
-		if errors.Is(rerr, io.EOF) {
+		if end {
 			break
 		}
 		if rerr != nil {
@@ -371,10 +327,11 @@ func (w *grepBuf) keep(buf []byte) {
 	}
 }
 
-// grepSearch is one worker's work on one file: open opens it, rel names
-// it, named says the call named it (its errors are then the call's).
-func (s *Session) grepSearch(ctx context.Context, q *grepQuery, open func() (io.ReadCloser, fsys.Info, error), w *grepBuf, rel string, named bool) fileHits {
-	data, binary, err := w.load(open, rel, s.ws.opts.MaxFileBytes)
+// grepSearch is one worker's work on one file: f is the file open, info
+// describes it, rel names it, named says the call named it (its errors are
+// then the call's).
+func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, info fsys.Info, w *grepBuf, rel string, named bool) fileHits {
+	data, binary, err := w.load(f, info, rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
 		if named {
 			return fileHits{err: err}
@@ -412,8 +369,12 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	switch info.Type {
 	case fsys.TypeFile:
 		var w grepBuf
-		open := func() (io.ReadCloser, fsys.Info, error) { return fsys.Open(t.root.p, t.rel) }
-		h := s.grepSearch(ctx, q, open, &w, t.rel, true)
+		f, info, err := fsys.Open(t.root.p, t.rel)
+		if err != nil {
+			return err
+		}
+		h := s.grepSearch(ctx, q, f, info, &w, t.rel, true)
+		f.Close()
 		if h.err != nil {
 			return h.err
 		}
@@ -427,27 +388,14 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	n := grepWorkers()
 	jobs := make(chan *grepJob, 4*n)
 	order := make(chan *grepJob, 16*n)
-	dirs := &dirCache{p: t.root.p, m: map[string]*dirRef{}}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
 			var w grepBuf
 			for j := range jobs {
-				if ctx.Err() != nil {
-					dirs.release(j.dir)
-					j.done <- fileHits{err: ctx.Err()}
-					continue
-				}
-				open := func() (io.ReadCloser, fsys.Info, error) {
-					d, err := dirs.open(j.dir)
-					if err != nil {
-						return nil, fsys.Info{}, err
-					}
-					return d.Open(j.name)
-				}
-				h := s.grepSearch(ctx, q, open, &w, j.rel, false)
-				dirs.release(j.dir)
-				j.done <- h
+				s.grepJob(ctx, q, j, &w)
+				j.dir.release()
+				close(j.done)
 			}
 		})
 	}
@@ -459,11 +407,42 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	if a.Type != "" {
 		types = tools.FileTypes[a.Type]
 	}
+	hidden := s.ws.linkGuard(ctx, t.root)
 	walkErr := make(chan error, 1)
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		walkErr <- s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, _ int) error {
+		var cur *grepJob // the files of one directory not yet handed over
+		flush := func() error {
+			j := cur
+			if j == nil {
+				return nil
+			}
+			cur = nil
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				j.dir.release()
+				return ctx.Err()
+			}
+			jobs <- j // never blocks for long: the workers drain jobs
+			return nil
+		}
+		var open []*walkDir // the directories the walk is in, innermost last
+		enter := func(_ string, d *walkDir) { open = append(open, d) }
+		leave := func(string) {
+			// The walk is done with it: its files go to the workers now.
+			flush()
+			open = open[:len(open)-1]
+		}
+		// Sizes are not listed (no stat of each entry): the open file's
+		// own fstat bounds the read (grepBuf.load).
+		err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true, enter: enter, leave: leave}, func(rel string, e fsys.Info, _ int) error {
+			if e.Type == fsys.TypeDir {
+				// The walk enters it next: the files found so far go to
+				// the workers first, so results keep streaming.
+				return flush()
+			}
 			if e.Type != fsys.TypeFile || e.Size > s.ws.opts.MaxFileBytes {
 				return nil // links, special files and files too large to edit are not searched
 			}
@@ -474,34 +453,44 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 			if types != nil && !matchesAny(types, e.Name) {
 				return nil
 			}
-			j := &grepJob{rel: rel, name: e.Name, done: make(chan fileHits, 1)}
-			select {
-			case order <- j:
-			case <-ctx.Done():
-				return ctx.Err()
+			dir := open[len(open)-1] // rel's directory
+			if cur != nil && (cur.dir != dir || len(cur.names) == grepBatch) {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
-			j.dir = dirs.acquire(path.Dir(rel))
-			jobs <- j // never blocks for long: the workers drain jobs
+			if cur == nil {
+				cur = &grepJob{dir: dir.hold(), rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{}), hidden: hidden}
+			}
+			cur.rels = append(cur.rels, rel)
+			cur.names = append(cur.names, e.Name)
 			return nil
 		})
+		if ferr := flush(); err == nil {
+			err = ferr
+		}
+		walkErr <- err
 	}()
 	var stop error
 	for j := range order {
 		if stop != nil {
 			continue // drain, so the walk can end
 		}
-		h := <-j.done
-		if h.err != nil {
-			stop = h.err
-			cancel()
-			continue
-		}
-		if h.count == 0 {
-			continue
-		}
-		if err := fn(j.rel, h); err != nil {
-			stop = err
-			cancel()
+		<-j.done
+		for i, h := range j.hits {
+			if h.err != nil {
+				stop = h.err
+				cancel()
+				break
+			}
+			if h.count == 0 {
+				continue
+			}
+			if err := fn(j.rels[i], h); err != nil {
+				stop = err
+				cancel()
+				break
+			}
 		}
 	}
 	werr := <-walkErr
@@ -513,6 +502,36 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 		return werr
 	}
 	return ctx.Err()
+}
+
+// grepJob searches the files of j, filling j.hits. A file that cannot be
+// opened or read is skipped (no hits); cancellation stops the job and is
+// the result of the file it stopped at.
+func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grepBuf) {
+	set := func(i int, h fileHits) {
+		if j.hits == nil {
+			j.hits = make([]fileHits, len(j.names))
+		}
+		j.hits[i] = h
+	}
+	if err := ctx.Err(); err != nil {
+		set(0, fileHits{err: err})
+		return
+	}
+	fsys.OpenEach(j.dir.d, j.names, func(i int, f io.Reader, info fsys.Info, err error) error {
+		if err := ctx.Err(); err != nil {
+			set(i, fileHits{err: err})
+			return err
+		}
+		if err != nil || j.hidden(info) {
+			return nil // unreadable or special, or another name of a hidden file: skipped
+		}
+		h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
+		if h.count > 0 || h.err != nil {
+			set(i, h)
+		}
+		return h.err
+	})
 }
 
 func matchesAny(globs []string, name string) bool {

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/glob"
@@ -40,6 +41,72 @@ var errStopWalk = errors.New("stop the walk")
 type walkFilter struct {
 	noIgnore bool     // keep what ignore files would hide
 	exclude  []string // globs over paths relative to the walk's start (glob.Covers)
+	// typesOnly: the caller needs each entry's name and type only, so
+	// directories are listed without describing every entry (no size,
+	// mode or time; fsys.ReadDirTypes), and each is opened once, from its
+	// parent where the provider can (fsys.DirWalker).
+	typesOnly bool
+	// enter, when set (typesOnly walks), is called with each directory
+	// the walk lists, open, before its entries; leave after them, before
+	// the walk lets go of it. A caller that uses the directory after
+	// leave holds it (walkDir.hold).
+	enter func(rel string, d *walkDir)
+	leave func(rel string)
+}
+
+// walkDir is a directory a typesOnly walk has open, shared with its
+// caller: closed when its last holder releases it.
+type walkDir struct {
+	d    fsys.Dir
+	refs atomic.Int32
+}
+
+// hold adds a holder.
+func (w *walkDir) hold() *walkDir {
+	w.refs.Add(1)
+	return w
+}
+
+// release drops a holder; the last one closes the directory.
+func (w *walkDir) release() {
+	if w.refs.Add(-1) == 0 {
+		w.d.Close()
+	}
+}
+
+// openWalkDir opens the directory rel of p, or name in parent when the
+// walk came from there: through the parent's handle when the provider
+// walks directories (fsys.DirWalker; a symlink swapped in on the way is
+// refused, never followed), otherwise by path.
+func openWalkDir(p fsys.Provider, parent *walkDir, rel, name string) (*walkDir, error) {
+	var d fsys.Dir
+	var err error
+	if w, ok := parent.dir().(fsys.DirWalker); ok {
+		d, err = w.OpenDir(name)
+	} else {
+		d, err = fsys.OpenDir(p, rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w := &walkDir{d: d}
+	w.refs.Store(1)
+	return w, nil
+}
+
+func (w *walkDir) dir() fsys.Dir {
+	if w == nil {
+		return nil
+	}
+	return w.d
+}
+
+// list lists the directory rel, open as w, by name and type.
+func (w *walkDir) list(p fsys.Provider, rel string) ([]fsys.Info, error) {
+	if l, ok := w.d.(fsys.DirWalker); ok {
+		return l.ReadDirTypes()
+	}
+	return fsys.ReadDirTypes(p, rel)
 }
 
 // maxIgnoreFileBytes bounds an ignore file read by a walk; a larger one is
@@ -64,13 +131,20 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 	if t.rel == "." {
 		prefix = ""
 	}
-	var links map[string]bool // hidden files with several names, found on first need
-	var visit func(rel string, depth int, stack ignore.Stack) error
-	visit = func(rel string, depth int, stack ignore.Stack) error {
+	hiddenLink := ws.linkGuard(ctx, t.root)
+	var enter func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error
+	var visit func(rel string, dir *walkDir, depth int, stack ignore.Stack) error
+	visit = func(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		entries, err := t.root.p.ReadDir(rel)
+		var entries []fsys.Info
+		var err error
+		if dir != nil {
+			entries, err = dir.list(t.root.p, rel)
+		} else {
+			entries, err = t.root.p.ReadDir(rel)
+		}
 		if err != nil {
 			return err
 		}
@@ -85,19 +159,11 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 			if ws.hiddenEntry(t, child, real, e) {
 				continue
 			}
-			if e.Type == fsys.TypeFile && e.Links != 1 && t.root.rules.HasDenied() {
+			if hiddenLink(e) {
 				// Another name of a hidden file (a hard link) hides it too.
-				if links == nil {
-					links = ws.deniedLinks(ctx, t.root)
-				}
-				if e.ID == "" {
-					if info, err := t.root.p.Stat(child); err == nil {
-						e.ID = info.ID
-					}
-				}
-				if links[e.ID] {
-					continue
-				}
+				// (A walk that lists types only knows no links: grep checks
+				// each file it opens instead.)
+				continue
 			}
 			if !f.noIgnore && (e.Name == ".git" || stack.Ignored(child, e.Type == fsys.TypeDir)) {
 				continue
@@ -112,14 +178,37 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 				return err
 			}
 			if e.Type == fsys.TypeDir && (maxDepth == 0 || depth < maxDepth) && e.Name != ".git" {
-				if err := visit(child, depth+1, stack); err != nil {
+				if err := enter(child, dir, e.Name, depth+1, stack); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	return visit(t.rel, 1, stack)
+	// enter visits the directory rel (name in parent), opening it first
+	// in a typesOnly walk.
+	enter = func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error {
+		if !f.typesOnly {
+			return visit(rel, nil, depth, stack)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		dir, err := openWalkDir(t.root.p, parent, rel, name)
+		if err != nil {
+			return err
+		}
+		defer dir.release()
+		if f.enter != nil {
+			f.enter(rel, dir)
+		}
+		err = visit(rel, dir, depth, stack)
+		if f.leave != nil {
+			f.leave(rel)
+		}
+		return err
+	}
+	return enter(t.rel, nil, "", 1, stack)
 }
 
 // excluded reports whether one of the globs covers rel.
@@ -333,7 +422,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		prefix = ""
 	}
 	res := &FindResult{Paths: []string{}}
-	err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, _ int) error {
+	err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true}, func(rel string, e fsys.Info, _ int) error {
 		if e.Type == fsys.TypeDir {
 			return nil
 		}

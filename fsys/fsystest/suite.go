@@ -528,7 +528,37 @@ func testReadDir(t *testing.T, mk func(t *testing.T) Harness) {
 	wantKind(t, "list link out", err, fsys.ErrOutside)
 	_, err = list("d/out")
 	wantKind(t, "list nested link out", err, fsys.ErrOutside)
+	// ReadDirTypes: the same entries, names and types, and the same errors.
+	for _, name := range []string{"d", "ld", "./d/c/..", ".", "f", "missing", "lout", "d/out"} {
+		full, ferr := e.p.ReadDir(name)
+		typed, terr := fsys.ReadDirTypes(e.p, name)
+		if !sameKind(ferr, terr) {
+			t.Errorf("ReadDirTypes(%q): %v, ReadDir: %v", name, terr, ferr)
+		}
+		if len(full) != len(typed) {
+			t.Errorf("ReadDirTypes(%q) = %v, ReadDir = %v", name, typed, full)
+			continue
+		}
+		for i := range full {
+			if full[i].Name != typed[i].Name || full[i].Type != typed[i].Type {
+				t.Errorf("ReadDirTypes(%q)[%d] = %s %s, ReadDir: %s %s", name, i, typed[i].Name, typed[i].Type, full[i].Name, full[i].Type)
+			}
+		}
+	}
 	e.settle("list")
+}
+
+// sameKind reports whether a and b are both nil or of the same kind.
+func sameKind(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	for _, k := range []error{fsys.ErrNotFound, fsys.ErrNotDir, fsys.ErrOutside, fsys.ErrInvalid, fsys.ErrIsDir, fsys.ErrNotRegular} {
+		if errors.Is(a, k) != errors.Is(b, k) {
+			return false
+		}
+	}
+	return true
 }
 
 func testMkdirAll(t *testing.T, mk func(t *testing.T) Harness) {

@@ -25,7 +25,7 @@ const chunkSize = 256 << 10
 // dirHandle is an open directory beneath the root. Every call on it uses a
 // single-component name and does not follow a final symlink.
 type dirHandle struct {
-	f   *os.File
+	f   *os.File // nil for a bare descriptor (see dir.OpenDir)
 	fd  int
 	rel string // root-relative path, for messages
 }
@@ -38,7 +38,13 @@ func (l *FS) openDir(rel string) (*dirHandle, error) {
 	return &dirHandle{f: f, fd: int(f.Fd()), rel: rel}, nil
 }
 
-func (d *dirHandle) close() { d.f.Close() }
+func (d *dirHandle) close() {
+	if d.f != nil {
+		d.f.Close()
+		return
+	}
+	unix.Close(d.fd)
+}
 
 // DefaultLockWait is how long a directory lock is waited for when
 // Options.LockWait is 0.

@@ -31,9 +31,10 @@ func (l *FS) OpenDir(name string) (fsys.Dir, error) {
 }
 
 type dir struct {
-	l    *FS
-	d    *dirHandle
-	name string
+	l      *FS
+	d      *dirHandle
+	name   string
+	listed bool // ReadDirTypes has read the entries once (and moved the offset)
 }
 
 // Open opens the regular file name in the directory, holding the
@@ -46,7 +47,7 @@ func (d *dir) Open(name string) (io.ReadCloser, fsys.Info, error) {
 	}
 	unlock, err := d.l.rlock(d.d)
 	if err != nil {
-		return nil, fsys.Info{}, err
+		return nil, fsys.Info{}, d.l.fail(op, full, err)
 	}
 	var fd int
 	err = retry(func() (err error) {

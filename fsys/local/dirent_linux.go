@@ -4,15 +4,17 @@ import (
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/stet-dev/stet/fsys"
 )
 
 // direntBufSize is the getdents buffer of one directory read.
 const direntBufSize = 32 << 10
 
-// eachEntry calls fn with the name and kind of every entry of the directory
-// open at fd, from raw getdents64 records: no allocation per entry and no
-// stat, except on filesystems that do not report entry types.
-func eachEntry(fd int, buf []byte, fn func(name string, isDir bool) error) error {
+// eachEntry calls fn with the name and type of every entry of the directory
+// open at fd, from raw getdents64 records: no allocation per entry but its
+// name, and no stat, except on filesystems that do not report entry types.
+func eachEntry(fd int, buf []byte, fn func(name string, typ fsys.Type) error) error {
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -45,16 +47,24 @@ func eachEntry(fd int, buf []byte, fn func(name string, isDir bool) error) error
 			if len(name) == 0 || string(name) == "." || string(name) == ".." {
 				continue
 			}
-			if typ == unix.DT_UNKNOWN {
+			var t fsys.Type
+			switch typ {
+			case unix.DT_REG:
+				t = fsys.TypeFile
+			case unix.DT_DIR:
+				t = fsys.TypeDir
+			case unix.DT_LNK:
+				t = fsys.TypeSymlink
+			case unix.DT_UNKNOWN:
 				var st unix.Stat_t
 				if unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-					continue
+					continue // gone since the listing, as ReadDir skips it
 				}
-				if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-					typ = unix.DT_DIR
-				}
+				t = typeOfMode(st.Mode)
+			default:
+				t = fsys.TypeOther
 			}
-			if err := fn(string(name), typ == unix.DT_DIR); err != nil {
+			if err := fn(string(name), t); err != nil {
 				return err
 			}
 		}

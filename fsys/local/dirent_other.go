@@ -8,14 +8,17 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/internal/confine"
 )
 
 // direntBufSize is unused here; os.File reads the entries.
 const direntBufSize = 0
 
-// eachEntry calls fn with the name and kind of every entry of the directory
+// eachEntry calls fn with the name and type of every entry of the directory
 // open at fd (which it does not close).
-func eachEntry(fd int, _ []byte, fn func(name string, isDir bool) error) error {
+func eachEntry(fd int, _ []byte, fn func(name string, typ fsys.Type) error) error {
 	dup, err := unix.Dup(fd)
 	if err != nil {
 		return err
@@ -27,7 +30,7 @@ func eachEntry(fd int, _ []byte, fn func(name string, isDir bool) error) error {
 	for {
 		ents, err := dir.ReadDir(512)
 		for _, e := range ents {
-			if err := fn(e.Name(), e.Type().IsDir()); err != nil {
+			if err := fn(e.Name(), confine.TypeOf(e.Type())); err != nil {
 				return err
 			}
 		}

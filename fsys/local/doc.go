@@ -38,7 +38,8 @@
 // held for that instant only (not during the write or the fsync), so the
 // commits of every stet process in one directory never build on each
 // other's unchecked bytes. Readers take it shared for the instant of their
-// open. Both waits are bounded (Options.LockWait, DefaultLockWait): a lock
+// open (Dir.OpenEach: of a batch of opens in one directory, never of the
+// reads). Both waits are bounded (Options.LockWait, DefaultLockWait): a lock
 // another program keeps on the directory (flock(1), a backup tool) ends the
 // call with fsys.ErrBusy and a *fsys.BusyError naming the directory, after
 // which nothing was read or changed. The directory is fsynced after each commit. A

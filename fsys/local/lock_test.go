@@ -3,6 +3,7 @@ package local_test
 import (
 	"bufio"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,6 +99,31 @@ func TestForeignLockWaitIsBounded(t *testing.T) {
 		_, err = l.Remove("sub/f", fsys.Expected{Version: fsys.VersionOf([]byte("old"))})
 	})
 	wantBusy(t, "remove", err, "sub")
+	// Opens through an open directory wait for the lock too, each file
+	// of a batch refused with it (nothing opened).
+	d, err := l.OpenDir("sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	within(t, 10*time.Second, "open in dir", func() { _, _, err = d.Open("f") })
+	wantBusy(t, "open in dir", err, "sub")
+	var errs []error
+	within(t, 10*time.Second, "open each", func() {
+		fsys.OpenEach(d, []string{"f", "f"}, func(_ int, r io.Reader, _ fsys.Info, err error) error {
+			if r != nil {
+				t.Errorf("open each under a foreign lock gave a reader")
+			}
+			errs = append(errs, err)
+			return nil
+		})
+	})
+	if len(errs) != 2 {
+		t.Fatalf("open each: %d calls", len(errs))
+	}
+	for _, err := range errs {
+		wantBusy(t, "open each", err, "sub")
+	}
 	ents, _ := os.ReadDir(filepath.Join(dir, "sub"))
 	if len(ents) != 1 || ents[0].Name() != "f" {
 		t.Fatalf("after refused commits the directory holds %v", ents)

@@ -176,9 +176,9 @@ func (sw *sweeper) sweep(rel string, deep bool) (int, error) {
 // skipped.
 func (sw *sweeper) dir(fd int, rel string, deep bool) (int, error) {
 	var subdirs, temps []string
-	err := eachEntry(fd, sw.buf, func(name string, isDir bool) error {
+	err := eachEntry(fd, sw.buf, func(name string, typ fsys.Type) error {
 		switch {
-		case isDir:
+		case typ == fsys.TypeDir:
 			if deep {
 				subdirs = append(subdirs, name)
 			}
