@@ -32,10 +32,15 @@ const binaryProbeBytes = 8 << 10
 
 // grepQuery is a grep call compiled once and shared by the workers.
 type grepQuery struct {
-	re        *regexp.Regexp
-	lit       []byte // a literal every match contains (the prefilter); nil when none is known
-	multiline bool
-	mode      string
+	re            *regexp.Regexp
+	lit           []byte // a literal every match contains (the prefilter); nil when none is known
+	multiline     bool
+	mode          string
+	before, after int // context lines (scanLarge keeps them; buildRows shows them)
+	// foldLit, for a case-insensitive pattern without lit, is a literal
+	// every match holds up to ASCII case, lower-cased (its letters fold to
+	// ASCII letters only): scanLarge's prefilter then.
+	foldLit []byte
 	// need is how many hits a worker needs from one file at most: a file
 	// cannot contribute more than offset+limit+1 to any page (0: all).
 	need int
@@ -55,6 +60,10 @@ type fileHits struct {
 	count int    // matching lines
 	data  []byte // the file's bytes, kept only when content rows will be built from them
 	err   error
+	// groups replace hits and data for a file over the edit limit, searched
+	// as it streams (scanLarge); more says it holds hits past them.
+	groups []hitGroup
+	more   bool
 }
 
 // grepBatch is at most how many files of one directory make one job: a
@@ -82,13 +91,26 @@ func compileGrep(a GrepArgs) (*grepQuery, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &grepQuery{re: re, multiline: a.Multiline, mode: a.OutputMode}
+	q := &grepQuery{re: re, multiline: a.Multiline, mode: a.OutputMode, before: a.Context, after: a.Context}
+	if a.Before > 0 {
+		q.before = a.Before
+	}
+	if a.After > 0 {
+		q.after = a.After
+	}
 	if q.mode == "" {
 		q.mode = tools.GrepContent
 	}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		if lit := requiredLiteral(parsed.Simplify()); len(lit) > 0 {
 			q.lit = lit
+		}
+	}
+	if q.lit == nil {
+		if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
+			if lit := foldedLiteral(parsed.Simplify()); len(lit) > 0 {
+				q.foldLit = lit
+			}
 		}
 	}
 	switch q.mode {
@@ -102,6 +124,47 @@ func compileGrep(a GrepArgs) (*grepQuery, error) {
 		q.need = a.Offset + limit + 1
 	}
 	return q, nil
+}
+
+// foldedLiteral is requiredLiteral for case-folded literals whose every
+// rune is ASCII and folds only to ASCII (not k or s, which fold to the
+// Kelvin sign and the long s): the longest one a match must hold up to
+// ASCII case, lower-cased; nil when there is none.
+func foldedLiteral(re *syntax.Regexp) []byte {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase == 0 {
+			return nil
+		}
+		out := make([]byte, 0, len(re.Rune))
+		for _, r := range re.Rune {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if f >= utf8.RuneSelf {
+					return nil
+				}
+			}
+			if r >= utf8.RuneSelf {
+				return nil
+			}
+			out = append(out, byte(unicode.ToLower(r)))
+		}
+		return out
+	case syntax.OpCapture, syntax.OpPlus:
+		return foldedLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return foldedLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []byte
+		for _, sub := range re.Sub {
+			if l := foldedLiteral(sub); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return nil
 }
 
 // requiredLiteral returns the longest literal that every match of re
@@ -331,6 +394,13 @@ func (w *grepBuf) keep(buf []byte) {
 // describes it, rel names it, named says the call named it (its errors are
 // then the call's).
 func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, info fsys.Info, w *grepBuf, rel string, named bool) fileHits {
+	if max := s.ws.opts.MaxFileBytes; info.Size > max && !q.multiline {
+		h, err := q.scanLarge(ctx, f, q.before, q.after, max)
+		if err != nil && (named || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			return fileHits{err: err}
+		}
+		return h
+	}
 	data, binary, err := w.load(f, info, rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
 		if named {
@@ -645,31 +715,45 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 			}
 			return each(part)
 		}
-		hits := h.hits
-		if skip >= len(hits) {
-			skip -= len(hits)
-			return nil
+		groups := h.groups
+		if groups == nil {
+			groups = []hitGroup{{data: h.data, hits: h.hits}}
 		}
-		hits, skip = hits[skip:], 0
-		if shown >= limit {
-			truncated = true
-			return errStopWalk
+		for _, grp := range groups {
+			hits := grp.hits
+			if skip >= len(hits) {
+				skip -= len(hits)
+				continue
+			}
+			hits, skip = hits[skip:], 0
+			if shown >= limit {
+				truncated = true
+				return errStopWalk
+			}
+			g := buildRows(grp.data, hits, before, after, limit-shown, MaxGrepBytes-bytesShown)
+			shown += g.matches
+			bytesShown += g.bytes
+			if len(g.rows) > 0 {
+				for i := range g.rows {
+					g.rows[i].Path = name
+				}
+				// A file over the edit limit cannot be edited: what grep
+				// showed of it is not recorded.
+				if h.groups == nil {
+					if rec := s.grepObserve(u, h.data, g.seen); rec != nil {
+						recs = append(recs, *rec)
+					}
+				}
+				if err := each(&GrepResult{Matches: g.rows}); err != nil {
+					return err
+				}
+			}
+			if g.matches < len(hits) || g.cut {
+				truncated = true
+				return errStopWalk
+			}
 		}
-		g := buildRows(h.data, hits, before, after, limit-shown, MaxGrepBytes-bytesShown)
-		shown += g.matches
-		bytesShown += g.bytes
-		if len(g.rows) > 0 {
-			for i := range g.rows {
-				g.rows[i].Path = name
-			}
-			if rec := s.grepObserve(u, h.data, g.seen); rec != nil {
-				recs = append(recs, *rec)
-			}
-			if err := each(&GrepResult{Matches: g.rows}); err != nil {
-				return err
-			}
-		}
-		if g.matches < len(hits) || g.cut {
+		if h.more {
 			truncated = true
 			return errStopWalk
 		}
