@@ -112,15 +112,19 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 		}
 		b, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: gather it, up to maxLine.
+			// A line longer than the buffer: gather it, up to maxLine, in
+			// one buffer of that size (made once: no doubling).
+			if long == nil {
+				long = make([]byte, 0, maxLine+1)
+			}
 			long, tooLong = append(long[:0], b...), false
 			for errors.Is(err, bufio.ErrBufferFull) {
 				b, err = br.ReadSlice('\n')
+				if !tooLong && int64(len(long)+len(b)) > maxLine {
+					tooLong, long = true, long[:0]
+				}
 				if !tooLong {
 					long = append(long, b...)
-				}
-				if int64(len(long)) > maxLine {
-					tooLong, long = true, long[:0]
 				}
 			}
 			b = long
