@@ -126,53 +126,11 @@ func compileGrep(a GrepArgs) (*grepQuery, error) {
 	return q, nil
 }
 
-// foldedLiteral is requiredLiteral for case-folded literals whose every
-// rune is ASCII and folds only to ASCII (not k or s, which fold to the
-// Kelvin sign and the long s): the longest one a match must hold up to
-// ASCII case, lower-cased; nil when there is none.
-func foldedLiteral(re *syntax.Regexp) []byte {
-	switch re.Op {
-	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase == 0 {
-			return nil
-		}
-		out := make([]byte, 0, len(re.Rune))
-		for _, r := range re.Rune {
-			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				if f >= utf8.RuneSelf {
-					return nil
-				}
-			}
-			if r >= utf8.RuneSelf {
-				return nil
-			}
-			out = append(out, byte(unicode.ToLower(r)))
-		}
-		return out
-	case syntax.OpCapture, syntax.OpPlus:
-		return foldedLiteral(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return foldedLiteral(re.Sub[0])
-		}
-	case syntax.OpConcat:
-		var best []byte
-		for _, sub := range re.Sub {
-			if l := foldedLiteral(sub); len(l) > len(best) {
-				best = l
-			}
-		}
-		return best
-	}
-	return nil
-}
-
 // requiredLiteral returns the longest literal that every match of re
 // contains, or nil. Case-folded literals count only when they hold no
 // letter that folds.
 func requiredLiteral(re *syntax.Regexp) []byte {
-	switch re.Op {
-	case syntax.OpLiteral:
+	return longestLiteral(re, func(re *syntax.Regexp) []byte {
 		if re.Flags&syntax.FoldCase != 0 {
 			for _, r := range re.Rune {
 				if unicode.SimpleFold(r) != r {
@@ -181,16 +139,50 @@ func requiredLiteral(re *syntax.Regexp) []byte {
 			}
 		}
 		return []byte(string(re.Rune))
+	})
+}
+
+// foldedLiteral is requiredLiteral for case-folded literals whose every
+// rune is ASCII and folds only to ASCII (not k or s, which fold to the
+// Kelvin sign and the long s): the longest one a match must hold up to
+// ASCII case, lower-cased; nil when there is none.
+func foldedLiteral(re *syntax.Regexp) []byte {
+	return longestLiteral(re, func(re *syntax.Regexp) []byte {
+		if re.Flags&syntax.FoldCase == 0 {
+			return nil
+		}
+		out := make([]byte, 0, len(re.Rune))
+		for _, r := range re.Rune {
+			if r >= utf8.RuneSelf {
+				return nil
+			}
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if f >= utf8.RuneSelf {
+					return nil
+				}
+			}
+			out = append(out, byte(unicode.ToLower(r)))
+		}
+		return out
+	})
+}
+
+// longestLiteral returns the longest of the literals every match of re
+// must contain, as lit reads each literal node (nil: it does not count).
+func longestLiteral(re *syntax.Regexp, lit func(*syntax.Regexp) []byte) []byte {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return lit(re)
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		return longestLiteral(re.Sub[0], lit)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return longestLiteral(re.Sub[0], lit)
 		}
 	case syntax.OpConcat:
 		var best []byte
 		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub); len(l) > len(best) {
+			if l := longestLiteral(sub, lit); len(l) > len(best) {
 				best = l
 			}
 		}

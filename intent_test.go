@@ -33,6 +33,41 @@ func openIntentWS(t *testing.T, files map[string]string) (*Workspace, *Session, 
 	return ws, s, root, state
 }
 
+// appendIntent journals it, as a process that is gone wrote it.
+func appendIntent(t *testing.T, ws *Workspace, it intentData) {
+	t.Helper()
+	b, _ := json.Marshal(it)
+	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reopen closes ws and opens the workspace at root again, as the next
+// start does: what ws left pending is resolved.
+func reopen(t *testing.T, ws *Workspace, root string, o Options) *Workspace {
+	t.Helper()
+	ws.Close()
+	ws2, err := Open([]string{root}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws2.Close() })
+	return ws2
+}
+
+// outcomeOf returns the state of intent id's done record ("" while open).
+func outcomeOf(ws *Workspace, id string) string {
+	var out string
+	ws.journal.Session(intentSession, func(r journal.Record) error {
+		var d doneData
+		if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == id {
+			out = d.State
+		}
+		return nil
+	})
+	return out
+}
+
 // When the intent cannot be made durable (the state disk is full, or the
 // journal is gone), the change is refused before anything moves.
 func TestIntentFailureChangesNothing(t *testing.T) {
@@ -102,18 +137,10 @@ func TestUnresolvedIntentIsReported(t *testing.T) {
 		Before: receipt.StateOf(old), After: receipt.StateOf(nw),
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 3, NewBytes: 3, Line: 1}}}
 	it := intentData{ID: r.ID, Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(), Data: receiptData{Receipt: r, Old: []string{"one"}}}}}
-	b, _ := json.Marshal(it) // as a process that is gone wrote it
-	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-		t.Fatal(err)
-	}
+	appendIntent(t, ws, it) // as a process that is gone wrote it
 	// Someone else wrote other bytes before the next start.
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("edited by hand\n"), 0o644)
-	ws.Close()
-	ws2, err := Open([]string{root}, Options{State: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws2.Close()
+	ws2 := reopen(t, ws, root, Options{State: state})
 	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "edited by hand\n" {
 		t.Fatalf("recovery changed a file it could not place: %q", b)
 	}
@@ -162,28 +189,13 @@ func TestChainedIntentIsResolved(t *testing.T) {
 			}
 			it := intentData{ID: "p_chain", Session: s.id, PID: 1 << 30,
 				Files: []intentFile{link("r_first", v0, v1), link("r_second", v1, v2)}}
-			b, _ := json.Marshal(it)
-			if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-				t.Fatal(err)
-			}
-			ws.Close()
-			ws2, err := Open([]string{root}, Options{State: state})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws2.Close()
+			appendIntent(t, ws, it)
+			ws2 := reopen(t, ws, root, Options{State: state})
 			got, _ := os.ReadFile(filepath.Join(root, "a.txt"))
 			if string(got) != string(c.want) {
 				t.Errorf("a.txt = %q, want %q", got, c.want)
 			}
-			var outcome string
-			ws2.journal.Session(intentSession, func(r journal.Record) error {
-				var d doneData
-				if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "p_chain" {
-					outcome = d.State
-				}
-				return nil
-			})
+			outcome := outcomeOf(ws2, "p_chain")
 			if outcome != c.outcome {
 				t.Errorf("outcome %q, want %q", outcome, c.outcome)
 			}
@@ -214,16 +226,8 @@ func TestMoveStoppedAfterItsExchangeIsFinished(t *testing.T) {
 		Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
 	it := intentData{ID: "r_move", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: to.key(),
 		Data: receiptData{Receipt: r, FromKey: from.key(), Over: blob}}}}
-	b, _ := json.Marshal(it)
-	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-		t.Fatal(err)
-	}
-	ws.Close()
-	ws2, err := Open([]string{root}, Options{State: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws2.Close()
+	appendIntent(t, ws, it)
+	ws2 := reopen(t, ws, root, Options{State: state})
 	if _, err := os.Stat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
 		t.Errorf("the old name still holds the replaced file: %v", err)
 	}
@@ -253,16 +257,8 @@ func TestMoveStoppedAfterItsExchangeKeepsAnUnsavedFile(t *testing.T) {
 		Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
 	it := intentData{ID: "r_move", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: to.key(),
 		Data: receiptData{Receipt: r, FromKey: from.key(), Over: string(receipt.StateOf(replaced).Version)}}}}
-	b, _ := json.Marshal(it)
-	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-		t.Fatal(err)
-	}
-	ws.Close()
-	ws2, err := Open([]string{root}, Options{State: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws2.Close()
+	appendIntent(t, ws, it)
+	ws2 := reopen(t, ws, root, Options{State: state})
 	if got, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(got) != string(replaced) {
 		t.Errorf("a.txt = %q: the only copy of the replaced file was removed", got)
 	}
@@ -320,16 +316,8 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 				{Key: key("d.txt"), Data: receiptData{Receipt: mv, FromKey: key("a.txt")}},
 				edit("r_3", "b.txt", b0, b1),
 			}}
-			b, _ := json.Marshal(it)
-			if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-				t.Fatal(err)
-			}
-			ws.Close()
-			ws2, err := Open([]string{root}, Options{State: state})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws2.Close()
+			appendIntent(t, ws, it)
+			ws2 := reopen(t, ws, root, Options{State: state})
 			for i, n := range []string{"a.txt", "d.txt", "b.txt"} {
 				got, err := os.ReadFile(filepath.Join(root, n))
 				if err != nil {
@@ -339,14 +327,7 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 					t.Errorf("%s = %q, want %q", n, got, c.want[i])
 				}
 			}
-			var outcome string
-			ws2.journal.Session(intentSession, func(r journal.Record) error {
-				var d doneData
-				if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "p_seq" {
-					outcome = d.State
-				}
-				return nil
-			})
+			outcome := outcomeOf(ws2, "p_seq")
 			if outcome != c.outcome {
 				t.Errorf("outcome %q, want %q", outcome, c.outcome)
 			}
@@ -392,16 +373,8 @@ func TestRecordedTempFileIsRemoved(t *testing.T) {
 	it := intentData{ID: "r_tmp", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(),
 		Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: recorded},
 		{Key: tgt.key(), Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: inGit}}}
-	b, _ := json.Marshal(it)
-	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-		t.Fatal(err)
-	}
-	ws.Close()
-	ws2, err := Open([]string{root}, Options{State: state, NoSweep: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws2.Close()
+	appendIntent(t, ws, it)
+	reopen(t, ws, root, Options{State: state, NoSweep: true})
 	if _, err := os.Stat(filepath.Join(root, recorded)); !os.IsNotExist(err) {
 		t.Errorf("the temp file the intent recorded is still there: %v", err)
 	}
@@ -487,37 +460,14 @@ func TestIntentOfALiveWriterIsLeftAlone(t *testing.T) {
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 5, NewBytes: 4, Line: 1}}}
 	it := intentData{ID: "r_live", Session: s.id, PID: 1 << 30, Live: live, Files: []intentFile{{Key: tgt.key(),
 		Data: receiptData{Receipt: r, Old: []string{"zero\n"}}}}}
-	b, _ := json.Marshal(it)
-	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-		t.Fatal(err)
-	}
-	ws.Close()
-	outcome := func(ws *Workspace) string {
-		var out string
-		ws.journal.Session(intentSession, func(r journal.Record) error {
-			var d doneData
-			if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "r_live" {
-				out = d.State
-			}
-			return nil
-		})
-		return out
-	}
-	ws2, err := Open([]string{root}, Options{State: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := outcome(ws2); got != "" {
+	appendIntent(t, ws, it)
+	ws2 := reopen(t, ws, root, Options{State: state})
+	if got := outcomeOf(ws2, "r_live"); got != "" {
 		t.Errorf("the intent of a live writer was closed as %q", got)
 	}
-	ws2.Close()
 	holder.Close()
-	ws3, err := Open([]string{root}, Options{State: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws3.Close()
-	if got := outcome(ws3); got != doneCompleted {
+	ws3 := reopen(t, ws2, root, Options{State: state})
+	if got := outcomeOf(ws3, "r_live"); got != doneCompleted {
 		t.Errorf("after the writer is gone the intent closed as %q, want %q", got, doneCompleted)
 	}
 }
@@ -547,17 +497,9 @@ func TestNestedRollbackIsSettledOnce(t *testing.T) {
 		{ID: "p_outer", Session: s.id, PID: 1 << 30, Files: []intentFile{step("r_a", "patch", "a.txt", v0, v1), step("r_b", "patch", "b.txt", v0, v1), step("r_c", "patch", "c.txt", v0, v1)}},
 		{ID: "r_inner", Session: s.id, PID: 1 << 30, Files: []intentFile{step("r_back", "rollback", "b.txt", v1, v0)}},
 	} {
-		b, _ := json.Marshal(it)
-		if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-			t.Fatal(err)
-		}
+		appendIntent(t, ws, it)
 	}
-	ws.Close()
-	ws2, err := Open([]string{root}, Options{State: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws2.Close()
+	ws2 := reopen(t, ws, root, Options{State: state})
 	if got, _ := os.ReadFile(filepath.Join(root, "c.txt")); string(got) != v0 {
 		t.Errorf("c.txt = %q, want it untouched", got)
 	}
@@ -607,16 +549,8 @@ func TestRecoveryKeepsToTheFloor(t *testing.T) {
 		step("r_1", ".git/config", "[core]\n\tfsmonitor = evil\n", "real\n"),
 		step("r_2", "a.txt", "a zero\n", "a one\n"),
 	}}
-	b, _ := json.Marshal(it)
-	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
-		t.Fatal(err)
-	}
-	ws.Close()
-	ws2, err := Open([]string{root}, Options{State: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws2.Close()
+	appendIntent(t, ws, it)
+	ws2 := reopen(t, ws, root, Options{State: state})
 	if got, _ := os.ReadFile(filepath.Join(root, ".git", "config")); string(got) != "real\n" {
 		t.Errorf(".git/config = %q: recovery wrote into .git", got)
 	}
