@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,6 +25,8 @@ func main() {
 	runs := flag.Int("n", 5, "runs of each command (the median is reported)")
 	tree := flag.String("tree", "", "the generated tree (made when missing)")
 	files := flag.Int("files", 200000, "files in the generated tree")
+	largeMiB := flag.Int("large", 256, "MiB of the generated large log (one file over the edit limit)")
+	only := flag.String("only", "", "measure only the trees whose name holds this (go, generated, large)")
 	inproc := flag.String("inproc", "", "internal: run one in-process call (grep|find) in -root and exit")
 	root := flag.String("root", "", "internal: the root of -inproc")
 	pattern := flag.String("pattern", "", "internal: the pattern of -inproc")
@@ -38,9 +41,19 @@ func main() {
 	if *tree == "" {
 		*tree = filepath.Join(os.TempDir(), fmt.Sprintf("stet-search-bench-%d", *files))
 	}
-	if err := generate(*tree, *files); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	large := filepath.Join(os.TempDir(), fmt.Sprintf("stet-search-bench-large-%d", *largeMiB))
+	want := func(name string) bool { return *only == "" || strings.Contains(strings.ToLower(name), *only) }
+	if want("generated") {
+		if err := generate(*tree, *files); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	if want("large") {
+		if err := generateLarge(large, *largeMiB); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -64,7 +77,12 @@ func main() {
 	for _, tr := range []struct{ name, dir, pattern, nomatch string }{
 		{"Go source tree (`$(go env GOROOT)/src`)", goSrc, "err != nil", "zzqqxnomatch"},
 		{fmt.Sprintf("generated tree (%d small files)", *files), *tree, "needle", "zzqqxnomatch"},
+		{fmt.Sprintf("large log (one file of %d MiB, over the edit limit)", *largeMiB), large, "needle", "zzqqxnomatch"},
 	} {
+		if !want(tr.name) {
+			continue
+		}
+		isLarge := tr.dir == large
 		n := countFiles(tr.dir)
 		fmt.Fprintf(&out, "### %s: %d files\n\n", tr.name, n)
 		fmt.Fprintln(&out, "| scenario | command | median | × grep/find | first line | peak RSS | state dir after |")
@@ -96,6 +114,11 @@ func main() {
 				{"stet grep (CLI)", stetArgs("grep", tr.nomatch), true},
 				{"stet grep (in-process)", []string{self, "-inproc", "grep", "-root", tr.dir, "-pattern", tr.nomatch}, false},
 			}},
+			{"grep -i, no match", []cmd{
+				{"grep -rni", []string{"grep", "-rni", tr.nomatch, "."}, false},
+				{"rg -ni", []string{"rg", "-ni", "--no-ignore", tr.nomatch, "."}, false},
+				{"stet grep -i (CLI)", stetArgs("grep", "-i", tr.nomatch), true},
+			}},
 			{"find every `*.go` / `*.txt`", []cmd{
 				{"find", []string{"find", ".", "-name", findGlob(tr.dir == goSrc)}, false},
 				{"stet find (CLI)", stetArgs("find", "--limit", "100000", "**/"+findGlob(tr.dir == goSrc)), true},
@@ -103,6 +126,9 @@ func main() {
 			}},
 		}
 		for _, sc := range scenarios {
+			if isLarge && strings.HasPrefix(sc.name, "find") {
+				continue // one file: nothing to find
+			}
 			var base time.Duration
 			for _, c := range sc.cmds {
 				if c.argv[0] == "rg" && rgErr != nil {
@@ -258,6 +284,41 @@ func generate(dir string, n int) error {
 		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 			return err
 		}
+	}
+	// not a workspace path: the benchmark's own trees and state
+	return os.WriteFile(done, nil, 0o644)
+}
+
+// generateLarge makes, unless it is there, a directory holding one log of
+// mib MiB: short lines of text, one in 1,000 holding "needle".
+func generateLarge(dir string, mib int) error {
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return nil
+	}
+	// not a workspace path: the benchmark's own trees and state
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// Written as it is made: a buffer of its size here would count in the
+	// peak memory of every command the benchmark forks.
+	// not a workspace path: the benchmark's own trees and state
+	f, err := os.Create(filepath.Join(dir, "app.log"))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for i, n := 0, 0; n < mib<<20; i++ {
+		var k int
+		if i%1000 == 999 {
+			k, _ = fmt.Fprintf(w, "%08d INFO request served, a needle in the log\n", i)
+		} else {
+			k, _ = fmt.Fprintf(w, "%08d INFO request served in 12 ms from cache\n", i)
+		}
+		n += k
+	}
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		return err
 	}
 	// not a workspace path: the benchmark's own trees and state
 	return os.WriteFile(done, nil, 0o644)
