@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"errors"
 	"io"
 	"path"
 	"strings"
@@ -24,8 +25,8 @@ type Dir interface {
 }
 
 // OpenDir opens the directory name of p: p's own Dir when p is a
-// DirOpener, otherwise one whose Open calls Open(p, name/file) and refuses
-// a symlink after a Stat.
+// DirOpener, otherwise one whose Open refuses a name whose trace (Trace)
+// goes through a symlink, then calls Open(p, name/file).
 func OpenDir(p Provider, name string) (Dir, error) {
 	if d, ok := p.(DirOpener); ok {
 		return d.OpenDir(name)
@@ -48,6 +49,12 @@ func (d fallbackDir) Open(name string) (io.ReadCloser, Info, error) {
 	full := path.Join(d.dir, name)
 	if !ValidEntryName(name) {
 		return nil, Info{}, E("read", full, ErrInvalid, nil)
+	}
+	// A backend without directory handles cannot open without following:
+	// the name's trace shows whether a symlink is on its way (checked just
+	// before the open, not atomically with it).
+	if hops, err := Trace(d.p, full); err == nil && len(hops) > 0 && hops[len(hops)-1] != full {
+		return nil, Info{}, E("read", full, ErrNotRegular, errors.New("a symlink"))
 	}
 	return Open(d.p, full)
 }

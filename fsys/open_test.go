@@ -68,3 +68,30 @@ func TestOpenAndReadFileMax(t *testing.T) {
 		}
 	}
 }
+
+// The Dir of a backend without directory handles refuses a symlink as the
+// Dir contract says, and opens a regular file.
+func TestFallbackDirRefusesSymlink(t *testing.T) {
+	m := memfs.New()
+	if err := m.Mkdir("d"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteFile("d/real.txt", []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Symlink("real.txt", "d/link.txt"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsys.OpenDir(m, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.Open("link.txt"); !errors.Is(err, fsys.ErrNotRegular) {
+		t.Errorf("Open(link.txt) = %v, want not regular", err)
+	}
+	r, _, err := d.Open("real.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+}
