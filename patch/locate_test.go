@@ -375,3 +375,72 @@ func TestKeptLinesLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestInsertionLineEnding: in a file of mixed line endings, added lines take
+// the ending of the terminated line nearest above them; at the top, of the
+// first line.
+func TestInsertionLineEnding(t *testing.T) {
+	tests := []struct {
+		name, text, patch, want string
+		adapted                 bool
+	}{
+		{"below an LF line, above CRLF lines", "a\nb\r\nc\r\n", "--- a/f\n+++ b/f\n@@ -1,0 +2 @@\n+X\n", "a\nX\nb\r\nc\r\n", false},
+		{"below a CRLF line, above LF lines", "a\r\nb\nc\n", "--- a/f\n+++ b/f\n@@ -1,0 +2 @@\n+X\n", "a\r\nX\r\nb\nc\n", true},
+		{"at the top, first line LF", "a\nb\nc\r\n", "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+X\n", "X\na\nb\nc\r\n", false},
+		{"at the top, first line CRLF", "a\r\nb\nc\n", "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+X\n", "X\r\na\r\nb\nc\n", true},
+		{"after an unterminated last line below a CRLF line", "a\nb\r\nc", "*** Begin Patch\n*** Update File: f\n@@\n+X\n*** End of File\n*** End Patch", "a\nb\r\nc\r\nX", true},
+		{"after an unterminated last line below an LF line", "a\r\nb\nc", "*** Begin Patch\n*** Update File: f\n@@\n+X\n*** End of File\n*** End Patch", "a\r\nb\nc\nX", false},
+		{"after the one unterminated line", "a", "*** Begin Patch\n*** Update File: f\n@@\n+X\n*** End of File\n*** End Patch", "a\nX", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Apply([]byte(tc.text), hunksOf(t, tc.patch))
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			checkRegions(t, []byte(tc.text), a)
+			if string(a.Text) != tc.want || a.CRLFAdapted != tc.adapted {
+				t.Fatalf("got %q adapted %v, want %q adapted %v", a.Text, a.CRLFAdapted, tc.want, tc.adapted)
+			}
+		})
+	}
+}
+
+// TestMissNearest: of several copies of a hunk's lines, none where the hunk
+// may go, a miss names the one nearest where the search began, the earlier
+// on a tie; a copy equal as written is named before one equal only with
+// "\r\n" set aside.
+func TestMissNearest(t *testing.T) {
+	const begin = "*** Begin Patch\n*** Update File: f\n"
+	tests := []struct {
+		name, text, patch string
+		index             int
+		lines             []int
+		msg               string
+	}{
+		{"the first copy, at the top, is nearest", "x\ny\nx\ny\nz\n",
+			begin + "@@\n-x\n+X\n*** End of File\n*** End Patch",
+			0, []int{1}, "at line 1, but the hunk must end at the end of the file"},
+		{"two copies as near: the earlier", "x\np\nq\nr\nx\ns\nt\n",
+			begin + "@@\n-p\n+P\n@@\n-x\n+X\n*** End of File\n*** End Patch",
+			1, []int{1}, "at line 1, above the end of the previous hunk (line 2)"},
+		{"the copy just above the @@ line", "a\nb\nx\nc\nd\nx\ne\n",
+			begin + "@@ c\n-x\n+X\n*** End of File\n*** End Patch",
+			0, []int{3}, `at line 3, above its @@ line "c" (line 4)`},
+		{"a copy as written before a nearer CRLF copy", "x\na\nb\nc\nx\r\nd\r\n",
+			begin + "@@\n-c\n+C\n@@\n-x\n+X\n*** End of File\n*** End Patch",
+			1, []int{1}, "at line 1, above the end of the previous hunk (line 4)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Apply([]byte(tc.text), hunksOf(t, tc.patch))
+			var he *HunkError
+			if !errors.As(err, &he) || he.Kind != KindNoMatch || he.Index != tc.index {
+				t.Fatalf("err = %v, want hunk %d no_match", err, tc.index+1)
+			}
+			if !slices.Equal(he.Lines, tc.lines) || !strings.Contains(he.Msg, tc.msg) {
+				t.Fatalf("Lines %v, Msg %q; want %v and %q", he.Lines, he.Msg, tc.lines, tc.msg)
+			}
+		})
+	}
+}

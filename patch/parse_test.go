@@ -112,6 +112,11 @@ func TestParseCodex(t *testing.T) {
 			want:  []File{{Kind: Update, Path: "a", MoveTo: "b", Line: 2}},
 		},
 		{
+			name:  "move after a blank line",
+			patch: "*** Begin Patch\n*** Update File: a\n\n  \n*** Move to: b\n@@\n-x\n+y\n*** End Patch",
+			want:  []File{{Kind: Update, Path: "a", MoveTo: "b", Line: 2, Hunks: []Hunk{{Old: []string{"x"}, New: []string{"y"}}}}},
+		},
+		{
 			name:  "move to the same path is no move",
 			patch: "*** Begin Patch\n*** Update File: a\n*** Move to: a\n@@\n-x\n+y\n*** End Patch",
 			want:  []File{{Kind: Update, Path: "a", Line: 2, Hunks: []Hunk{{Old: []string{"x"}, New: []string{"y"}}}}},
@@ -295,6 +300,8 @@ func TestParseErrors(t *testing.T) {
 		{"not a patch", "hello\nworld\n", 1, "not a patch"},
 		{"junk before Begin", "Here it is:\n*** Begin Patch\n*** Delete File: a\n*** End Patch", 1, `expected "*** Begin Patch"`},
 		{"missing End Patch", "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n", 5, `ends without "*** End Patch"`},
+		{"missing End Patch after an added file", "*** Begin Patch\n*** Add File: a\n+x\n", 3, `ends without "*** End Patch"`},
+		{"missing End Patch after a move", "*** Begin Patch\n*** Update File: a\n*** Move to: b\n", 3, `ends without "*** End Patch"`},
 		{"bad hunk line", "*** Begin Patch\n*** Update File: a\n@@\n-x\ny\n*** End Patch", 5, "bad hunk line \"y\""},
 		{"unknown header", "*** Begin Patch\n*** Rename File: a\n*** End Patch", 2, "unknown header"},
 		{"unknown header after hunk", "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** Frobnicate\n*** End Patch", 6, "unknown header"},
