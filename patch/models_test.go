@@ -322,4 +322,7 @@ func TestHeaderNumbers(t *testing.T) {
 	if got := clip("héllo", 2); got != "h…" {
 		t.Errorf("clip inside a rune: %q", got)
 	}
+	if got := clip("\x80\x80\x80", 2); got != "…" {
+		t.Errorf("clip of bytes that start no rune: %q", got)
+	}
 }

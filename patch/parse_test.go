@@ -310,6 +310,8 @@ func TestParseErrors(t *testing.T) {
 		{"empty hunk", "*** Begin Patch\n*** Update File: a\n@@ f\n*** End Patch", 3, "empty hunk"},
 		{"missing path", "*** Begin Patch\n*** Delete File:\n*** End Patch", 2, "needs a path"},
 		{"text after End Patch", "*** Begin Patch\n*** Delete File: a\n*** End Patch\nmore", 4, "after \"*** End Patch\""},
+		{"text after End Patch and a blank line", "*** Begin Patch\n*** Delete File: a\n*** End Patch\n\nmore", 5, "after \"*** End Patch\""},
+		{"codex removed line after the no-newline marker", "*** Begin Patch\n*** Update File: a\n-x\n\\ No newline at end of file\n-y\n*** End Patch", 5, "follows"},
 		{"same path twice", "*** Begin Patch\n*** Delete File: a\n*** Add File: a\n+x\n*** End Patch", 3, "named again"},
 		{"End of File without lines", "*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch", 4, "must end a hunk"},
 		{"hunk after End of File needs @@", "*** Begin Patch\n*** Update File: a\n-x\n*** End of File\n+y\n*** End Patch", 5, "must start with an \"@@\""},
