@@ -112,6 +112,13 @@ func TestNearMiss(t *testing.T) {
 			msg:   []string{"nearest: line 1 "},
 		},
 		{
+			name:  "equally near regions around a later hint: the first",
+			text:  "a\nfoo \nb\nc\nd\nfoo \ne\n",
+			patch: "--- a/f\n+++ b/f\n@@ -4 +4 @@\n-foo\n+F\n",
+			lines: []int{2},
+			msg:   []string{"nearest: line 2 "},
+		},
+		{
 			name:  "the hint at line 1 counts after an earlier hunk",
 			text:  "foo \nbar\nbaz\nqux\nfoo \n",
 			patch: "--- a/f\n+++ b/f\n@@ -3 +3 @@\n-baz\n+BAZ\n@@ -1 +1 @@\n-foo\n+F\n",
