@@ -24,7 +24,7 @@ func hunksOf(t *testing.T, patch string) []Hunk {
 
 // checkRegions verifies what every Applied must satisfy: the regions are
 // sorted, apart, inside the original, hold the lines they say, and splicing
-// them into the original gives Text.
+// them into the original gives Text, which is allocated at its size.
 func checkRegions(t testing.TB, orig []byte, a Applied) {
 	t.Helper()
 	prevEnd := -1
@@ -50,6 +50,10 @@ func checkRegions(t testing.TB, orig []byte, a Applied) {
 	b = append(b, orig[prev:]...)
 	if !bytes.Equal(b, a.Text) {
 		t.Fatalf("splicing the regions gives %q, Text is %q", b, a.Text)
+	}
+	// Text is allocated at its size: a large file's result holds no slack.
+	if cap(a.Text) != len(a.Text) {
+		t.Errorf("Text has capacity %d for %d bytes", cap(a.Text), len(a.Text))
 	}
 }
 

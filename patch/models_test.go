@@ -298,6 +298,8 @@ func TestHeaderNumbers(t *testing.T) {
 		"@@ -1073741824 +1 @@":   maxLine,
 		"@@ -1073741825 +1 @@x":  -1,
 		"@@ -4,1073741825 +4 @@": -1,
+		"@@ -4,1073741824 +4 @@": 4,
+		"@@ -4 +4,1073741824 @@": 4,
 		"@@ @@":                  0,
 		"@@ -":                   -1,
 		"@@ -4 +":                -1,
@@ -319,5 +321,8 @@ func TestHeaderNumbers(t *testing.T) {
 	}
 	if got := clip("héllo", 2); got != "h…" {
 		t.Errorf("clip inside a rune: %q", got)
+	}
+	if got := clip("\x80\x80\x80", 2); got != "…" {
+		t.Errorf("clip of bytes that start no rune: %q", got)
 	}
 }

@@ -112,6 +112,13 @@ func TestNearMiss(t *testing.T) {
 			msg:   []string{"nearest: line 1 "},
 		},
 		{
+			name:  "equally near regions around a later hint: the first",
+			text:  "a\nfoo \nb\nc\nd\nfoo \ne\n",
+			patch: "--- a/f\n+++ b/f\n@@ -4 +4 @@\n-foo\n+F\n",
+			lines: []int{2},
+			msg:   []string{"nearest: line 2 "},
+		},
+		{
 			name:  "the hint at line 1 counts after an earlier hunk",
 			text:  "foo \nbar\nbaz\nqux\nfoo \n",
 			patch: "--- a/f\n+++ b/f\n@@ -3 +3 @@\n-baz\n+BAZ\n@@ -1 +1 @@\n-foo\n+F\n",
@@ -125,6 +132,36 @@ func TestNearMiss(t *testing.T) {
 			msg:     []string{"nearest: lines 11-25 (14 of 15 equal)"},
 			near:    []string{"00011|line 11\n", "00022|line 22\n00023|line 23\n", "00025|line 25\n"},
 			nearNot: []string{"..."},
+		},
+		{
+			name:    "a region of 24 lines is shown whole",
+			text:    numbered(40),
+			patch:   removal(5, 28, 10, "line ten"),
+			msg:     []string{"nearest: lines 5-28 (23 of 24 equal)"},
+			near:    []string{"00005|line 5\n", "00016|line 16\n00017|line 17\n", "00028|line 28\n"},
+			nearNot: []string{"..."},
+		},
+		{
+			name:    "a region of 25 lines shows its first 12 and last 8",
+			text:    numbered(40),
+			patch:   removal(5, 29, 10, "line ten"),
+			msg:     []string{"nearest: lines 5-29 (24 of 25 equal)"},
+			near:    []string{"00005|line 5\n", "00016|line 16\n... (5 lines)\n00022|line 22\n", "00029|line 29\n"},
+			nearNot: []string{"00017|", "00021|"},
+		},
+		{
+			name:  "lines found around the hint outvote the hint",
+			text:  numbered(20),
+			patch: "--- a/f\n+++ b/f\n@@ -8,3 +8,3 @@\n line 4\n-line 5x\n+five\n line 6\n",
+			lines: []int{4, 5, 6},
+			msg:   []string{"nearest: lines 4-6 (2 of 3 equal); line 5 (a removed line) differs in text"},
+		},
+		{
+			name:  "a differing first context line is no removed line",
+			text:  "  a\nb\n",
+			patch: "--- a/f\n+++ b/f\n@@ @@\n a\n-b\n+B\n",
+			lines: []int{1, 2},
+			msg:   []string{"; line 1 differs in indentation (file 2 spaces, patch none)"},
 		},
 		{
 			name:    "a region of 30 lines shows its first 12 and last 8",
@@ -141,6 +178,15 @@ func TestNearMiss(t *testing.T) {
 			var he *HunkError
 			if !errors.As(err, &he) {
 				t.Fatalf("Apply = %q, %v; want a *HunkError", a.Text, err)
+			}
+			// The nearest region is chosen among candidates kept in a map:
+			// every run must name the same one, whatever the map's order.
+			for range 20 {
+				_, again := Apply([]byte(tt.text), hunksOf(t, tt.patch))
+				var he2 *HunkError
+				if !errors.As(again, &he2) || he2.Msg != he.Msg || !cmp.Equal(he2.Lines, he.Lines) || he2.Near != he.Near {
+					t.Fatalf("runs disagree: %v, then %v", err, again)
+				}
 			}
 			if he.Kind != KindNoMatch || he.Index != tt.index {
 				t.Errorf("error = kind %q index %d (%v), want no_match index %d", he.Kind, he.Index, err, tt.index)
