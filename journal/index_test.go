@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stet-dev/stet/journal"
@@ -95,35 +95,44 @@ func TestSessionFromSeesTheIndexAsItStarted(t *testing.T) {
 }
 
 // Reading a session while another goroutine appends to it never fails:
-// the index and the log are read as of one moment.
+// the index and the log are read as of one moment, however long the read.
 func TestSessionFromWhileAppending(t *testing.T) {
 	j := openWith(t, t.TempDir(), journal.Options{NoSync: true, Now: clock()})
-	mustAppend(t, j, journal.Record{Type: "first", Session: "s"})
-	_, _, from := sessionFromAll(t, j, "s", 0)
-	var wg sync.WaitGroup
-	wg.Add(1)
+	for range 100 {
+		// An index of many reads' worth, so appends land while it is read.
+		mustAppend(t, j, journal.Record{Type: "first", Session: "s", Data: data(strings.Repeat("x", 1<<10))})
+	}
+	_, offs, _ := sessionFromAll(t, j, "s", 0)
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		for range 200 {
+		defer close(done)
+		for range 1000 {
 			if _, err := j.AppendLazy(journal.Record{Type: "more", Session: "s"}, journal.Record{Type: "x", Session: "o"}); err != nil {
 				t.Error(err)
 				return
 			}
 		}
 	}()
-	for range 200 {
+	for reads := 0; ; reads++ {
+		select {
+		case <-done:
+			if reads > 0 {
+				return
+			}
+		default:
+		}
 		var last int64
-		if _, err := j.SessionFrom("s", from, func(r journal.Record, _ int64) error {
+		if _, err := j.SessionFrom("s", offs[1], func(r journal.Record, _ int64) error {
 			if r.Seq <= last {
 				t.Errorf("seq %d after %d", r.Seq, last)
 			}
 			last = r.Seq
 			return nil
 		}); err != nil {
+			<-done
 			t.Fatalf("SessionFrom while appending: %v", err)
 		}
 	}
-	wg.Wait()
 }
 
 // Reading sessions leaves no file open behind it.
@@ -141,6 +150,8 @@ func TestSessionClosesItsFiles(t *testing.T) {
 		return len(ents)
 	}
 	sessionAll(t, j, "s") // the first call may open files kept for good
+	// No collection meanwhile: it would close files left open.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	before := openFiles()
 	for range 50 {
 		sessionAll(t, j, "s")
