@@ -340,3 +340,21 @@ func TestSessionRefusesLogWithItsStartCut(t *testing.T) {
 		}
 	}
 }
+
+// A next line in another valid form than Append's (a space after a comma)
+// is read whole to find its seq and prev: it chains, and Session accepts
+// the session's line before it, as Scan accepts the log.
+func TestSessionAcceptsNextLineInAnotherForm(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir)
+	mustAppend(t, j, journal.Record{Type: "a", Session: "s"}, journal.Record{Type: "b", Session: "o"})
+	lines := logLines(t, dir)
+	lines[1] = strings.Replace(lines[1], `,"prev":`, `, "prev":`, 1)
+	writeLines(t, dir, lines)
+	if got := scanAll(t, j); len(got) != 2 {
+		t.Fatalf("Scan = %+v, want 2 records", got)
+	}
+	if got := sessionAll(t, j, "s"); len(got) != 1 || got[0].Type != "a" {
+		t.Errorf("Session(s) = %+v, want a", got)
+	}
+}
