@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stet-dev/stet/journal"
 )
@@ -103,5 +105,110 @@ func TestLeftoverTempFiles(t *testing.T) {
 	defer j2.Close()
 	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("stale temp file kept: %v", err)
+	}
+}
+
+// Putting bytes already stored leaves the stored file as it is: no new
+// file, no fsync.
+func TestPutOfAStoredBlobChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	var rec syncRecorder
+	j := openWith(t, dir, journal.Options{Now: clock(), OnSync: rec.onSync})
+	for _, content := range [][]byte{[]byte("stored once"), nil} {
+		v, err := j.Put(content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := strings.TrimPrefix(v, "sha256:")
+		name := filepath.Join(dir, "objects", h[:2], h[2:])
+		before, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.take()
+		if v2, err := j.Put(content); err != nil || v2 != v {
+			t.Fatalf("second Put = %s, %v", v2, err)
+		}
+		if synced := rec.take(); len(synced) != 0 {
+			t.Errorf("second Put of %q fsynced %v", content, synced)
+		}
+		if after, err := os.Stat(name); err != nil || !os.SameFile(before, after) {
+			t.Errorf("second Put of %q replaced the stored file (%v)", content, err)
+		}
+	}
+}
+
+// Files in objects/ that are not named like blobs (a name that is not
+// lowercase hex, of a blob's length or not) are reported as strays, not
+// checked as blobs.
+func TestVerifyStrayFilesInObjects(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir)
+	if _, err := j.Put([]byte("a real blob")); err != nil {
+		t.Fatal(err)
+	}
+	// Each stray, and what the warning names: a directory not named like
+	// one of blobs is named as a whole.
+	strays := map[string]string{
+		"zz/" + strings.Repeat("z", 62):       "objects/zz",
+		"AB/" + strings.Repeat("ab", 31):      "objects/AB",
+		"ab/" + strings.Repeat("AB", 31):      "",
+		"ab/" + strings.Repeat("a", 61) + "g": "",
+		"ab/short":                            "",
+	}
+	for s := range strays {
+		name := filepath.Join(dir, "objects", filepath.FromSlash(s))
+		os.MkdirAll(filepath.Dir(name), 0o700)
+		if err := os.WriteFile(name, []byte("not a blob"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := mustVerifyOK(t, j)
+	if rep.Blobs != 1 {
+		t.Errorf("Verify checked %d blobs, want 1", rep.Blobs)
+	}
+	all := fmt.Sprint(rep.Warnings)
+	for s, named := range strays {
+		if named == "" {
+			named = "objects/" + s
+		}
+		if !strings.Contains(all, "unexpected "+named+" ") {
+			t.Errorf("no warning names %s: %v", named, rep.Warnings)
+		}
+	}
+}
+
+// Open removes every stale temp file, of Put in objects/ and of Compact in
+// the state directory, and keeps those younger than an hour.
+func TestOpenRemovesEveryStaleTempFile(t *testing.T) {
+	dir := t.TempDir()
+	open(t, dir)
+	stale := []string{"objects/.tmp-a", "objects/.tmp-b", "objects/.tmp-c", ".tmp-journal.jsonl-x", ".tmp-journal.jsonl-y"}
+	young := []string{"objects/.tmp-young", ".tmp-journal.jsonl-young"}
+	for _, names := range [][]string{stale, young} {
+		for _, n := range names {
+			name := filepath.Join(dir, n)
+			if err := os.WriteFile(name, []byte("partial"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			at := testTime.Add(-2 * time.Hour)
+			if names[0] == young[0] {
+				at = testTime.Add(-10 * time.Minute)
+			}
+			if err := os.Chtimes(name, at, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	open(t, dir)
+	for _, n := range stale {
+		if _, err := os.Stat(filepath.Join(dir, n)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stale %s kept: %v", n, err)
+		}
+	}
+	for _, n := range young {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("young %s removed: %v", n, err)
+		}
 	}
 }

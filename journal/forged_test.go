@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stet-dev/stet/journal"
@@ -240,5 +241,33 @@ func TestSessionRefusesALineChangedInPlace(t *testing.T) {
 	err := j.Session("s", func(r journal.Record) error { got = append(got, r); return nil })
 	if !errors.Is(err, journal.ErrCorrupt) || len(got) != 0 {
 		t.Errorf("Session over a line changed in place: %v, %d records handed out; want ErrCorrupt and none", err, len(got))
+	}
+}
+
+// A line that gives its seq or prev twice (JSON keeps the last) is refused
+// by Scan, as Verify reports it: Scan never hands out a record whose seq is
+// not its line's, or whose prev is not the hash it checked.
+func TestScanRefusesKeysGivenTwice(t *testing.T) {
+	for name, extra := range map[string]string{
+		"seq":  `,"seq":1`,
+		"prev": `,"prev":""`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			j := open(t, dir)
+			mustAppend(t, j, journal.Record{Type: "a"})
+			lines := logLines(t, dir)
+			forged := crashedLine(t, lines[0], journal.Record{Type: "receipt"})
+			forged = strings.TrimSuffix(forged, "}") + extra + "}"
+			appendFile(t, filepath.Join(dir, "journal.jsonl"), forged+"\n")
+			var got []journal.Record
+			err := j.Scan(func(r journal.Record) error { got = append(got, r); return nil })
+			if !errors.Is(err, journal.ErrCorrupt) || len(got) != 1 || got[0].Type != "a" {
+				t.Errorf("Scan = %+v, %v; want record a, then ErrCorrupt", got, err)
+			}
+			if rep, err := j.Verify(); err != nil || !hasProblemAt(rep, 2) {
+				t.Errorf("Verify = %v, %v; want a problem at line 2", rep.Problems, err)
+			}
+		})
 	}
 }

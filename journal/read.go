@@ -59,6 +59,12 @@ func (j *Journal) Scan(fn func(Record) error) error {
 		if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: logName, line: n, err: err}
 		}
+		// Pass 1 checked the seq and prev at the line's start; a line
+		// that gives either again with another value decodes to a
+		// record that was not checked.
+		if h, err := headOf(line); err != nil || h.Seq != r.Seq || h.Prev != r.Prev {
+			return &lineError{file: logName, line: n, err: errors.New("seq or prev given twice, with different values")}
+		}
 		return fn(r)
 	})
 	return err

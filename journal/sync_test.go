@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stet-dev/stet/journal"
@@ -47,5 +48,62 @@ func TestOnlyDurableAppendsSync(t *testing.T) {
 	}
 	if !index {
 		t.Errorf("Append did not fsync the session index of its durable record (fsynced %v)", synced)
+	}
+}
+
+// syncRecorder is an Options.OnSync that remembers what was fsynced.
+type syncRecorder struct{ names []string }
+
+func (s *syncRecorder) onSync(name string) { s.names = append(s.names, name) }
+
+// take returns what was fsynced since the last call.
+func (s *syncRecorder) take() []string {
+	n := s.names
+	s.names = nil
+	return n
+}
+
+// hasSync reports whether names holds want, or a name starting with want
+// if want ends in "*".
+func hasSync(names []string, want string) bool {
+	for _, n := range names {
+		if n == want || strings.HasSuffix(want, "*") && strings.HasPrefix(n, want[:len(want)-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Every write that must survive a power loss fsyncs the file before it is
+// renamed into place and the directory that holds the new name.
+func TestDurableWritesSync(t *testing.T) {
+	var rec syncRecorder
+	j := openWith(t, t.TempDir(), journal.Options{Now: clock(), OnSync: rec.onSync})
+
+	v, err := j.Put([]byte("a blob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := strings.TrimPrefix(v, "sha256:")
+	synced := rec.take()
+	for _, want := range []string{"objects/.tmp-*", "objects/" + h[:2] + "/", "objects/"} {
+		if !hasSync(synced, want) {
+			t.Errorf("Put of a new blob did not fsync %s (fsynced %v)", want, synced)
+		}
+	}
+
+	mustAppend(t, j, journal.Record{Type: "receipt", Session: "new"})
+	if synced := rec.take(); !hasSync(synced, "sessions/") {
+		t.Errorf("the first durable record of a session did not fsync sessions/ (fsynced %v)", synced)
+	}
+
+	if _, err := j.Compact(journal.CompactOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	synced = rec.take()
+	for _, want := range []string{".tmp-journal.jsonl-*", "./", "journal.lock"} {
+		if !hasSync(synced, want) {
+			t.Errorf("Compact did not fsync %s (fsynced %v)", want, synced)
+		}
 	}
 }

@@ -60,7 +60,7 @@ func TestVerifyNamesDamage(t *testing.T) {
 				writeLines(t, dir, lines)
 			},
 			lines: []int64{4},
-			words: []string{"line 3 was changed"},
+			words: []string{"the hash of line 3: line 3 was changed"},
 		},
 		{
 			name: "line removed",
