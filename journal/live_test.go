@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stet-dev/stet/journal"
 )
@@ -27,7 +28,12 @@ func TestLiveChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Stdout.WriteString(name + "\n")
-	select {}
+	// Held until killed. (Not select {}: with no timer pending, as when
+	// the test binary runs without -timeout, the runtime would call that a
+	// deadlock and end the process, freeing the lock.)
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 // A liveness lock is alive while its handle is open, in this process or
