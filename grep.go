@@ -193,9 +193,16 @@ func longestLiteral(re *syntax.Regexp, lit func(*syntax.Regexp) []byte) []byte {
 
 // scan finds the hits of q in data, at most q.need of them (0: all). It
 // checks ctx now and then.
-func (q *grepQuery) scan(ctx context.Context, data []byte) ([]hit, int, error) {
+func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit, int, error) {
 	if q.multiline {
 		return q.scanWhole(data)
+	}
+	// The prefilter looks for lit in hay: the file itself, or for a
+	// case-insensitive pattern its ASCII-lower-cased copy (same offsets).
+	lit, hay := q.lit, data
+	if lit == nil && q.foldLit != nil && lower != nil {
+		*lower = asciiLower((*lower)[:0], data)
+		lit, hay = q.foldLit, *lower
 	}
 	var hits []hit
 	count := 0
@@ -208,15 +215,15 @@ func (q *grepQuery) scan(ctx context.Context, data []byte) ([]hit, int, error) {
 			}
 		}
 		cand := pos
-		if q.lit != nil {
+		if lit != nil {
 			// The prefilter looks at a window at a time, so that a long
 			// file without a candidate still notices cancellation.
 			for {
 				if err := ctx.Err(); err != nil {
 					return nil, 0, err
 				}
-				end := min(len(data), from+grepWindow+len(q.lit)-1)
-				if i := bytes.Index(data[from:end], q.lit); i >= 0 {
+				end := min(len(data), from+grepWindow+len(lit)-1)
+				if i := bytes.Index(hay[from:end], lit); i >= 0 {
 					cand = from + i
 					break
 				}
@@ -323,7 +330,10 @@ func (q *grepQuery) hitsOf(data []byte, ms [][]int) ([]hit, int, error) {
 
 // grepBuf is a worker's reusable read buffer: a file without a hit costs
 // no allocation of its content.
-type grepBuf struct{ b []byte }
+type grepBuf struct {
+	b     []byte
+	lower []byte // the file lower-cased (ASCII), for a case-insensitive prefilter
+}
 
 // keepBufBytes is the largest buffer a worker keeps between files.
 const keepBufBytes = 1 << 20
@@ -403,7 +413,10 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 	if binary {
 		return fileHits{}
 	}
-	hits, count, err := q.scan(ctx, data)
+	hits, count, err := q.scan(ctx, data, &w.lower)
+	if cap(w.lower) > keepBufBytes {
+		w.lower = nil
+	}
 	if err != nil {
 		return fileHits{err: err}
 	}
