@@ -142,28 +142,33 @@ func requiredLiteral(re *syntax.Regexp) []byte {
 	})
 }
 
-// foldedLiteral is requiredLiteral for case-folded literals whose every
-// rune is ASCII and folds only to ASCII (not k or s, which fold to the
-// Kelvin sign and the long s): the longest one a match must hold up to
-// ASCII case, lower-cased; nil when there is none.
+// foldedLiteral is requiredLiteral for case-folded literals: the longest
+// run of runes a match must hold up to ASCII case, lower-cased, taken from
+// runes that are ASCII and fold only to ASCII (not k or s, which fold to
+// the Kelvin sign and the long s); nil when there is none.
 func foldedLiteral(re *syntax.Regexp) []byte {
 	return longestLiteral(re, func(re *syntax.Regexp) []byte {
 		if re.Flags&syntax.FoldCase == 0 {
 			return nil
 		}
-		out := make([]byte, 0, len(re.Rune))
+		// The longest run of runes that are ASCII and fold only to ASCII:
+		// a k or an s (or anything not ASCII) ends a run.
+		var best, run []byte
 		for _, r := range re.Rune {
-			if r >= utf8.RuneSelf {
-				return nil
+			safe := r < utf8.RuneSelf
+			for f := unicode.SimpleFold(r); safe && f != r; f = unicode.SimpleFold(f) {
+				safe = f < utf8.RuneSelf
 			}
-			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				if f >= utf8.RuneSelf {
-					return nil
-				}
+			if !safe {
+				run = nil
+				continue
 			}
-			out = append(out, byte(unicode.ToLower(r)))
+			run = append(run, byte(unicode.ToLower(r)))
+			if len(run) > len(best) {
+				best = run
+			}
 		}
-		return out
+		return best
 	})
 }
 
