@@ -152,13 +152,9 @@ func (j *Journal) compact(opts CompactOptions, rep *CompactReport) ([][]byte, er
 		if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: logName, line: n, err: err}
 		}
-		switch {
-		case r.Seq != n:
-			return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d on line %d: a gap or a reordering", r.Seq, n)}
-		case r.Prev != prevHash:
-			return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d does not chain to the line before it", r.Seq)}
+		if err := linkLine(n, r.Seq, r.Prev, line, &prevHash); err != nil {
+			return err
 		}
-		prevHash = hashName(line)
 		if r.Type == RecCheckpoint {
 			var vr Report
 			if msgs := j.checkCheckpoint(n, r, &vr); msgs != nil {

@@ -42,14 +42,7 @@ func (j *Journal) Scan(fn func(Record) error) error {
 		if err != nil {
 			return &lineError{file: logName, line: n, err: err}
 		}
-		switch {
-		case r.Seq != n:
-			return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d on line %d: a gap or a reordering", r.Seq, n)}
-		case r.Prev != prevHash:
-			return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d does not chain to the line before it", r.Seq)}
-		}
-		prevHash = hashName(line)
-		return nil
+		return linkLine(n, r.Seq, r.Prev, line, &prevHash)
 	})
 	if err != nil {
 		return err
@@ -264,3 +257,18 @@ func (e *lineError) Error() string {
 }
 
 func (e *lineError) Unwrap() []error { return []error{ErrCorrupt, e.err} }
+
+// linkLine checks that line n of the log, whose record gives seq and prev,
+// is the n-th line and chains to the line before it (whose hash *prevHash
+// holds), and moves *prevHash on to this line. Every reader of the whole
+// log checks the chain here.
+func linkLine(n, seq int64, prev string, line []byte, prevHash *string) error {
+	switch {
+	case seq != n:
+		return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d on line %d: a gap or a reordering", seq, n)}
+	case prev != *prevHash:
+		return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d does not chain to the line before it", seq)}
+	}
+	*prevHash = hashName(line)
+	return nil
+}
