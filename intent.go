@@ -89,7 +89,7 @@ func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 	}
 	f := intentFile{Key: c.key, Data: d, Dir: c.dir}
 	if c.temp != "" {
-		f.Temp = path.Join(path.Dir(c.t.resolved().res), c.temp)
+		f.Temp = path.Join(path.Dir(c.t.resolvedRel()), c.temp)
 	}
 	return f
 }

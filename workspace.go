@@ -403,10 +403,17 @@ func (t target) display() string {
 
 // key identifies the file for observations: root index and resolved path.
 func (t target) key() string {
+	return strconv.Itoa(t.ri) + ":" + t.resolvedRel()
+}
+
+// resolvedRel is t's path after following symlinks inside its root,
+// resolved once when the target was made (walked again only for a target
+// built without it).
+func (t target) resolvedRel() string {
 	if t.resOf != t.rel || t.rel == "" {
 		t = t.resolved()
 	}
-	return strconv.Itoa(t.ri) + ":" + t.res
+	return t.res
 }
 
 // dirKey identifies the parent directory of t.
