@@ -764,6 +764,13 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 			}
 		}
 		if h.more {
+			if skip > 0 {
+				// The page starts past what could be kept of this file:
+				// no offset reaches those matches, so say so rather than
+				// answer an empty page that says more exist.
+				return refuse(KindTooLarge, name, "%s holds more matching lines than one search can page through (over %s bytes of them); narrow the pattern, or read the file in windows",
+					name, policy.Thousands(largeKeepBytes))
+			}
 			truncated = true
 			return errStopWalk
 		}

@@ -120,3 +120,26 @@ func firstDiff(got, want *stet.GrepResult) string {
 	}
 	return fmt.Sprintf("paths %v / %v, counts %v / %v", got.Paths, want.Paths, got.Counts, want.Counts)
 }
+
+// A large file whose matching lines are more than one search keeps: the
+// first pages come as usual, and a page past what can be kept is refused
+// with a way forward, never answered empty with "more exist".
+func TestGrepLargeFilePagedPastWhatIsKept(t *testing.T) {
+	root := t.TempDir()
+	line := "needle " + strings.Repeat("x", 93) + "\n" // 101 bytes
+	write(t, root, "big.log", strings.Repeat(line, 100_000))
+	ws, err := stet.Open([]string{root}, stet.Options{State: t.TempDir(), MaxFileBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s, _ := ws.Session("t")
+	g, err := s.Grep(ctx, stet.GrepArgs{Pattern: "needle", Limit: 10})
+	if err != nil || len(g.Matches) != 10 || !g.Truncated {
+		t.Fatalf("first page: %v %d rows, truncated %v", err, len(g.Matches), g != nil && g.Truncated)
+	}
+	_, err = s.Grep(ctx, stet.GrepArgs{Pattern: "needle", Offset: 99_000, Limit: 10})
+	if kindOf(err) != stet.KindTooLarge {
+		t.Fatalf("a page past what is kept: %v, want too_large", err)
+	}
+}
