@@ -76,10 +76,7 @@ func TestInsertionNeedsAPlace(t *testing.T) {
 // TestInsertionEdges: lines added at the top, at the end, after the last
 // line of a file without a final newline, and into empty or CRLF files.
 func TestInsertionEdges(t *testing.T) {
-	tests := []struct {
-		name, text, patch, want string
-		adapted                 bool
-	}{
+	tests := []applyCase{
 		{"unified at the top", "a\nb\n", "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+top\n", "top\na\nb\n", false},
 		{"unified at the end", "a\nb\n", "--- a/f\n+++ b/f\n@@ -2,0 +3 @@\n+end\n", "a\nb\nend\n", false},
 		{"unified past the end", "a\nb\n", "--- a/f\n+++ b/f\n@@ -40,0 +41 @@\n+end\n", "a\nb\nend\n", false},
@@ -93,28 +90,14 @@ func TestInsertionEdges(t *testing.T) {
 		{"CRLF file, last line added without a newline", "a\r\nb\r\n", "--- a/f\n+++ b/f\n@@ -2,0 +3 @@\n+c\n\\ No newline at end of file\n", "a\r\nb\r\nc", false},
 		{"into an empty file, marked without a newline", "", "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n", "x", false},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			a, err := Apply([]byte(tc.text), hunksOf(t, tc.patch))
-			if err != nil {
-				t.Fatalf("Apply: %v", err)
-			}
-			checkRegions(t, []byte(tc.text), a)
-			if string(a.Text) != tc.want || a.CRLFAdapted != tc.adapted {
-				t.Fatalf("got %q adapted %v, want %q adapted %v", a.Text, a.CRLFAdapted, tc.want, tc.adapted)
-			}
-		})
-	}
+	runApplyCases(t, tests)
 }
 
 // TestDeletionEdges: lines removed at the top, at the end and in the middle
 // of LF, CRLF and unterminated files; a CRLF match of an LF patch is
 // adapted even when no line is written.
 func TestDeletionEdges(t *testing.T) {
-	tests := []struct {
-		name, text, patch, want string
-		adapted                 bool
-	}{
+	tests := []applyCase{
 		{"first line", "a\nb\nc\n", "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-a\n b\n", "b\nc\n", false},
 		{"last line", "a\nb\nc\n", "--- a/f\n+++ b/f\n@@ -2,2 +2 @@\n b\n-c\n", "a\nb\n", false},
 		{"last line, unterminated", "a\nb\nc", "--- a/f\n+++ b/f\n@@ -2,2 +2 @@\n b\n-c\n\\ No newline at end of file\n", "a\nb\n", false},
@@ -123,18 +106,7 @@ func TestDeletionEdges(t *testing.T) {
 		{"CRLF line by a CRLF patch", "a\r\nb\r\nc\r\n", "--- a/f\n+++ b/f\n@@ -2 +1,0 @@\n-b\r\n", "a\r\nc\r\n", false},
 		{"End of File takes the last copy", "x\ny\nx\n", "*** Begin Patch\n*** Update File: f\n@@\n-x\n*** End of File\n*** End Patch", "x\ny\n", false},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			a, err := Apply([]byte(tc.text), hunksOf(t, tc.patch))
-			if err != nil {
-				t.Fatalf("Apply: %v", err)
-			}
-			checkRegions(t, []byte(tc.text), a)
-			if string(a.Text) != tc.want || a.CRLFAdapted != tc.adapted {
-				t.Fatalf("got %q adapted %v, want %q adapted %v", a.Text, a.CRLFAdapted, tc.want, tc.adapted)
-			}
-		})
-	}
+	runApplyCases(t, tests)
 }
 
 // TestCodexContextLines: where @@ lines may be found, relative to each
@@ -380,10 +352,7 @@ func TestKeptLinesLimit(t *testing.T) {
 // the ending of the terminated line nearest above them; at the top, of the
 // first line.
 func TestInsertionLineEnding(t *testing.T) {
-	tests := []struct {
-		name, text, patch, want string
-		adapted                 bool
-	}{
+	tests := []applyCase{
 		{"below an LF line, above CRLF lines", "a\nb\r\nc\r\n", "--- a/f\n+++ b/f\n@@ -1,0 +2 @@\n+X\n", "a\nX\nb\r\nc\r\n", false},
 		{"below a CRLF line, above LF lines", "a\r\nb\nc\n", "--- a/f\n+++ b/f\n@@ -1,0 +2 @@\n+X\n", "a\r\nX\r\nb\nc\n", true},
 		{"at the top, first line LF", "a\nb\nc\r\n", "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+X\n", "X\na\nb\nc\r\n", false},
@@ -392,18 +361,7 @@ func TestInsertionLineEnding(t *testing.T) {
 		{"after an unterminated last line below an LF line", "a\r\nb\nc", "*** Begin Patch\n*** Update File: f\n@@\n+X\n*** End of File\n*** End Patch", "a\r\nb\nc\nX", false},
 		{"after the one unterminated line", "a", "*** Begin Patch\n*** Update File: f\n@@\n+X\n*** End of File\n*** End Patch", "a\nX", false},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			a, err := Apply([]byte(tc.text), hunksOf(t, tc.patch))
-			if err != nil {
-				t.Fatalf("Apply: %v", err)
-			}
-			checkRegions(t, []byte(tc.text), a)
-			if string(a.Text) != tc.want || a.CRLFAdapted != tc.adapted {
-				t.Fatalf("got %q adapted %v, want %q adapted %v", a.Text, a.CRLFAdapted, tc.want, tc.adapted)
-			}
-		})
-	}
+	runApplyCases(t, tests)
 }
 
 // TestMissNearest: of several copies of a hunk's lines, none where the hunk
@@ -440,6 +398,31 @@ func TestMissNearest(t *testing.T) {
 			}
 			if !slices.Equal(he.Lines, tc.lines) || !strings.Contains(he.Msg, tc.msg) {
 				t.Fatalf("Lines %v, Msg %q; want %v and %q", he.Lines, he.Msg, tc.lines, tc.msg)
+			}
+		})
+	}
+}
+
+// applyCase is a patch applied to a text: the bytes it must give, and
+// whether the file's CRLF endings were adapted.
+type applyCase struct {
+	name, text, patch, want string
+	adapted                 bool
+}
+
+// runApplyCases applies each case and checks its bytes, its adaptation and
+// its regions.
+func runApplyCases(t *testing.T, tests []applyCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Apply([]byte(tc.text), hunksOf(t, tc.patch))
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			checkRegions(t, []byte(tc.text), a)
+			if string(a.Text) != tc.want || a.CRLFAdapted != tc.adapted {
+				t.Fatalf("got %q adapted %v, want %q adapted %v", a.Text, a.CRLFAdapted, tc.want, tc.adapted)
 			}
 		})
 	}
