@@ -152,6 +152,9 @@ func (j *Journal) compact(opts CompactOptions, rep *CompactReport) ([][]byte, er
 		if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: logName, line: n, err: err}
 		}
+		if err := sameHead(line, r.Seq, r.Prev); err != nil {
+			return &lineError{file: logName, line: n, err: err}
+		}
 		if err := linkLine(n, r.Seq, r.Prev, line, &prevHash); err != nil {
 			return err
 		}
@@ -309,6 +312,11 @@ func (j *Journal) dropDerived() error {
 			return err
 		}
 		for _, n := range names {
+			if strings.HasSuffix(n, ".lock") {
+				// Exclusive's lock files: another process may hold one;
+				// removing it would let a third lock a new file beside it.
+				continue
+			}
 			if err := j.root.Remove(dir + "/" + n); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}

@@ -271,3 +271,28 @@ func TestScanRefusesKeysGivenTwice(t *testing.T) {
 		})
 	}
 }
+
+// The other order: the line starts with a made-up prev and gives the true
+// one last, so a reader that decodes the whole line sees a good chain and
+// one that reads its start does not. Every reader refuses it the same way,
+// and Compact never rewrites it into a clean chain.
+func TestEveryReaderRefusesKeysGivenTwice(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir)
+	mustAppend(t, j, journal.Record{Type: "a", Session: "s"})
+	lines := logLines(t, dir)
+	good := crashedLine(t, lines[0], journal.Record{Type: "receipt", Session: "s"})
+	real := hashOf([]byte(lines[0]))
+	made := strings.Replace(good, `"prev":"`+real+`"`, `"prev":"sha256:`+strings.Repeat("0", 64)+`"`, 1)
+	made = strings.TrimSuffix(made, "}") + `,"prev":"` + real + `"}`
+	appendFile(t, filepath.Join(dir, "journal.jsonl"), made+"\n")
+	if err := j.Scan(func(journal.Record) error { return nil }); !errors.Is(err, journal.ErrCorrupt) {
+		t.Errorf("Scan: %v, want ErrCorrupt", err)
+	}
+	if rep, err := j.Verify(); err != nil || !hasProblemAt(rep, 2) {
+		t.Errorf("Verify = %v, %v; want a problem at line 2", rep.Problems, err)
+	}
+	if _, err := j.Compact(journal.CompactOptions{}); !errors.Is(err, journal.ErrCorrupt) {
+		t.Errorf("Compact: %v, want ErrCorrupt (damage is reported, never compacted away)", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 )
 
 // liveDir holds the liveness locks (Live).
@@ -63,8 +64,11 @@ func (j *Journal) Alive(name string) bool {
 		return false
 	}
 	f, err := j.root.OpenFile(liveDir+"/"+name+".lock", os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false // its holder closed it, or died and it was swept
+	}
 	if err != nil {
-		return false
+		return true // cannot tell (out of descriptors, no access): leave its work alone
 	}
 	defer f.Close()
 	busy, err := tryLock(f)
@@ -106,7 +110,11 @@ func (j *Journal) sweepLive() {
 			continue
 		}
 		if _, ok := strings.CutSuffix(e.Name(), ".new"); ok {
-			// A holder killed between making its lock and renaming it.
+			// A holder killed between making its lock and renaming it;
+			// a young one may be a live holder about to lock it.
+			if info, err := e.Info(); err != nil || time.Since(info.ModTime()) < time.Minute {
+				continue
+			}
 			if f, err := j.root.OpenFile(liveDir+"/"+e.Name(), os.O_RDWR, 0); err == nil {
 				if busy, err := tryLock(f); err == nil && !busy {
 					j.root.Remove(liveDir + "/" + e.Name())

@@ -111,13 +111,77 @@ func TestCompactSweepsDeadLiveLocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "live", dead+".new"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "live", dead+".new"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	// A young one may be a live holder between making and locking it.
+	young := strings.Repeat("cd", 12)
+	if err := os.WriteFile(filepath.Join(dir, "live", young+".new"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := a.Compact(journal.CompactOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]bool{held + ".lock": true, gone + ".lock": false, dead + ".lock": false, dead + ".new": false} {
+	for name, want := range map[string]bool{held + ".lock": true, gone + ".lock": false, dead + ".lock": false, dead + ".new": false, young + ".new": true} {
 		_, err := os.Stat(filepath.Join(dir, "live", name))
 		if (err == nil) != want {
 			t.Errorf("lock %s: present %v, want %v", name, err == nil, want)
 		}
+	}
+}
+
+// Compact leaves Exclusive's lock files alone: a process holding one keeps
+// holding the lock on the file others will open.
+func TestCompactKeepsExclusiveLocks(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir)
+	mustAppend(t, j, journal.Record{Type: "a", Session: "s"})
+	var during []string
+	err := j.Exclusive("intents", func() error {
+		if _, err := j.Compact(journal.CompactOptions{}); err != nil {
+			return err
+		}
+		ents, _ := os.ReadDir(filepath.Join(dir, "cursors"))
+		for _, e := range ents {
+			during = append(during, e.Name())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(during) != 1 || !strings.HasSuffix(during[0], ".lock") {
+		t.Errorf("cursors/ after a compaction under Exclusive: %v, want its lock file", during)
+	}
+}
+
+// Putting bytes already stored makes the blob young again, so a compaction
+// running beside the change that needs it keeps it.
+func TestPutOfStoredBytesRefreshesTheBlob(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir)
+	v, err := j.Put([]byte("old content\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := strings.TrimPrefix(v, "sha256:")
+	var blob string
+	filepath.WalkDir(filepath.Join(dir, "objects"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(p, h[2:]) {
+			blob = p
+		}
+		return nil
+	})
+	if blob == "" {
+		t.Fatal("blob file not found")
+	}
+	long := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(blob, long, long)
+	if _, err := j.Put([]byte("old content\n")); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(blob); err != nil || time.Since(info.ModTime()) > time.Hour {
+		t.Errorf("blob mtime after a second Put: %v %v", info.ModTime(), err)
 	}
 }

@@ -52,11 +52,8 @@ func (j *Journal) Scan(fn func(Record) error) error {
 		if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: logName, line: n, err: err}
 		}
-		// Pass 1 checked the seq and prev at the line's start; a line
-		// that gives either again with another value decodes to a
-		// record that was not checked.
-		if h, err := headOf(line); err != nil || h.Seq != r.Seq || h.Prev != r.Prev {
-			return &lineError{file: logName, line: n, err: errors.New("seq or prev given twice, with different values")}
+		if err := sameHead(line, r.Seq, r.Prev); err != nil {
+			return &lineError{file: logName, line: n, err: err}
 		}
 		return fn(r)
 	})
@@ -154,6 +151,9 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
 		var r chainHead
 		if err := json.Unmarshal(line, &r); err != nil {
+			return &lineError{file: name, line: n, err: err}
+		}
+		if err := sameHead(line, r.Seq, r.Prev); err != nil {
 			return &lineError{file: name, line: n, err: err}
 		}
 		switch {
@@ -270,5 +270,17 @@ func linkLine(n, seq int64, prev string, line []byte, prevHash *string) error {
 		return &lineError{file: logName, line: n, err: fmt.Errorf("seq %d does not chain to the line before it", seq)}
 	}
 	*prevHash = hashName(line)
+	return nil
+}
+
+// sameHead checks that a line's decoded seq and prev (JSON keeps the last
+// of a key given twice) are the ones at its start (headOf: what the fast
+// chain checks read). A line that gives either twice with different values
+// would pass one reader's check and be used by another as a record that
+// was never checked: every reader refuses it.
+func sameHead(line []byte, seq int64, prev string) error {
+	if h, err := headOf(line); err != nil || h.Seq != seq || h.Prev != prev {
+		return errors.New("seq or prev given twice, with different values")
+	}
 	return nil
 }

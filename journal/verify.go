@@ -106,6 +106,9 @@ func (j *Journal) verifyLog(rep *Report) error {
 		if err := json.Unmarshal(line, &r); err != nil {
 			msgs = append(msgs, fmt.Sprintf("not a record: %v", err))
 		} else {
+			if err := sameHead(line, r.Seq, r.Prev); err != nil {
+				msgs = append(msgs, err.Error())
+			}
 			l.session = r.Session
 			want := ""
 			if n > 1 {
