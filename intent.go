@@ -119,7 +119,7 @@ func (ws *Workspace) planTemp(c *change) {
 // that died left them; one already gone is fine. The names are exact (a
 // random part each), so nothing else can be hit; a failure leaves clutter
 // for the sweep, never a reason to stop.
-func (ws *Workspace) removeTemps(it intentData) {
+func (ws *Workspace) removeTemps(it intentData) (saved []string) {
 	for _, f := range it.Files {
 		if f.Temp == "" {
 			continue
@@ -129,15 +129,34 @@ func (ws *Workspace) removeTemps(it intentData) {
 			continue
 		}
 		dir := path.Dir(f.Temp)
-		_, protected := ws.rules.Protected(dir)
-		_, denied := ws.rules.Denied(dir)
+		_, protected := t.root.rules.Protected(dir)
+		_, denied := t.root.rules.Denied(dir)
 		if protected || denied {
 			continue // no change lands there; the sweep stays out too
 		}
-		if tp, ok := t.root.p.(tempProvider); ok {
-			tp.RemoveTemp(f.Temp)
+		tp, ok := t.root.p.(tempProvider)
+		if !ok {
+			continue
 		}
+		// Killed between an exchange and its compare, the temp file holds
+		// what was at the name: the old bytes, or another writer's, which
+		// the compare would have swapped back. Bytes that are neither this
+		// change's old nor its new ones are saved before the file goes.
+		if b, err := fsys.ReadFileMax(t.root.p, f.Temp, ws.opts.MaxFileBytes); err == nil {
+			v := string(fsys.VersionOf(b))
+			r := f.Data.Receipt
+			known := r.Before != nil && v == r.Before.Version || r.After != nil && v == r.After.Version
+			if !known {
+				blob, err := ws.journal.Put(b)
+				if err != nil {
+					continue // kept: the only copy
+				}
+				saved = append(saved, fmt.Sprintf("%s held other bytes than the change's (another writer's?), saved as %s", f.Temp, blob))
+			}
+		}
+		tp.RemoveTemp(f.Temp)
 	}
+	return saved
 }
 
 // writeIntent makes the intent of files durable in the journal.
@@ -321,11 +340,7 @@ func (ws *Workspace) resolveLocked(ctx context.Context, it intentData) (string, 
 		return "", err
 	}
 	defer unlock()
-	outcome, err := ws.resolveIntent(ctx, it)
-	if err == nil {
-		ws.removeTemps(it)
-	}
-	return outcome, err
+	return ws.resolveIntent(ctx, it)
 }
 
 // targetOfKey maps a file key back to a target in its root.
@@ -589,6 +604,9 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 		if detail == "" {
 			detail = "neither the old nor the new bytes are in " + strings.Join(at.stray, ", ") + "; the previous content is in the journal"
 		}
+	}
+	if saved := ws.removeTemps(it); len(saved) > 0 {
+		detail = strings.TrimPrefix(detail+"; "+strings.Join(saved, "; "), "; ")
 	}
 	if _, err := ws.journal.Append(doneRecord(it.ID, outcome, detail)); err != nil {
 		return "", err

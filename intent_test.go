@@ -558,3 +558,43 @@ func TestRecoveryKeepsToTheFloor(t *testing.T) {
 		t.Errorf("verify --all: %v %+v; want the refused intent reported", err, rep)
 	}
 }
+
+// Killed between its exchange and its compare, a replace leaves in its temp
+// file whatever was at the name; bytes that are neither the change's old nor
+// its new ones (another writer's) are saved in the journal before recovery
+// removes the temp file, and the done record says where.
+func TestRecoverySavesForeignBytesInATemp(t *testing.T) {
+	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": "two\n"})
+	tgt, ref := ws.resolve("edit", "a.txt")
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	temp := ".stet-tmp-1073741824-00000000000000dd"
+	if err := os.WriteFile(filepath.Join(root, temp), []byte("someone else's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := receipt.Receipt{ID: "r_x", Session: s.id, Tool: "edit", Path: "a.txt",
+		Before: receipt.StateOf([]byte("one\n")), After: receipt.StateOf([]byte("two\n")), EOL: "lf",
+		Matches: []receipt.Match{{Offset: 0, OldBytes: 4, NewBytes: 4, Line: 1}}}
+	appendIntent(t, ws, intentData{ID: "r_x", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(),
+		Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: temp}}})
+	ws2 := reopen(t, ws, root, Options{State: state})
+	if _, err := os.Stat(filepath.Join(root, temp)); !os.IsNotExist(err) {
+		t.Errorf("temp file still there: %v", err)
+	}
+	want := string(receipt.StateOf([]byte("someone else's\n")).Version)
+	var detail string
+	ws2.journal.Session(intentSession, func(r journal.Record) error {
+		var d doneData
+		if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "r_x" {
+			detail = d.Detail
+		}
+		return nil
+	})
+	if !strings.Contains(detail, want) {
+		t.Errorf("done detail %q does not name the saved blob %s", detail, want)
+	}
+	if b, err := ws2.journal.Get(want); err != nil || string(b) != "someone else's\n" {
+		t.Errorf("saved bytes: %q %v", b, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
@@ -44,6 +45,11 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 	if from.key() == to.key() {
 		return nil, refuse(KindInvalid, a.From, "%s and %s are the same file; nothing to move", a.From, a.To)
 	}
+	for _, t := range []target{from, to} {
+		if link, ok := finalLink(t); ok {
+			return nil, refuse(KindNotRegular, t.spelled, "%s is a symlink (to %s); move moves files and directories, not links (the rename would move the link, and a relative link would then lead elsewhere); move %s itself, or make a new link", t.spelled, link, link)
+		}
+	}
 	unlock, err := s.ws.lockAll(ctx, from, to)
 	if err != nil {
 		return nil, err
@@ -65,10 +71,21 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 			return nil, err
 		}
 	}
-	if ref != nil {
-		return nil, ref
-	}
 	return s.commit(ctx, c)
+}
+
+// finalLink reports whether t's last name is a symlink (inside the root:
+// links that leave it are refused earlier), and where it leads.
+func finalLink(t target) (string, bool) {
+	res := t.resolvedRel()
+	if res == t.rel {
+		return "", false
+	}
+	dir := t.parent()
+	if path.Join(dir.resolvedRel(), path.Base(t.rel)) == res {
+		return "", false // a link in a parent directory only
+	}
+	return res, true
 }
 
 // planMove checks a file move against rules 5–9 on both names and builds

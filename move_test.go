@@ -169,3 +169,31 @@ func TestMoveDirUndo(t *testing.T) {
 		t.Errorf("app2 still there after undo")
 	}
 }
+
+// A symlink is not moved: the rename would move the link, whose relative
+// target then leads elsewhere, while the move was planned and proven on the
+// file it led to. Refused with nothing changed; a file reached through a
+// linked directory still moves.
+func TestMoveRefusesASymlink(t *testing.T) {
+	_, s, root := open(t, map[string]string{"a.txt": "a\n", "real/b.txt": "b\n"}, stet.Options{})
+	symlink(t, root, "a.txt", "link.txt")
+	symlink(t, root, "real", "alias")
+	mustList(t, s, ".")
+	for _, p := range []string{"link.txt", "alias/b.txt"} {
+		if _, err := s.Read(ctx, stet.ReadArgs{Path: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Mkdir(ctx, stet.MkdirArgs{Path: "sub"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Move(ctx, stet.MoveArgs{From: "link.txt", To: "sub/link.txt"}); kindOf(err) != stet.KindNotRegular {
+		t.Errorf("move of a symlink: %v, want not_regular", err)
+	}
+	if l, err := os.Readlink(filepath.Join(root, "link.txt")); err != nil || l != "a.txt" {
+		t.Errorf("link.txt now %q %v", l, err)
+	}
+	if _, err := s.Move(ctx, stet.MoveArgs{From: "alias/b.txt", To: "sub/b.txt"}); err != nil {
+		t.Errorf("move of a file through a linked directory: %v", err)
+	}
+}

@@ -239,7 +239,7 @@ func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (
 		info, err := p.Stat(to.rel)
 		toExists = err == nil && info.Type == fsys.TypeDir
 	} else {
-		b, err := p.ReadFile(to.rel)
+		b, err := fsys.ReadFileMax(p, to.rel, s.ws.opts.MaxFileBytes)
 		switch {
 		case errors.Is(err, fsys.ErrNotFound):
 			toExists = false
