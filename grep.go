@@ -430,7 +430,10 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 	}
 	out := fileHits{hits: hits, count: count}
 	if q.mode == tools.GrepContent {
-		out.data = bytes.Clone(data)
+		// The rows are built from these bytes later: the buffer is handed
+		// over (the worker takes a new one) rather than copied.
+		out.data = data
+		w.b = nil
 	}
 	return out
 }
@@ -523,8 +526,8 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 				// the workers first, so results keep streaming.
 				return flush()
 			}
-			if e.Type != fsys.TypeFile || e.Size > s.ws.opts.MaxFileBytes {
-				return nil // links, special files and files too large to edit are not searched
+			if e.Type != fsys.TypeFile {
+				return nil // links and special files are not searched
 			}
 			sub := strings.TrimPrefix(rel, prefix)
 			if a.Glob != "" && !glob.Match(a.Glob, sub) {

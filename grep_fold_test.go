@@ -44,3 +44,18 @@ func TestFoldedLiteral(t *testing.T) {
 		}
 	}
 }
+
+// indexFold finds the first case-insensitive copy wherever it lies, across
+// the steps it lowers the text in.
+func TestIndexFold(t *testing.T) {
+	for _, at := range []int{0, 1, 250, 255, 256, 300, 511, 512, 5000, 70000} {
+		text := bytes.Repeat([]byte("x"), at+20)
+		copy(text[at:], "NeEdLe")
+		if got, _ := indexFold(text, []byte("needle"), nil); got != at {
+			t.Errorf("needle at %d: found at %d", at, got)
+		}
+	}
+	if got, _ := indexFold(bytes.Repeat([]byte("x"), 1000), []byte("needle"), nil); got != -1 {
+		t.Errorf("no needle: found at %d", got)
+	}
+}

@@ -79,7 +79,14 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 		// literal), or all of them once the answer is in hand, are only
 		// counted and checked to be text, a buffer at a time.
 		if !open && (done || q.lit != nil || q.foldLit != nil) {
-			region, _ := br.Peek(br.Size())
+			// What is buffered, or a fresh buffer when it is empty: asking
+			// for a full buffer while part of one is left would slide the
+			// rest down and read again for every line.
+			n := br.Buffered()
+			if n == 0 {
+				n = br.Size()
+			}
+			region, _ := br.Peek(n)
 			if k := bytes.LastIndexByte(region, '\n'); k >= 0 {
 				region = region[:k+1]
 				cand := -1
@@ -88,8 +95,7 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 				case q.lit != nil:
 					cand = bytes.Index(region, q.lit)
 				default:
-					lower = asciiLower(lower[:0], region)
-					cand = bytes.Index(lower, q.foldLit)
+					cand, lower = indexFold(region, q.foldLit, lower)
 				}
 				if cand >= 0 {
 					region = region[:bytes.LastIndexByte(region[:cand], '\n')+1]
@@ -193,9 +199,13 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 					prev = prev[:0] // context stops at a line that cannot be shown
 				} else {
 					if len(prev) == before {
-						prev = append(prev[:0], prev[1:]...)
+						// A ring: the oldest line's buffer takes the new one.
+						oldest := prev[0]
+						copy(prev, prev[1:])
+						prev[len(prev)-1] = append(oldest[:0], b...)
+					} else {
+						prev = append(prev, bytes.Clone(b))
 					}
-					prev = append(prev, bytes.Clone(b))
 				}
 			}
 			if q.need > 0 && hits >= q.need && (!open || since >= after) {
@@ -241,4 +251,24 @@ func asciiLower(dst, src []byte) []byte {
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// indexFold is bytes.Index of lit (lower-case) in region with region's
+// ASCII letters lower-cased, lowering only as far as the search goes (in
+// doubling steps): a candidate on every line costs about its distance, not
+// a whole buffer each. low is scratch, returned for reuse.
+func indexFold(region, lit, low []byte) (int, []byte) {
+	low = low[:0]
+	from := 0
+	for n := 256; ; n *= 2 {
+		end := min(len(region), len(low)+n)
+		low = asciiLower(low, region[len(low):end])
+		if i := bytes.Index(low[from:], lit); i >= 0 {
+			return from + i, low
+		}
+		if end == len(region) {
+			return -1, low
+		}
+		from = max(0, len(low)-len(lit)+1)
+	}
 }
