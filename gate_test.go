@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -387,6 +388,9 @@ func TestDenyReadThroughHardLink(t *testing.T) {
 		if strings.Contains(e.Name, "leak.txt") {
 			t.Errorf("list shows the hard link to a hidden file: %+v", e)
 		}
+	}
+	if f, err := s.Find(ctx, stet.FindArgs{Pattern: "**"}); err != nil || slices.Contains(f.Paths, "leak.txt") || len(f.Paths) == 0 {
+		t.Errorf("find: %v %+v; want the other files and not the hard link to a hidden file", err, f)
 	}
 	if _, err := s.Edit(ctx, stet.EditArgs{Path: "leak.txt", OldString: ptr("hunter2"), NewString: ptr("x")}); kindOf(err) != stet.KindNotFound {
 		t.Errorf("edit of a hard link to a denied file: %v, want not_found", err)

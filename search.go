@@ -159,10 +159,16 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 			if ws.hiddenEntry(t, child, real, e) {
 				continue
 			}
+			if f.typesOnly && e.Type == fsys.TypeFile && e.ID == "" && t.root.rules.HasDenied() {
+				// A listing by type knows no links: with deny-read rules
+				// each file is described (grep checks again on the file it
+				// opens).
+				if info, err := t.root.p.Stat(child); err == nil {
+					e.Links, e.ID = info.Links, info.ID
+				}
+			}
 			if hiddenLink(e) {
 				// Another name of a hidden file (a hard link) hides it too.
-				// (A walk that lists types only knows no links: grep checks
-				// each file it opens instead.)
 				continue
 			}
 			if !f.noIgnore && (e.Name == ".git" || stack.Ignored(child, e.Type == fsys.TypeDir)) {
