@@ -90,7 +90,11 @@ func TestGrepLargeFilesAsSmall(t *testing.T) {
 			continue
 		}
 		if werr != nil {
+			t.Errorf("%+v: %v", a, werr)
 			continue
+		}
+		if n := len(want.Matches) + len(want.Paths) + len(want.Counts); (n == 0) != (a.Pattern == "nothing like this") {
+			t.Errorf("%+v: %d results under the limit: the case checks nothing", a, n)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: over the limit and under it differ: %s", a, firstDiff(got, want))
