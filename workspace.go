@@ -500,10 +500,14 @@ func (ws *Workspace) sweep(t target) {
 	if ws.opts.NoSweep {
 		return
 	}
-	skip := func(dir string) bool {
-		_, protected := ws.rules.Protected(dir)
-		_, denied := ws.rules.Denied(dir)
-		return protected || denied
+	// Each root's own rules: they know its case folding and where the
+	// state directory lies in it.
+	skipIn := func(r *root) func(dir string) bool {
+		return func(dir string) bool {
+			_, protected := r.rules.Protected(dir)
+			_, denied := r.rules.Denied(dir)
+			return protected || denied
+		}
 	}
 	if ws.crashed.Load() {
 		ws.swept.Do(func() {
@@ -511,12 +515,13 @@ func (ws *Workspace) sweep(t target) {
 				if sw, ok := r.p.(interface {
 					Sweep(skip func(dir string) bool) (int, error)
 				}); ok {
-					sw.Sweep(skip)
+					sw.Sweep(skipIn(r))
 				}
 			}
 		})
 		return
 	}
+	skip := skipIn(t.root)
 	dir := t.parent()
 	key := dir.key()
 	ws.sweptMu.Lock()
