@@ -45,10 +45,16 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 	if from.key() == to.key() {
 		return nil, refuse(KindInvalid, a.From, "%s and %s are the same file; nothing to move", a.From, a.To)
 	}
-	for _, t := range []target{from, to} {
-		if link, ok := finalLink(t); ok {
-			return nil, refuse(KindNotRegular, t.spelled, "%s is a symlink (to %s); move moves files and directories, not links (the rename would move the link, and a relative link would then lead elsewhere); move %s itself, or make a new link", t.spelled, link, link)
-		}
+	// A symlink moves by name, and the move is planned and proven on what
+	// it leads to: within its directory the link leads to the same place
+	// after the rename; moved elsewhere, a relative link would lead
+	// elsewhere, and a link over which a move lands would be replaced, not
+	// its target.
+	if link, ok := finalLink(from); ok && path.Dir(from.rel) != path.Dir(to.rel) {
+		return nil, refuse(KindNotRegular, from.spelled, "%s is a symlink (to %s); a link moves only within its directory (elsewhere a relative link would lead elsewhere); move %s itself, or make a new link", from.spelled, link, link)
+	}
+	if link, ok := finalLink(to); ok {
+		return nil, refuse(KindNotRegular, to.spelled, "%s is a symlink (to %s); a move does not land on a link; choose another name, or move onto %s itself", to.spelled, link, link)
 	}
 	unlock, err := s.ws.lockAll(ctx, from, to)
 	if err != nil {

@@ -170,10 +170,11 @@ func TestMoveDirUndo(t *testing.T) {
 	}
 }
 
-// A symlink is not moved: the rename would move the link, whose relative
-// target then leads elsewhere, while the move was planned and proven on the
-// file it led to. Refused with nothing changed; a file reached through a
-// linked directory still moves.
+// A symlink is not moved to another directory: the rename would move the
+// link, whose relative target then leads elsewhere, while the move was
+// planned and proven on the file it led to. Refused with nothing changed
+// (within its directory a link moves: TestToolPaths); a file reached
+// through a linked directory still moves.
 func TestMoveRefusesASymlink(t *testing.T) {
 	_, s, root := open(t, map[string]string{"a.txt": "a\n", "real/b.txt": "b\n"}, stet.Options{})
 	symlink(t, root, "a.txt", "link.txt")
