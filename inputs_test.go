@@ -121,7 +121,7 @@ func TestDeclaredInputsAreEditOnly(t *testing.T) {
 	// Deleted by someone else, it still cannot be recreated: not by write,
 	// not by a patch that adds it.
 	ws.Close()
-	ws, s = reopen(t, root, ws.StateDir())
+	_, s = reopen(t, root, ws.StateDir())
 	if err := removeFile(root, "notes.md"); err != nil {
 		t.Fatal(err)
 	}

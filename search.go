@@ -133,8 +133,7 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 	}
 	hiddenLink := ws.linkGuard(ctx, t.root)
 	var enter func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error
-	var visit func(rel string, dir *walkDir, depth int, stack ignore.Stack) error
-	visit = func(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
+	visit := func(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -1,11 +1,13 @@
 package journal
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -37,6 +39,10 @@ type Options struct {
 	// directory) of each file or directory just before it is fsynced, so
 	// tests can check which calls pay for durability.
 	OnSync func(name string)
+	// Rand is the source of the random names this handle makes (its
+	// liveness lock); crypto/rand if nil. Tests set it to make a name
+	// known in advance.
+	Rand io.Reader
 }
 
 // File and directory names inside the state directory.
@@ -61,6 +67,7 @@ type Journal struct {
 	now    func() time.Time
 	noSync bool
 	onSync func(name string)
+	rand   io.Reader
 
 	// mu serializes this process's use of the flock on lock (a flock belongs
 	// to the open file, so two goroutines would otherwise share one lock) and
@@ -93,9 +100,12 @@ func Open(dir string, o Options) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: open: %w", err)
 	}
-	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync, onSync: o.OnSync}
+	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync, onSync: o.OnSync, rand: o.Rand}
 	if j.now == nil {
 		j.now = time.Now
+	}
+	if j.rand == nil {
+		j.rand = rand.Reader
 	}
 	if err := j.init(); err != nil {
 		root.Close()

@@ -1,10 +1,10 @@
 package journal
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -34,7 +34,9 @@ func (j *Journal) Live() (string, error) {
 		return "", fmt.Errorf("journal: liveness lock: %w", err)
 	}
 	var b [12]byte
-	rand.Read(b[:])
+	if _, err := io.ReadFull(j.rand, b[:]); err != nil {
+		return "", fmt.Errorf("journal: liveness lock: %w", err)
+	}
 	name := hex.EncodeToString(b[:])
 	// The file is locked under a name Alive never looks at, then renamed
 	// into place: a lock file is never seen free while its holder lives.
@@ -43,7 +45,8 @@ func (j *Journal) Live() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("journal: liveness lock: %w", err)
 	}
-	if err := lockFile(f, true); err == nil {
+	err = lockFile(f, true)
+	if err == nil {
 		err = j.root.Rename(tmp, final)
 	}
 	if err != nil {

@@ -185,3 +185,32 @@ func TestPutOfStoredBytesRefreshesTheBlob(t *testing.T) {
 		t.Errorf("blob mtime after a second Put: %v %v", info.ModTime(), err)
 	}
 }
+
+// zeros is a random source that only gives zero bytes, so the next random
+// name is known.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// A liveness lock that could not be put in place is no lock: Live reports
+// the failure instead of naming a file that nothing holds, which another
+// handle would take for a writer that died and take its intents over.
+func TestLiveFailsWhenItsLockCannotBePlaced(t *testing.T) {
+	dir := t.TempDir()
+	j, err := journal.Open(dir, journal.Options{NoSync: true, Rand: zeros{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	name := strings.Repeat("0", 24)
+	// The lock's final name is taken by a non-empty directory, so the
+	// rename that puts the lock in place fails.
+	blocker := filepath.Join(dir, "live", name+".lock")
+	if err := os.MkdirAll(filepath.Join(blocker, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got, err := j.Live()
+	if err == nil {
+		t.Fatalf("Live() = %q, nil; want an error (its lock file could not be placed)", got)
+	}
+}
