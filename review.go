@@ -132,11 +132,95 @@ type RefusalEntry struct {
 	Time    time.Time `json:"time"`
 }
 
-// RefusalGroup is every refusal of one kind.
+// RefusalGroup is the refusals of one kind: how many there are, what the
+// kind means in words, and one page of them (Offset, then up to the page's
+// limit, oldest first).
 type RefusalGroup struct {
 	Kind     string         `json:"kind"`
+	Words    string         `json:"words"`
 	Count    int            `json:"count"`
+	Offset   int            `json:"offset"`
 	Refusals []RefusalEntry `json:"refusals"`
+}
+
+// RefusalPage is the default number of refusals a group carries.
+const RefusalPage = 50
+
+// KindWords says what a refusal kind stopped, in words for a person
+// ("changes to files not read first"); a kind it does not know is
+// returned as it is.
+func KindWords(kind string) string {
+	if w, ok := kindWords[kind]; ok {
+		return w
+	}
+	return kind
+}
+
+var kindWords = map[string]string{
+	KindInvalid:    "calls with bad arguments",
+	KindOutside:    "paths outside the workspace",
+	KindNotFound:   "files that do not exist",
+	KindNotRegular: "special files (not regular files)",
+	KindReadOnly:   "changes in a read-only workspace",
+	KindProtected:  "changes to protected paths",
+	KindNotRead:    "changes to files not read first",
+	KindChanged:    "changes to files that changed since they were read",
+	KindNotSeen:    "edits of lines never shown to the agent",
+	KindInput:      "replacements of the user's input files",
+	KindExists:     "creates over existing files",
+	KindNoMatch:    "edits whose old text was not found",
+	KindAmbiguous:  "edits whose old text matched several places",
+	KindBinary:     "binary files",
+	KindNotUTF8:    "files that are not UTF-8 text",
+	KindTooLarge:   "files or results over the size limits",
+	KindStalled:    "reads after the agent stalled",
+	KindConflict:   "changes that raced another writer",
+}
+
+// ReviewSummary is the top of the review: how many sessions, files and
+// changes there are, how many changes still stand, and what the guards
+// stopped, by kind.
+type ReviewSummary struct {
+	Sessions int            `json:"sessions"`
+	Files    int            `json:"files"`    // distinct files changed
+	Changes  int            `json:"changes"`  // receipts
+	Standing int            `json:"standing"` // receipts whose result a file still holds
+	Refused  int            `json:"refused"`
+	Kinds    []RefusalCount `json:"kinds"` // in the order of Kinds
+}
+
+// RefusalCount is how many refusals of one kind there were.
+type RefusalCount struct {
+	Kind  string `json:"kind"`
+	Words string `json:"words"`
+	Count int    `json:"count"`
+}
+
+// Summary returns the review's summary over every session.
+func (ws *Workspace) Summary() (ReviewSummary, error) {
+	h, err := ws.readHistory()
+	if err != nil {
+		return ReviewSummary{}, err
+	}
+	sum := ReviewSummary{Sessions: len(h.order), Kinds: []RefusalCount{}}
+	files := map[string]bool{}
+	for _, e := range h.events {
+		sum.Changes++
+		files[e.d.Receipt.Path] = true
+		if h.standing(e).State == StateStands {
+			sum.Standing++
+		}
+	}
+	sum.Files = len(files)
+	groups, err := ws.Refusals(RefusalQuery{Limit: -1})
+	if err != nil {
+		return ReviewSummary{}, err
+	}
+	for _, g := range groups {
+		sum.Refused += g.Count
+		sum.Kinds = append(sum.Kinds, RefusalCount{Kind: g.Kind, Words: g.Words, Count: g.Count})
+	}
+	return sum, nil
 }
 
 // HistoryEntry is one change of a file, in any session.
@@ -687,26 +771,47 @@ func (h *history) standing(e *event) Standing {
 	return st
 }
 
-// Refusals returns the refusals of a session (every session's when
-// empty), grouped by kind in the order of Kinds.
-func (ws *Workspace) Refusals(session string) ([]RefusalGroup, error) {
+// RefusalQuery selects refusals: of one session (every session's when
+// empty), of one kind (every kind's when empty), a page of each group from
+// Offset, at most Limit entries (RefusalPage when 0; none, only the counts,
+// when negative).
+type RefusalQuery struct {
+	Session string
+	Kind    string
+	Offset  int
+	Limit   int
+}
+
+// Refusals returns the refusals q selects, grouped by kind in the order of
+// Kinds: each group's count first, then one page of its entries.
+func (ws *Workspace) Refusals(q RefusalQuery) ([]RefusalGroup, error) {
 	h, err := ws.readHistory()
 	if err != nil {
 		return nil, err
 	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = RefusalPage
+	}
+	offset := max(q.Offset, 0)
 	by := map[string]*RefusalGroup{}
 	for _, id := range h.order {
-		if session != "" && id != session {
+		if q.Session != "" && id != q.Session {
 			continue
 		}
 		for _, r := range h.sessions[id].refusals {
+			if q.Kind != "" && r.Kind != q.Kind {
+				continue
+			}
 			g := by[r.Kind]
 			if g == nil {
-				g = &RefusalGroup{Kind: r.Kind}
+				g = &RefusalGroup{Kind: r.Kind, Words: KindWords(r.Kind), Offset: offset, Refusals: []RefusalEntry{}}
 				by[r.Kind] = g
 			}
+			if g.Count >= offset && len(g.Refusals) < limit {
+				g.Refusals = append(g.Refusals, r)
+			}
 			g.Count++
-			g.Refusals = append(g.Refusals, r)
 		}
 	}
 	out := []RefusalGroup{}

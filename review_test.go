@@ -63,7 +63,7 @@ func TestSessionsView(t *testing.T) {
 	if f := files["src/helpers.go"]; f.From != "src/util.go" {
 		t.Errorf("src/helpers.go: %+v", f)
 	}
-	groups, err := ws.Refusals("")
+	groups, err := ws.Refusals(stet.RefusalQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

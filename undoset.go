@@ -2,6 +2,8 @@ package stet
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -30,6 +32,11 @@ type UndoSpec struct {
 	Turn     int
 	Path     string
 	DryRun   bool
+	// Expect, when set, is the Set of the preview this undo confirms: the
+	// undo lands only if it takes back exactly the receipts that preview
+	// listed, and is refused (changed) when the set is another one now
+	// (a change made after the preview, or one undone since).
+	Expect string
 }
 
 // UndoStep is one receipt an undo set takes back, with the diff of its undo.
@@ -58,6 +65,20 @@ type UndoResult struct {
 	Files    []string          `json:"files"`   // every file the undo changes
 	Receipts []receipt.Receipt `json:"receipts"`
 	Message  string            `json:"message"`
+	// Set names exactly the receipts the undo takes back, in order
+	// (sha256 of their ids): pass it back as UndoSpec.Expect to perform
+	// what a preview showed and nothing else.
+	Set string `json:"set"`
+}
+
+// undoSetDigest names an ordered set of receipts.
+func undoSetDigest(events []*event) string {
+	h := sha256.New()
+	for _, e := range events {
+		h.Write([]byte(e.d.Receipt.ID))
+		h.Write([]byte{'\n'})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // simFile is what a name holds in the plan of an undo set.
@@ -106,6 +127,15 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	events, ref := h.undoSet(spec, res)
 	if ref != nil {
 		return nil, ref
+	}
+	res.Set = undoSetDigest(events)
+	if spec.Expect != "" && spec.Expect != res.Set {
+		ids := make([]string, len(events))
+		for i, e := range events {
+			ids[i] = e.d.Receipt.ID
+		}
+		return nil, refuse(KindChanged, spec.Path, "nothing was undone: the changes this undo would take back are not the ones previewed (now %s: %s); preview the undo again and confirm what it shows",
+			plural(len(ids), "change"), strings.Join(ids, ", ")).with("set", res.Set, "expected", spec.Expect, "receipts", ids)
 	}
 	if len(events) == 0 {
 		res.Message = "nothing to undo"

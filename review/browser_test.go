@@ -206,6 +206,19 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("%s = %q, want %q", sel, got, want)
 		}
 	}
+	// The summary, counts in words, times both ways.
+	if got := c.text("#summary"); !strings.Contains(got, "3 sessions") || !strings.Contains(got, "still standing") || !strings.Contains(got, "changes to protected paths") {
+		t.Errorf("summary: %q", got)
+	}
+	if got := c.text(`nav .session[data-id="agent-a"]`); !strings.Contains(got, "2 turns") || !strings.Contains(got, " ago (") || !strings.Contains(got, " UTC)") {
+		t.Errorf("agent-a in the list: %q", got)
+	}
+	if got := c.text(`.refusal[data-kind="not_read"] b`); got != "" && !strings.HasPrefix(got, "changes to files not read first") {
+		t.Errorf("not_read group: %q", got)
+	}
+	if n := string(c.eval(`[...document.querySelectorAll("nav .session, .turn .note")].filter(e => /\b1 (turns|changes|files|refused calls)\b/.test(e.textContent)).length`)); n != "0" {
+		t.Errorf("%s counts of one in the plural", n)
+	}
 	// The first diff page: one file, with its lines; next-file navigation.
 	if got := c.text(`#diffs .filediff pre.diff`); !strings.Contains(got, `+	println("hello, world")`) {
 		t.Errorf("first diff: %q", got)
@@ -214,6 +227,22 @@ func TestBrowser(t *testing.T) {
 	c.waitFor(`document.querySelector("#diffs .filediff") && document.querySelector("#diffs .filediff").dataset.path === "src/greet.go"`)
 	if n := string(c.eval(`document.querySelectorAll("#diffs pre.diff span.add").length`)); n != "5" {
 		t.Errorf("src/greet.go diff shows %s added lines", n)
+	}
+
+	// Keys: j goes to the session's next file and shows its diff, k back.
+	key := func(k string) {
+		c.eval(fmt.Sprintf(`document.dispatchEvent(new KeyboardEvent("keydown", {key: %q, bubbles: true}))`, k))
+	}
+	key("j")
+	key("j")
+	c.waitFor(`document.querySelector(".session-files .file.on") && document.querySelector("#diffs .filediff") && document.querySelector("#diffs .filediff").dataset.path === document.querySelector(".session-files .file.on").dataset.path`)
+	second := c.text(`.session-files .file.on a`)
+	key("k")
+	c.waitFor(fmt.Sprintf(`document.querySelector(".session-files .file.on a").textContent !== %q`, second))
+	var order []string
+	json.Unmarshal(c.eval(`[...document.querySelectorAll(".session-files .file")].map(e => e.dataset.path)`), &order)
+	if len(order) < 2 || second != order[1] || c.text(`.session-files .file.on a`) != order[0] {
+		t.Errorf("j j k: second %q, now %q, files %v", second, c.text(`.session-files .file.on a`), order)
 	}
 
 	// agent-b: the guards it met, and the undo refused for the human edit.
@@ -227,7 +256,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("no %s refusal shown", kind)
 		}
 	}
-	if got := c.text(`.receipt td:nth-child(5)`); got != "changed since" {
+	if got := c.text(`.receipt td:nth-child(6)`); got != "changed since" {
 		t.Errorf("agent-b receipt state %q", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "README.md")); string(b) != reviewfixture.HumanREADME {
@@ -265,7 +294,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("new receipt %+v", e)
 		}
 	}
-	if got := c.text(`.receipt td:nth-child(5)`); got != "undone" {
+	if got := c.text(`.receipt td:nth-child(6)`); got != "undone" {
 		t.Errorf("agent-c receipt after undo: %q", got)
 	}
 

@@ -51,6 +51,7 @@ func NewHandler(ws *stet.Workspace, token string) (*Handler, error) {
 	h.mux.HandleFunc("GET /app.css", h.asset("app.css", "text/css; charset=utf-8"))
 	h.mux.HandleFunc("GET /api/about", h.about)
 	h.mux.HandleFunc("GET /api/sessions", h.sessions)
+	h.mux.HandleFunc("GET /api/summary", h.summary)
 	h.mux.HandleFunc("GET /api/diff", h.diff)
 	h.mux.HandleFunc("GET /api/stands", h.stands)
 	h.mux.HandleFunc("GET /api/refusals", h.refusals)
@@ -190,7 +191,14 @@ func (h *Handler) stands(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) refusals(w http.ResponseWriter, r *http.Request) {
-	v, err := h.ws.Refusals(r.URL.Query().Get("session"))
+	q := r.URL.Query()
+	v, err := h.ws.Refusals(stet.RefusalQuery{Session: q.Get("session"), Kind: q.Get("kind"),
+		Offset: max(intParam(r, "offset", 0), 0), Limit: min(max(intParam(r, "limit", stet.RefusalPage), 1), 500)})
+	reply(w, v, err)
+}
+
+func (h *Handler) summary(w http.ResponseWriter, r *http.Request) {
+	v, err := h.ws.Summary()
 	reply(w, v, err)
 }
 
@@ -216,6 +224,9 @@ type undoRequest struct {
 	Turn     int      `json:"turn"`
 	Path     string   `json:"path"`
 	DryRun   bool     `json:"dry_run"`
+	// Expect is the set of the preview being confirmed (UndoResult.Set):
+	// the page always sends it, so a click performs what it showed.
+	Expect string `json:"expect"`
 }
 
 func (h *Handler) undoSet(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +243,19 @@ func (h *Handler) undoSet(w http.ResponseWriter, r *http.Request) {
 	}
 	h.undo.Lock()
 	defer h.undo.Unlock()
-	v, err := h.ws.UndoChanges(r.Context(), stet.UndoSpec{Receipts: req.Receipts, Session: req.Session, Turn: req.Turn, Path: req.Path, DryRun: req.DryRun})
+	spec := stet.UndoSpec{Receipts: req.Receipts, Session: req.Session, Turn: req.Turn, Path: req.Path, DryRun: req.DryRun, Expect: req.Expect}
+	v, err := h.ws.UndoChanges(r.Context(), spec)
+	if ref, ok := stet.AsRefusal(err); ok && req.Expect != "" && ref.Kind == stet.KindChanged && ref.Details["expected"] == req.Expect {
+		// The set changed since the preview: answer with the new preview,
+		// so the person sees what a confirm would now do.
+		spec.DryRun, spec.Expect = true, ""
+		if preview, perr := h.ws.UndoChanges(r.Context(), spec); perr == nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusConflict)
+			json.NewEncoder(w).Encode(map[string]any{"refused": ref.Kind, "message": ref.Message, "preview": preview})
+			return
+		}
+	}
 	reply(w, v, err)
 }
 

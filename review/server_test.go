@@ -226,3 +226,103 @@ func TestUndoEndpoint(t *testing.T) {
 		t.Fatalf("unknown field: %d %s", code, b)
 	}
 }
+
+// An undo confirmed from a preview performs exactly the receipts that
+// preview showed: a change the session made after the preview is not
+// undone unseen; the confirm is refused, nothing moves, and the answer
+// carries the new preview, whose confirm then lands.
+func TestUndoPerformsWhatItPreviewed(t *testing.T) {
+	srv, root, ws := serve(t)
+	post := func(body string) (int, map[string]any) {
+		code, b := do(t, srv, call{"POST", withToken("/api/undo", token), body, map[string]string{"Origin": srv.URL}})
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		return code, m
+	}
+	code, m := post(`{"session":"agent-c","dry_run":true}`)
+	if code != 200 || len(m["steps"].([]any)) != 2 {
+		t.Fatalf("preview: %d %v", code, m)
+	}
+	set := m["set"].(string)
+	// After the preview, the session changes one more file.
+	c, err := ws.Session("agent-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do(context.Background(), stet.WriteArgs{Path: "docs/later.md", Content: "later\n"}); err != nil {
+		t.Fatal(err)
+	}
+	code, m = post(`{"session":"agent-c","expect":"` + set + `"}`)
+	if code != 409 || m["refused"] != "changed" || !strings.Contains(m["message"].(string), "not the ones previewed") {
+		t.Fatalf("confirm of a stale preview: %d %v", code, m)
+	}
+	preview, _ := m["preview"].(map[string]any)
+	if preview == nil || len(preview["steps"].([]any)) != 3 || preview["set"] == set {
+		t.Fatalf("new preview: %v", m["preview"])
+	}
+	for name, want := range map[string]string{"docs/later.md": "later\n", "docs/new.md": "# New\n\nwritten by agent-c\n"} {
+		if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || string(b) != want {
+			t.Fatalf("%s after the refused confirm: %q %v", name, b, err)
+		}
+	}
+	code, m = post(`{"session":"agent-c","expect":"` + preview["set"].(string) + `"}`)
+	if code != 200 || len(m["receipts"].([]any)) != 3 {
+		t.Fatalf("confirm of the new preview: %d %v", code, m)
+	}
+	if _, err := os.Stat(filepath.Join(root, "docs/later.md")); !os.IsNotExist(err) {
+		t.Fatalf("docs/later.md after the undo: %v", err)
+	}
+}
+
+// The summary counts sessions, files, changes and what still stands, and
+// names what the guards stopped in words; refusals come a page at a time,
+// counts first.
+func TestSummaryAndRefusalPages(t *testing.T) {
+	srv, _, ws := serve(t)
+	code, b := do(t, srv, call{"GET", withToken("/api/summary", token), "", nil})
+	var sum stet.ReviewSummary
+	if err := json.Unmarshal(b, &sum); code != 200 || err != nil {
+		t.Fatalf("summary: %d %s", code, b)
+	}
+	if sum.Sessions != 3 || sum.Changes == 0 || sum.Standing == 0 || sum.Standing >= sum.Changes || sum.Refused == 0 {
+		t.Fatalf("summary: %+v", sum)
+	}
+	words := map[string]string{}
+	n := 0
+	for _, k := range sum.Kinds {
+		words[k.Kind] = k.Words
+		n += k.Count
+	}
+	if n != sum.Refused || words["protected"] != "changes to protected paths" {
+		t.Fatalf("summary kinds: %+v", sum.Kinds)
+	}
+	// Many refusals of one kind: the first page is bounded, the rest is
+	// asked for by offset, and the pages add up to the count.
+	s, err := ws.Session("flood")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range stet.RefusalPage + 7 {
+		if _, err := s.Do(context.Background(), stet.ReadArgs{Path: "../outside.txt"}); err == nil {
+			t.Fatal("a read outside the workspace landed")
+		}
+	}
+	get := func(q string) []stet.RefusalGroup {
+		code, b := do(t, srv, call{"GET", withToken("/api/refusals?"+q, token), "", nil})
+		var g []stet.RefusalGroup
+		if err := json.Unmarshal(b, &g); code != 200 || err != nil || len(g) != 1 {
+			t.Fatalf("refusals %s: %d %s", q, code, b)
+		}
+		return g
+	}
+	first := get("session=flood")[0]
+	if first.Count != stet.RefusalPage+7 || len(first.Refusals) != stet.RefusalPage || first.Words != "paths outside the workspace" {
+		t.Fatalf("first page: count %d, %d entries, %q", first.Count, len(first.Refusals), first.Words)
+	}
+	rest := get(fmt.Sprintf("session=flood&kind=outside&offset=%d", stet.RefusalPage))[0]
+	if rest.Offset != stet.RefusalPage || len(rest.Refusals) != 7 {
+		t.Fatalf("second page: offset %d, %d entries", rest.Offset, len(rest.Refusals))
+	}
+}

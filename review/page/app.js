@@ -32,6 +32,29 @@ async function api(path, params, body) {
   return data;
 }
 
+// plural: "1 turn", "2 turns", "1,024 changes".
+function plural(n, word, many) {
+  return n.toLocaleString("en-US") + " " + (n === 1 ? word : (many || word + "s"));
+}
+
+// ago says how long ago t was, in words.
+function ago(t, now) {
+  const s = Math.round((now - t) / 1000);
+  if (s < 45) return "just now";
+  const steps = [[60, "minute"], [3600, "hour"], [86400, "day"], [86400 * 30, "month"], [86400 * 365, "year"]];
+  let unit = steps[0];
+  for (const st of steps) if (s >= st[0] * 0.9) unit = st;
+  return plural(Math.max(1, Math.round(s / unit[0])), unit[1]) + " ago";
+}
+
+// when shows a time both ways: how long ago, and the UTC time itself.
+function when(iso) {
+  const t = new Date(iso);
+  if (!iso || isNaN(t) || t.getFullYear() < 2000) return el("span", { class: "when" }, "");
+  const abs = t.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  return el("time", { class: "when", dateTime: t.toISOString(), title: abs }, ago(t, Date.now()) + " (" + abs + ")");
+}
+
 function counts(f) {
   if (f.dir) return el("span", { class: "counts" }, "directory");
   if (!f.exact) return el("span", { class: "counts", title: "a version is known by hash only" }, "?");
@@ -63,6 +86,19 @@ function diffView(text) {
 
 let sessions = [];
 
+async function loadSummary() {
+  const m = await api("summary");
+  const box = $("#summary");
+  const stopped = m.refused
+    ? el("span", {}, "the guards stopped " + plural(m.refused, "call") + ": ",
+      ...m.kinds.map((k, i) => el("span", { class: "kind", "data-kind": k.kind, title: k.kind }, (i ? "; " : "") + k.count.toLocaleString("en-US") + " " + k.words)))
+    : el("span", {}, "the guards stopped nothing");
+  box.replaceChildren(el("b", {}, plural(m.sessions, "session")), " \u00b7 ",
+    plural(m.files, "file") + " changed \u00b7 ",
+    el("span", { id: "standing" }, plural(m.changes, "change") + ", " + m.standing.toLocaleString("en-US") + " still standing"), " \u00b7 ", stopped);
+  box.hidden = false;
+}
+
 async function loadSessions() {
   sessions = await api("sessions");
   const nav = $("#sessions");
@@ -70,7 +106,8 @@ async function loadSessions() {
   for (const s of sessions) {
     nav.append(el("button", { class: "session", "data-id": s.id, onclick: () => { location.hash = "s=" + encodeURIComponent(s.id); } },
       el("b", {}, s.id), el("br"),
-      `${s.turns.length} turns, ${s.receipts} changes, ${s.files.length} files, ${s.refusals} refused`));
+      [plural(s.turns.length, "turn"), plural(s.receipts, "change"), plural(s.files.length, "file"), s.refusals.toLocaleString("en-US") + " refused"].join(", "),
+      el("br"), when(s.end)));
   }
 }
 
@@ -83,6 +120,7 @@ async function showSession(id, preview) {
   for (const st of await api("stands", { session: id })) stands[st.receipt] = st;
   d.replaceChildren(
     el("h2", {}, "Session " + s.id),
+    el("p", { class: "note" }, "started ", when(s.start), ", last active ", when(s.end)),
     el("div", { class: "actions" },
       el("button", { id: "preview-session", onclick: () => previewUndo({ session: id }) }, "Preview undo of this session")),
     el("div", { id: "undo" }),
@@ -90,29 +128,49 @@ async function showSession(id, preview) {
     el("ul", { class: "files session-files" }, ...s.files.map((f) => fileRow(f, id, 0))));
   for (const t of s.turns) {
     const box = el("div", { class: "turn", "data-turn": t.turn },
-      el("h3", {}, t.turn ? "Turn " + t.turn : "Before the first turn"),
+      el("h3", {}, t.turn ? "Turn " + t.turn : "Before the first turn", " ", when(t.time)),
       t.request ? el("div", { class: "request" }, t.request) : el("div", { class: "note" }, "(no pinned request)"),
       t.inputs && t.inputs.length ? el("div", { class: "inputs" }, "Declared inputs: " + t.inputs.join(", ")) : null,
       el("ul", { class: "files" }, ...t.files.map((f) => fileRow(f, id, t.turn))),
       el("table", { class: "receipts" }, ...t.receipts.map((r) => {
         const st = stands[r.id] || {};
         return el("tr", { class: "receipt", "data-id": r.id },
-          el("td", {}, r.id), el("td", {}, r.tool), el("td", {}, r.from ? r.from + " \u2192 " + r.path : r.path),
+          el("td", {}, r.id), el("td", {}, when(r.time)), el("td", {}, r.tool), el("td", {}, r.from ? r.from + " \u2192 " + r.path : r.path),
           el("td", {}, el("span", { class: "tag " + (r.verified ? "verified" : "unverified") }, r.verified ? "verified" : "NOT verified")),
           el("td", {}, el("span", { class: "tag " + (st.state || ""), title: st.message || "" }, st.state === "changed" ? "changed since" : (st.state || "?"))),
           el("td", {}, st.state === "stands" ? el("button", { onclick: () => previewUndo({ receipts: [r.id] }) }, "undo\u2026") : null));
       })),
       t.receipts.length ? el("button", { onclick: () => previewUndo({ session: id, turn: t.turn }) }, "Preview undo of this turn") : null,
-      t.refusals ? el("div", { class: "note" }, t.refusals + " refused call(s)") : null);
+      t.refusals ? el("div", { class: "note" }, plural(t.refusals, "refused call")) : null);
     d.append(box);
   }
   d.append(el("div", { id: "diffs" }));
   const groups = await api("refusals", { session: id });
   d.append(el("h3", {}, "What the guards stopped"),
-    groups.length ? el("div", { id: "refusals" }, ...groups.map((g) => el("div", { class: "refusal", "data-kind": g.kind },
-      el("b", {}, g.kind + " (" + g.count + ")"),
-      el("ul", {}, ...g.refusals.map((r) => el("li", {}, (r.path ? r.path + ": " : "") + r.message)))))) : el("p", { class: "note" }, "Nothing was refused."));
+    groups.length ? el("div", { id: "refusals" }, ...groups.map((g) => refusalGroup(id, g))) : el("p", { class: "note" }, "Nothing was refused."));
   if (preview) await previewUndo({ session: id });
+}
+
+// refusalGroup shows one kind's count in words and its first page, with a
+// button for the next page: the server never sends them all at once.
+function refusalGroup(session, g) {
+  const list = el("ul", {});
+  const box = el("div", { class: "refusal", "data-kind": g.kind },
+    el("b", { title: g.kind }, g.words + " (" + g.count.toLocaleString("en-US") + ")"), list);
+  const add = (page) => {
+    for (const r of page.refusals) list.append(el("li", {}, when(r.time), " ", (r.path ? r.path + ": " : "") + r.message));
+    const shown = page.offset + page.refusals.length;
+    const old = box.querySelector(".more");
+    if (old) old.remove();
+    if (shown < page.count) {
+      box.append(el("button", { class: "more", onclick: async () => {
+        const next = await api("refusals", { session, kind: g.kind, offset: shown });
+        if (next.length) add(next[0]);
+      } }, "Show more (" + shown.toLocaleString("en-US") + " of " + g.count.toLocaleString("en-US") + " shown)"));
+    }
+  };
+  add(g);
+  return box;
 }
 
 async function showDiffs(session, turn, path, offset) {
@@ -135,22 +193,29 @@ async function previewUndo(spec) {
       el("b", {}, res.message),
       ...res.steps.map((s) => el("div", { class: "step", "data-receipt": s.receipt }, s.receipt + " " + s.tool + " " + s.path, diffView(s.diff))),
       res.skipped.length ? el("ul", { class: "skipped" }, ...res.skipped.map((s) => el("li", {}, s.receipt + " " + s.path + ": " + s.reason))) : null,
-      res.steps.length ? el("button", { id: "perform", class: "danger", onclick: () => performUndo(spec) }, "Undo these changes") : null));
+      res.steps.length ? el("button", { id: "perform", class: "danger", onclick: () => performUndo(spec, res.set) }, "Undo these " + plural(res.steps.length, "change")) : null));
   } catch (e) {
     box.replaceChildren(el("div", { id: "preview", class: "box refused" }, e.message || e.error || String(e)));
   }
 }
 
-async function performUndo(spec) {
+// performUndo confirms the preview whose set is given: the server undoes
+// exactly those receipts, or refuses and sends the new preview.
+async function performUndo(spec, set) {
   const box = $("#undo");
   try {
-    const res = await api("undo", {}, Object.assign({ dry_run: false }, spec));
+    const res = await api("undo", {}, Object.assign({ dry_run: false, expect: set }, spec));
+    await loadSummary();
     await loadSessions();
     await showSession(spec.session || currentSession());
     $("#undo").replaceChildren(el("div", { id: "result", class: "box" }, res.message,
       el("ul", {}, ...res.receipts.map((r) => el("li", { class: "new-receipt", "data-id": r.id }, r.id + " " + r.tool + " " + r.path)))));
   } catch (e) {
     box.replaceChildren(el("div", { id: "result", class: "box refused" }, e.message || e.error || String(e)));
+    if (e.preview) {
+      await previewUndo(spec);
+      $("#undo").prepend(el("div", { id: "result", class: "box refused" }, e.message));
+    }
   }
 }
 
@@ -190,10 +255,27 @@ $("#verify-btn").addEventListener("click", async () => {
     el("ul", {}, ...(rep.problems || []).map((p) => el("li", { class: "refused" }, (p.line ? "line " + p.line + ": " : "") + (p.receipt ? p.receipt + ": " : "") + p.message))));
 });
 
+// Keys: j / k (or n / p) go to the next or previous file of the session and
+// show its diff; the file is marked and scrolled into view.
+document.addEventListener("keydown", (ev) => {
+  if (ev.target.closest && ev.target.closest("input, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const step = { j: 1, n: 1, k: -1, p: -1 }[ev.key];
+  if (!step) return;
+  const links = [...document.querySelectorAll(".session-files .file a")];
+  if (!links.length) return;
+  const at = links.findIndex((a) => a.parentElement.classList.contains("on"));
+  const next = links[Math.min(Math.max(at + step, 0), links.length - 1)];
+  for (const a of links) a.parentElement.classList.toggle("on", a === next);
+  next.parentElement.scrollIntoView({ block: "nearest" });
+  next.click();
+  ev.preventDefault();
+});
+
 window.addEventListener("hashchange", route);
 (async () => {
   const about = await api("about");
   $("#notseen").textContent = about.not_seen;
+  await loadSummary();
   await loadSessions();
   await route();
 })();
