@@ -112,7 +112,7 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	if ws.opts.Effects == policy.ReadOnly {
 		return nil, refuse(KindReadOnly, "", "nothing was undone: this workspace is read-only (--effects read-only)")
 	}
-	s, err := ws.Session(reviewSession)
+	s, err := ws.session(reviewSession)
 	if err != nil {
 		return nil, err
 	}

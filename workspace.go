@@ -329,8 +329,30 @@ func (ws *Workspace) StateDir() string { return ws.journal.Dir() }
 func (ws *Workspace) Effects() policy.Effects { return ws.opts.Effects }
 
 // Session returns the session named id, rebuilding it from the journal the
-// first time it is asked for in this process.
+// first time it is asked for in this process. The names stet keeps for
+// itself (ReservedSession) are refused (invalid): a caller cannot write
+// into stet's own records or pass its changes off as a person's undo.
 func (ws *Workspace) Session(id string) (*Session, error) {
+	if ReservedSession(id) {
+		return nil, refuse(KindInvalid, "", "session %s is reserved for stet's own records (names starting with %q, and %q); name another session", shownName(id), reservedPrefix, reviewSession).
+			with("session", id)
+	}
+	return ws.session(id)
+}
+
+// reservedPrefix starts the names of stet's internal sessions.
+const reservedPrefix = "stet:"
+
+// ReservedSession reports whether id names a session stet keeps for
+// itself: the intents' records (every name starting with "stet:") and the
+// undos made by stet review and stet undo --session/--receipt (ReviewSession).
+func ReservedSession(id string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), reservedPrefix) || id == reviewSession
+}
+
+// session is Session without the reserved-name check, for stet's own
+// callers.
+func (ws *Workspace) session(id string) (*Session, error) {
 	if id == "" {
 		id = "default"
 	}

@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,4 +119,26 @@ func FuzzParseMeta(f *testing.F) {
 			t.Fatalf("session %q, want %q", p.session, session)
 		}
 	})
+}
+
+// TestReservedSessionNames: a call cannot run in a session stet keeps for
+// itself (its intents, the review's undos), so it cannot land receipts the
+// review, diff and undo would not show or would take for a person's undo.
+func TestReservedSessionNames(t *testing.T) { eachTransport(t, testReservedSessionNames) }
+
+func testReservedSessionNames(t *testing.T, connect connectFunc) {
+	f := newFixture(t, map[string]string{"a.txt": "hello\n"}, stet.Options{})
+	cs, _ := connect(t, New(f.ws, Options{}), nil, nil)
+	for _, name := range []string{"stet:intents", "STET:anything", "review"} {
+		meta := map[string]any{metaSession: name}
+		mustRefuse(t, "read in "+name, callMeta(t, cs, "read", map[string]any{"path": "a.txt"}, meta), stet.KindInvalid)
+		mustRefuse(t, "write in "+name, callMeta(t, cs, "write", map[string]any{"path": "b.txt", "content": "x\n"}, meta), stet.KindInvalid)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "b.txt")); !os.IsNotExist(err) {
+		t.Fatalf("b.txt was written: %v", err)
+	}
+	log, err := f.ws.Log("", "")
+	if err != nil || len(log) != 0 {
+		t.Fatalf("receipts after refused calls: %d %v", len(log), err)
+	}
 }

@@ -338,6 +338,9 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
 	sess, err := s.ws.Session(id)
+	if ref, ok := stet.AsRefusal(err); ok {
+		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
+	}
 	if err != nil {
 		ref := invalid(name, "_meta %q names session %q, which cannot be used (%s); use a plain id of at most 200 characters", metaSession, id, cause(err))
 		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
