@@ -117,6 +117,9 @@ func (ws *Workspace) Show(id string) (LogEntry, string, error) {
 // entryDiff rebuilds the diff of a receipt as well as the journal allows.
 func (ws *Workspace) entryDiff(e LogEntry) string {
 	r := e.Receipt
+	if ws.hides(r.Path) || ws.hides(r.From) {
+		return hiddenDiff(r.Path)
+	}
 	var pre []byte
 	if e.data.Pre != "" {
 		if b, err := ws.journal.Get(e.data.Pre); err == nil {

@@ -64,6 +64,23 @@ func (ws *Workspace) denied(t target) *Refusal {
 	return nil
 }
 
+// hides reports whether a deny-read rule (or the state directory's
+// protection) hides the file at display path p now: the faces over the
+// journal (show, diff, the review) then show no bytes of it, stored or
+// current, as the tools would not.
+func (ws *Workspace) hides(p string) bool {
+	if p == "" {
+		return false
+	}
+	t, ref := ws.resolve("review", p)
+	return ref == nil && ws.denied(t) != nil
+}
+
+// hiddenDiff is what a face shows in place of the diff of a hidden file.
+func hiddenDiff(p string) string {
+	return fmt.Sprintf("(the diff of %s is not shown: a deny-read rule hides the file)\n", shownName(p))
+}
+
 // hiddenLink reports whether info, a file of root with more than one hard
 // link, is a file a deny-read rule hides under another of its names. It
 // walks root (confined, not following symlinks) for the denied files that

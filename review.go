@@ -510,6 +510,9 @@ func (h *history) change(g *group, withDiff bool) FileDiff {
 	}
 	fc.Created = first.Before == nil
 	fc.Deleted = last.After == nil
+	if h.ws.hides(g.path) || h.ws.hides(g.from) {
+		return FileDiff{FileChange: fc, Diff: hiddenDiff(g.path)}
+	}
 	if fc.Created && fc.Deleted {
 		fc.Exact = true
 		return FileDiff{FileChange: fc, Diff: fmt.Sprintf("(%s was created and deleted again)\n", g.path)}

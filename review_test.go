@@ -286,3 +286,46 @@ func TestReviewHidesDeniedFiles(t *testing.T) {
 		}
 	}
 }
+
+// A file that a deny-read rule hides now shows no bytes through the faces
+// over the journal either: not its stored previous bytes, not its diff,
+// in stet show or the review's diffs, whatever it was when it changed.
+func TestFacesHideWhatDenyReadHides(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "app.env"), []byte("TOKEN=old-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := stet.Open([]string{root}, stet.Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ws.Session("agent")
+	if _, err := s.Do(ctx, stet.ReadArgs{Path: "app.env"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Write(ctx, stet.WriteArgs{Path: "app.env", Content: "TOKEN=new-secret\n", Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out.Receipt.ID
+	ws.Close()
+
+	ws, err = stet.Open([]string{root}, stet.Options{State: state, DenyRead: []string{"*.env"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	_, diff, err := ws.Show(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := ws.Diff(stet.DiffSpec{Session: "agent", Limit: 20})
+	if err != nil || len(page.Files) != 1 {
+		t.Fatalf("diff: %+v %v", page, err)
+	}
+	for face, text := range map[string]string{"show": diff, "review diff": page.Files[0].Diff} {
+		if strings.Contains(text, "secret") || !strings.Contains(text, "deny-read") {
+			t.Errorf("%s of a deny-read file: %q", face, text)
+		}
+	}
+}
