@@ -32,7 +32,11 @@ func (r GCReport) Freed() int64 { return r.BytesBefore - r.BytesAfter }
 // contents (blobs) that no kept record names and that are older than keep.
 // It never drops an intent that is unresolved (no done record, or one that
 // says unresolved), nor a blob that a kept receipt needs for undo: a kept
-// receipt keeps what undo needs. Sessions whose records are all older than
+// receipt keeps what undo needs. Nor what a session's rules stand on,
+// whatever its age: its current turn while it pins a request or declared
+// inputs (so the input guard holds after gc, in this process and in a
+// running server that catches up), and the record of the files it created
+// while it has a turn pinned or any record within keep. Sessions whose records are all older than
 // keep are gone; a kept session forgets what it observed before the cutoff.
 //
 // The journal is rewritten behind a checkpoint record (see
@@ -47,9 +51,22 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 	cutoff := ws.opts.Now().Add(-keep).UTC()
 	intentAt := map[string]time.Time{} // intent id -> time of its record
 	doneState := map[string]string{}   // intent id -> state of its done record
+	// What a session's rules stand on, whatever its age: its current turn
+	// (the pinned request and declared inputs of the input guard) and, for
+	// a session still in use, which files it created.
+	lastTurn := map[string]int64{}   // session -> seq of its newest turn record
+	liveTurn := map[string]bool{}    // session -> that turn pins something
+	newest := map[string]time.Time{} // session -> time of its newest record
 	opts := journal.CompactOptions{
 		Prepare: func(r journal.Record) {
+			if r.Session != "" && r.Time.After(newest[r.Session]) {
+				newest[r.Session] = r.Time
+			}
 			switch r.Type {
+			case recTurn:
+				var td turnData
+				lastTurn[r.Session] = r.Seq
+				liveTurn[r.Session] = json.Unmarshal(r.Data, &td) != nil || td.Request != "" || len(td.Inputs) > 0
 			case recIntent:
 				var it intentData
 				if json.Unmarshal(r.Data, &it) == nil {
@@ -71,6 +88,10 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 				return !closed || st == doneUnresolved
 			}
 			switch r.Type {
+			case recTurn:
+				return r.Seq == lastTurn[r.Session] && liveTurn[r.Session]
+			case recCreated:
+				return liveTurn[r.Session] || !newest[r.Session].Before(cutoff)
 			case recIntent:
 				var it intentData
 				return json.Unmarshal(r.Data, &it) != nil || open(it.ID)

@@ -1,8 +1,10 @@
 package stet_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -117,5 +119,61 @@ func TestGCKeepsWhatKeptReceiptsNeed(t *testing.T) {
 	gone, _ := ws2.Session("gone")
 	if _, err := gone.Edit(ctx, stet.EditArgs{Path: "d.txt", OldString: ptr("d one"), NewString: ptr("d two")}); err == nil {
 		t.Errorf("an edit in a session whose observations were dropped: %v, want a refusal", err)
+	}
+}
+
+// gc never lifts a guard: a session's pinned turn and declared inputs, and
+// the files it created, stay however old they are, so a write over a
+// declared input refused before gc is refused after it, in a fresh
+// process as in the one that ran gc.
+func TestGCKeepsWhatLiveRulesStandOn(t *testing.T) {
+	now := time.Now().UTC()
+	clock := &testClock{now: now.Add(-60 * 24 * time.Hour)}
+	ws, s, root := open(t, map[string]string{"data.csv": "a,b\n1,2\n"}, stet.Options{Now: clock.Now})
+	if err := s.Turn("Summarize data.csv into report.md", "data.csv"); err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, s, "data.csv")
+	if _, err := s.Do(ctx, stet.ListArgs{Path: "."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write(ctx, stet.WriteArgs{Path: "report.md", Content: "# Report\n"}); err != nil {
+		t.Fatal(err)
+	}
+	overInput := stet.WriteArgs{Path: "data.csv", Content: "x\n", Overwrite: true}
+	if _, err := s.Write(ctx, overInput); !errors.Is(err, stet.ErrInput) {
+		t.Fatalf("write over a declared input before gc: %v", err)
+	}
+	clock.set(now)
+	if _, err := ws.GC(30 * 24 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	check := func(where string, s *stet.Session) {
+		t.Helper()
+		readAll(t, s, "data.csv")
+		if _, err := s.Write(ctx, overInput); !errors.Is(err, stet.ErrInput) {
+			t.Fatalf("%s: write over a declared input after gc: %v", where, err)
+		}
+		readAll(t, s, "report.md")
+		out, err := s.Write(ctx, stet.WriteArgs{Path: "report.md", Content: "# Report\n\nmore\n"})
+		if err != nil {
+			t.Fatalf("%s: rewrite of a file the session created: %v", where, err)
+		}
+		if strings.Contains(out.Message, "replaced the user's file") {
+			t.Fatalf("%s: a file the session created counts as the user's after gc: %s", where, out.Message)
+		}
+	}
+	check("the process that ran gc", s)
+	state := ws.StateDir()
+	ws.Close()
+	ws2, err := stet.Open([]string{root}, stet.Options{State: state, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	s2, _ := ws2.Session(s.ID())
+	check("a fresh process", s2)
+	if b, _ := os.ReadFile(filepath.Join(root, "data.csv")); string(b) != "a,b\n1,2\n" {
+		t.Fatalf("data.csv: %q", b)
 	}
 }

@@ -215,6 +215,14 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("stet: journal: %w", err)
 	}
 	ws.journal = j
+	if err := j.Claim(ws.owner()); err != nil {
+		ws.Close()
+		var oe *journal.OwnerError
+		if errors.As(err, &oe) {
+			return nil, fmt.Errorf("stet: %w: %w", ErrStateInUse, err)
+		}
+		return nil, fmt.Errorf("stet: journal: %w", err)
+	}
 	ws.ruleRoots(state)
 	if opts.Effects != policy.ReadOnly {
 		if err := ws.recoverIntents(context.Background()); err != nil {
@@ -223,6 +231,24 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		}
 	}
 	return ws, nil
+}
+
+// ErrStateInUse is returned by Open when the state directory belongs to a
+// workspace with other roots: one state directory serves one workspace, so
+// an undo in one never acts on the files of another.
+var ErrStateInUse = errors.New("state directory belongs to another workspace")
+
+// owner is the identity the journal is bound to: the roots' resolved
+// paths, in order (a relative path in a receipt resolves in the first root
+// that holds it, so the same roots in another order are another
+// workspace).
+func (ws *Workspace) owner() journal.Owner {
+	roots := make([]string, len(ws.roots))
+	for i, r := range ws.roots {
+		roots[i] = r.real
+	}
+	sum := sha256.Sum256([]byte(strings.Join(roots, "\x00")))
+	return journal.Owner{Workspace: "sha256:" + hex.EncodeToString(sum[:]), Roots: roots}
 }
 
 // ruleRoots gives each root its rules: the workspace's patterns, whether the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 )
 
 // Append writes recs to the end of the log as one batch, under one exclusive
@@ -95,6 +96,9 @@ func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error
 	}
 	var out []Record
 	err := j.withLock(true, func() error {
+		if err := j.checkHome(); err != nil {
+			return err
+		}
 		var err error
 		out, err = j.append(recs, durable, cond, logged)
 		return err
@@ -215,4 +219,19 @@ func (j *Journal) lastSeq(t tail) (int64, error) {
 		return nil
 	})
 	return n, err
+}
+
+// checkHome fails with ErrMoved when the state directory's path names
+// another directory than the one this handle has open: records appended
+// here would be seen by no process that opens the path now.
+func (j *Journal) checkHome() error {
+	named, err := os.Stat(j.dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", j.dir, ErrMoved)
+	}
+	open, err := j.root.Stat(".")
+	if err != nil || !os.SameFile(named, open) {
+		return fmt.Errorf("%s: %w", j.dir, ErrMoved)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -444,5 +445,32 @@ func TestAppendThen(t *testing.T) {
 	j.Close()
 	if _, err := j.AppendThen(func() { calls++ }, journal.Record{Type: "c", Session: "s"}); err == nil || calls != 1 {
 		t.Fatalf("AppendThen on a closed journal: err %v, logged called %d times", err, calls)
+	}
+}
+
+// A handle whose state directory was replaced under its path appends
+// nothing: its records would land where no process opening the path looks.
+func TestAppendRefusedWhenStateDirectoryReplaced(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "state")
+	j, err := journal.Open(dir, journal.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Append(journal.Record{Type: "note", Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir, filepath.Join(base, "old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append(journal.Record{Type: "note", Session: "s"}); !errors.Is(err, journal.ErrMoved) {
+		t.Fatalf("append after the state directory was replaced: %v, want ErrMoved", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(base, "old", "journal.jsonl")); err != nil || bytes.Count(b, []byte("\n")) != 1 {
+		t.Fatalf("old journal: %d lines, %v", bytes.Count(b, []byte("\n")), err)
 	}
 }
