@@ -434,16 +434,23 @@ func (s *Session) record(c *change, data *receiptData) error {
 	switch {
 	case c.delete:
 		delete(s.files, c.key)
+		if r.Before != nil && !s.created[c.key] {
+			s.removed[c.key] = *r.Before
+		}
 	case c.dir:
 	default:
 		s.files[c.key] = next
 	}
 	if fromKey != "" {
 		delete(s.files, fromKey)
+		if r.Before != nil && !s.created[fromKey] {
+			s.removed[fromKey] = *r.Before
+		}
 		delete(s.created, fromKey)
 	}
 	if created {
 		s.created[c.key] = true
+		delete(s.removed, c.key)
 	}
 	if c.create || c.src != nil {
 		s.dirs[c.t.parent().key()] = true

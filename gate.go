@@ -310,9 +310,10 @@ func (s *Session) checkBinding(t target, o observation, cur []byte, ver fsys.Ver
 	if s.ws.opts.NoGate {
 		return nil
 	}
-	obs := policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur)}
+	windowed := !s.fitsOneWindow(cur, frameLines(cur))
+	obs := policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur), Windowed: windowed}
 	if o.Version != string(ver) {
-		obs = policy.Observation{Version: string(ver), Size: len(cur)}
+		obs = policy.Observation{Version: string(ver), Size: len(cur), Windowed: windowed}
 	}
 	ns := policy.CheckBinding(s.ws.opts.Binding, obs, regions, whole)
 	if ns == nil {
@@ -320,7 +321,12 @@ func (s *Session) checkBinding(t target, o observation, cur []byte, ver fsys.Ver
 	}
 	n := frameLines(cur)
 	if s.ws.opts.Binding == policy.BindFull {
-		return refuse(KindNotSeen, t.spelled, "%s must be read whole before it is changed (--binding full); read it without offset or limit, then retry", t.spelled).with("offset", 1, "limit", n)
+		if !windowed {
+			return refuse(KindNotSeen, t.spelled, "%s must be read whole before it is changed (--binding full); read it without offset or limit, then retry", t.spelled).with("offset", 1, "limit", n)
+		}
+		from := frame.LineOf(cur, ns.Gap.Start)
+		return refuse(KindNotSeen, t.spelled, "%s must be read whole at this version before it is changed (--binding full), and it is larger than one read: read it window by window from line %d (offset %d; each read names the next offset) to the end, then retry",
+			t.spelled, from, from).with("offset", from)
 	}
 	from := frame.LineOf(cur, ns.Gap.Start)
 	end := ns.Gap.End - 1
@@ -453,4 +459,10 @@ func journalRefusal(tool string, t target, err error) error {
 	}
 	return &Refusal{Kind: KindConflict, Tool: tool, Path: t.spelled, Err: err,
 		Message: fmt.Sprintf("refused: the journal's records for %s do not check out against its hash chain, so %s will not act on them and nothing was changed; run stet verify --all and tell the user what it reports", t.spelled, tool)}
+}
+
+// fitsOneWindow reports whether a default read returns all of cur (n lines)
+// in one window.
+func (s *Session) fitsOneWindow(cur []byte, n int) bool {
+	return n <= frame.DefaultLimit && len(cur) <= s.ws.opts.MaxReadBytes
 }

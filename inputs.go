@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
 )
 
 // isDeclared reports whether t is one of the session's declared inputs,
@@ -54,4 +55,22 @@ func (s *Session) declaredUnder(t target, what string) *Refusal {
 		}
 	}
 	return nil
+}
+
+// recreateGuard applies rule 8 to a create at a name where a user's file
+// stood until this session deleted or moved it away: putting new bytes
+// there replaces that file as surely as a write over it would, so a file
+// the request names needs overwrite: true here too (declared inputs are
+// refused by declaredInput before this). A name the session never removed
+// is an ordinary create.
+func (s *Session) recreateGuard(t target, post []byte, overwrite bool) *Refusal {
+	if s.ws.opts.NoGate {
+		return nil
+	}
+	was, ok := s.removedFile(t.key())
+	if !ok || was.Bytes == 0 {
+		return nil
+	}
+	counts := policy.Counts(was.Bytes, was.Lines, len(post), receipt.Lines(post))
+	return s.inputGuard(t, counts, overwrite)
 }

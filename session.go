@@ -10,6 +10,7 @@ import (
 	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
 )
 
 // Session is one agent's working state: what it observed, what it created,
@@ -29,6 +30,10 @@ type sessionState struct {
 	files   map[string]*observation // by target.key()
 	dirs    map[string]bool         // observed directories, by target.key()
 	created map[string]bool         // files this session created, by target.key()
+	// removed: the user's files (not created by the session) it deleted or
+	// moved away, with what they held, by target.key(); a create there is
+	// a replace of the user's file for the input guard.
+	removed map[string]receipt.State
 	request string
 	inputs  []string
 	own     map[int64]bool // seqs of records this process appended and applied, not yet met by catchUp
@@ -61,6 +66,7 @@ func newSession(ws *Workspace, id string) *Session {
 			files:   map[string]*observation{},
 			dirs:    map[string]bool{},
 			created: map[string]bool{},
+			removed: map[string]receipt.State{},
 			own:     map[int64]bool{},
 		},
 	}
@@ -222,6 +228,7 @@ func (s *Session) apply(r journal.Record) error {
 		s.dirs[r.Path] = true
 	case recCreated:
 		s.created[r.Path] = true
+		delete(s.removed, r.Path)
 	case recTurn:
 		var t turnData
 		if err := json.Unmarshal(r.Data, &t); err != nil {
@@ -234,6 +241,7 @@ func (s *Session) apply(r journal.Record) error {
 		// observed (and created) under its new name only.
 		var d struct {
 			Receipt struct {
+				Before   *receipt.State  `json:"before"`
 				After    json.RawMessage `json:"after"`
 				Verified bool            `json:"verified"`
 				DryRun   bool            `json:"dry_run"`
@@ -248,9 +256,15 @@ func (s *Session) apply(r journal.Record) error {
 		}
 		if len(d.Receipt.After) == 0 || string(d.Receipt.After) == "null" {
 			delete(s.files, r.Path)
+			if d.Receipt.Before != nil && !s.created[r.Path] {
+				s.removed[r.Path] = *d.Receipt.Before
+			}
 		}
 		if d.FromKey != "" && d.FromKey != r.Path {
 			delete(s.files, d.FromKey)
+			if d.Receipt.Before != nil && !s.created[d.FromKey] {
+				s.removed[d.FromKey] = *d.Receipt.Before
+			}
 			delete(s.created, d.FromKey)
 		}
 	}
@@ -352,6 +366,15 @@ func (s *Session) dirObserved(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.dirs[key]
+}
+
+// removedFile returns what a user's file the session deleted or moved away
+// held (a file it did not create), while no file stands at key again.
+func (s *Session) removedFile(key string) (receipt.State, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.removed[key]
+	return st, ok
 }
 
 func (s *Session) wasCreated(key string) bool {

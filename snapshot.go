@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/stet-dev/stet/journal"
+	"github.com/stet-dev/stet/receipt"
 )
 
 // Session snapshots. A CLI call rebuilds its session from the journal; a
@@ -36,11 +37,12 @@ var errNoSnapshot = errors.New("no snapshot at the session's snapshot cursor")
 
 // snapshotData is the payload of a snapshot record.
 type snapshotData struct {
-	Files   map[string]*observation `json:"files,omitempty"`
-	Dirs    []string                `json:"dirs,omitempty"`
-	Created []string                `json:"created,omitempty"`
-	Request string                  `json:"request,omitempty"`
-	Inputs  []string                `json:"inputs,omitempty"`
+	Files   map[string]*observation  `json:"files,omitempty"`
+	Dirs    []string                 `json:"dirs,omitempty"`
+	Created []string                 `json:"created,omitempty"`
+	Removed map[string]receipt.State `json:"removed,omitempty"`
+	Request string                   `json:"request,omitempty"`
+	Inputs  []string                 `json:"inputs,omitempty"`
 }
 
 // snapshotCursor names the journal cursor that holds the index offset of
@@ -54,6 +56,7 @@ func (s *Session) reset() {
 	s.files = map[string]*observation{}
 	s.dirs = map[string]bool{}
 	s.created = map[string]bool{}
+	s.removed = map[string]receipt.State{}
 	s.request, s.inputs = "", nil
 }
 
@@ -75,6 +78,8 @@ func (s *Session) restore(st snapshotData) {
 	for _, c := range st.Created {
 		s.created[c] = true
 	}
+	s.removed = map[string]receipt.State{}
+	maps.Copy(s.removed, st.Removed)
 	s.request, s.inputs = st.Request, st.Inputs
 }
 
@@ -86,6 +91,7 @@ func (s *Session) state() snapshotData {
 		Files:   maps.Clone(s.files),
 		Dirs:    slices.Sorted(maps.Keys(s.dirs)),
 		Created: slices.Sorted(maps.Keys(s.created)),
+		Removed: maps.Clone(s.removed),
 		Request: s.request,
 		Inputs:  slices.Clone(s.inputs),
 	}

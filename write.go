@@ -34,6 +34,9 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		if ref := s.declaredInput(t, "recreate it", ""); ref != nil {
 			return nil, ref
 		}
+		if ref := s.recreateGuard(t, post, a.Overwrite); ref != nil {
+			return nil, ref
+		}
 		return s.create(ctx, t, post, a)
 	}
 	if err != nil {

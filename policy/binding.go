@@ -8,6 +8,10 @@ type Observation struct {
 	Seen    Ranges // byte ranges returned to the model at this version
 	Whole   bool   // a whole-file read of this version happened
 	Size    int    // the file's size in bytes at this version
+	// Windowed: the file is larger than one default read window, so no
+	// single read returns it whole (BindFull then takes windows that
+	// together cover it).
+	Windowed bool
 }
 
 // NotSeen is the binding refusal (kind not_seen): Gap is the first byte
@@ -29,7 +33,11 @@ func (n *NotSeen) Error() string {
 // set for a whole-file replace. It returns nil when the call may go ahead.
 //
 //   - BindRead: any observation is enough.
-//   - BindFull: obs.Whole is needed; the gap is the whole file.
+//   - BindFull: one whole-file read of this version (obs.Whole) is needed;
+//     the gap is the whole file. A file over one read window (obs.Windowed)
+//     can never be read whole in one call: there, windows of this version
+//     that together cover all of [0, Size) count as the whole read, and
+//     the gap is the first byte range not read.
 //   - BindSeen: each region must lie inside obs.Seen; a zero-length
 //     region at offset p needs p inside or at the edge of a seen range; a
 //     whole-file replace needs all of [0, Size) seen. A whole-file read
@@ -45,7 +53,13 @@ func CheckBinding(mode Binding, obs Observation, regions []Range, wholeReplace b
 		if obs.Whole {
 			return nil
 		}
-		return &NotSeen{Gap: all}
+		if !obs.Windowed {
+			return &NotSeen{Gap: all}
+		}
+		if gap, ok := obs.Seen.FirstGap(all); ok {
+			return &NotSeen{Gap: gap}
+		}
+		return nil
 	}
 	if obs.Whole {
 		return nil

@@ -32,6 +32,8 @@ func TestCheckBinding(t *testing.T) {
 		{"read: anything", BindRead, partial, []Range{{150, 160}}, true, none},
 		{"full: needs a whole read", BindFull, seenAll, []Range{{0, 1}}, false, &NotSeen{Range{0, 200}}},
 		{"full: whole read", BindFull, whole, []Range{{0, 1}}, true, none},
+		{"full: windows cover a file over one window", BindFull, Observation{Seen: Ranges{{0, 200}}, Size: 200, Windowed: true}, []Range{{0, 1}}, true, none},
+		{"full: windows short of the end", BindFull, Observation{Seen: Ranges{{0, 120}}, Size: 200, Windowed: true}, []Range{{0, 1}}, false, &NotSeen{Range{120, 200}}},
 		{"unknown mode acts as seen", Binding("bogus"), partial, []Range{{60, 61}}, false, &NotSeen{Range{60, 61}}},
 	}
 	for _, tt := range tests {
