@@ -3,6 +3,7 @@ module github.com/stet-dev/stet
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/google/go-cmp v0.7.0
