@@ -138,7 +138,9 @@ var clients = []client{
 			return filepath.Join(d.xdgConfig(), "zed", "settings.json"), nil
 		},
 		entry: func(bin string, args []string) cfgedit.Obj {
-			return cfgedit.Obj{{Key: "command", Val: bin}, {Key: "args", Val: args}, {Key: "env", Val: cfgedit.Obj{}}}
+			// "source": "custom" is what Zed's own "Add Custom Server" writes;
+			// Zed versions that made it optional accept it still.
+			return cfgedit.Obj{{Key: "source", Val: "custom"}, {Key: "enabled", Val: true}, {Key: "command", Val: bin}, {Key: "args", Val: args}, {Key: "env", Val: cfgedit.Obj{}}}
 		},
 	},
 	{
@@ -212,7 +214,7 @@ func (c *client) where() string {
 	case "toml":
 		return "as its [mcp_servers.stet] table"
 	case "yaml":
-		return "under its extensions:"
+		return "under its top-level extensions: key"
 	}
 	return fmt.Sprintf("into its %q object, beside the servers already there", c.path[0])
 }
@@ -262,8 +264,11 @@ func cmdSetup(e *env, args []string) error {
 	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "stet setup: warning: %s\n", w)
 	}
-	if tmp := os.TempDir(); strings.HasPrefix(bin, filepath.Join(tmp, "go-build")) {
+	switch sep := string(filepath.Separator); {
+	case strings.HasPrefix(bin, filepath.Join(os.TempDir(), "go-build")):
 		fmt.Fprintf(e.stderr, "stet setup: warning: %s is a temporary build of `go run`, gone once it exits; install stet (go install github.com/stet-dev/stet/cmd/stet@latest) and run setup with the installed binary\n", bin)
+	case strings.Contains(bin, sep+"_npx"+sep):
+		fmt.Fprintf(e.stderr, "stet setup: warning: %s is in npx's cache, which npm may clear; install stet (npm install -g @stet-dev/stet) and run setup with the installed binary\n", bin)
 	}
 	mcpArgs := []string{"mcp"}
 	for _, r := range roots {
@@ -404,6 +409,9 @@ func printSetup(e *env, c *client, target string, entry cfgedit.Obj, project boo
 	for _, n := range c.notes {
 		fmt.Fprintln(w, n)
 	}
+	if c.name == "claude-desktop" && runtime.GOOS == "linux" {
+		fmt.Fprintln(w, "Claude Desktop has no official Linux build; this is where unofficial builds read it.")
+	}
 	fmt.Fprintf(w, "Or let stet merge it, keeping everything else in the file: add --write to this command.\n")
 	return nil
 }
@@ -475,11 +483,11 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 		return err
 	}
 	w := e.stdout
-	verb := "created"
 	if exists {
-		verb = "merged stet into"
+		fmt.Fprintf(w, "merged stet into %s (%s); receipt %s\n", target, c.where(), res.Receipt.ID)
+	} else {
+		fmt.Fprintf(w, "created %s with the stet entry; receipt %s\n", target, res.Receipt.ID)
 	}
-	fmt.Fprintf(w, "%s %s (%s); receipt %s\n", verb, target, c.where(), res.Receipt.ID)
 	if backup != "" {
 		fmt.Fprintf(w, "the old file is saved as %s (and in stet's journal)\n", filepath.Join(dir, backup))
 	}
