@@ -333,25 +333,23 @@ func setupRoots(given []string, home string) (roots, warnings []string, err erro
 		return []string{wd}, nil, nil
 	}
 	for _, r := range given {
-		for _, part := range strings.Split(r, ",") {
-			if part == "" {
-				continue
-			}
-			a, err := filepath.Abs(part)
-			if err != nil {
-				return nil, nil, err
-			}
-			if slices.Contains(roots, a) {
-				continue
-			}
-			if wide(a) {
-				warnings = append(warnings, fmt.Sprintf("--root %s gives the agent every file under %s", a, a))
-			}
-			if st, err := os.Stat(a); err != nil || !st.IsDir() {
-				warnings = append(warnings, fmt.Sprintf("--root %s is not a directory (yet); stet mcp skips it until it is", a))
-			}
-			roots = append(roots, a)
+		if r == "" {
+			continue
 		}
+		a, err := filepath.Abs(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		if slices.Contains(roots, a) {
+			continue
+		}
+		if wide(a) {
+			warnings = append(warnings, fmt.Sprintf("--root %s gives the agent every file under %s", a, a))
+		}
+		if st, err := os.Stat(a); err != nil || !st.IsDir() {
+			warnings = append(warnings, fmt.Sprintf("--root %s is not a directory (yet); stet mcp skips it until it is", a))
+		}
+		roots = append(roots, a)
 	}
 	if len(roots) == 0 {
 		return nil, nil, usagef("--root needs a directory")

@@ -18,6 +18,7 @@ func TestSetTOML(t *testing.T) {
 		{"empty", "", codexTable},
 		{"appended", "model = \"o3\" # mine\n\n[mcp_servers.git]\ncommand = \"git-mcp\"\n", "model = \"o3\" # mine\n\n[mcp_servers.git]\ncommand = \"git-mcp\"\n\n" + codexTable},
 		{"no final newline", "model = \"o3\"", "model = \"o3\"\n\n" + codexTable},
+		{"crlf", "[mcp_servers.stet]\r\ncommand = 'x'\r\n[b]\r\n", strings.ReplaceAll(codexTable, "\n", "\r\n") + "[b]\r\n"},
 		{"replaced, the rest kept",
 			"# top\n[mcp_servers.stet]\ncommand = \"stet\"\nargs = [\n  \"mcp\", # old\n]\n# about git\n\n[mcp_servers.stet.env]\nA = \"1\"\n[mcp_servers.git]\ncommand = 'git-mcp'\n",
 			"# top\n" + codexTable + "# about git\n\n[mcp_servers.stet.env]\nA = \"1\"\n[mcp_servers.git]\ncommand = 'git-mcp'\n"},

@@ -20,6 +20,7 @@ func TestSetYAML(t *testing.T) {
 		{"no extensions", "GOOSE_MODEL: x # mine\n", "GOOSE_MODEL: x # mine\nextensions:\n" + gooseStet},
 		{"null extensions", "extensions: # none yet\nGOOSE_MODE: auto\n", "extensions: # none yet\n" + gooseStet + "GOOSE_MODE: auto\n"},
 		{"empty flow", "extensions: {}\n", "extensions:\n" + gooseStet},
+		{"crlf", "a: 1\r\n", "a: 1\r\nextensions:\r\n" + strings.ReplaceAll(gooseStet, "\n", "\r\n")},
 		{"beside another (serde style lists), comments kept",
 			"# goose\nextensions:\n  developer:\n    args:\n    - x\n    enabled: true # on\n    type: builtin\n\n# the model\nGOOSE_MODEL: m\n",
 			"# goose\nextensions:\n  developer:\n    args:\n    - x\n    enabled: true # on\n    type: builtin\n" + gooseStet + "\n# the model\nGOOSE_MODEL: m\n"},
