@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -446,6 +445,9 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 		return err
 	}
 	o.NoSweep = true
+	if o.MaxReadBytes == 0 {
+		o.MaxReadBytes = stet.MaxMaxReadBytes // the whole file is read before it is replaced
+	}
 	o.Protect, o.DenyRead, o.NoDefaultProtect = nil, nil, false
 	ws, err := stet.Open([]string{dir}, o)
 	if err != nil {
@@ -472,7 +474,11 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 			return fmt.Errorf("%s changed while stet merged into it; run again", target)
 		}
 		version = r.Version
-		if backup, err = saveBackup(ctx, s, dir, name, old); err != nil {
+		st, err := os.Stat(target)
+		if err != nil {
+			return err
+		}
+		if backup, err = saveBackup(dir, name, old, st.Mode()); err != nil {
 			return err
 		}
 	}
@@ -501,28 +507,38 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 }
 
 // saveBackup writes old beside name as name.bak, or name.bak.1, .bak.2,
-// ... when that exists: an existing backup is never replaced. The write is
-// a create, so a backup appearing meanwhile is refused, not overwritten.
-//
-// The names taken are checked first: the session may rewrite a file it
-// created (an earlier run's backup) without a word.
-func saveBackup(ctx context.Context, s *stet.Session, dir, name string, old []byte) (string, error) {
+// ... when that exists: an existing backup is never replaced (the create
+// is exclusive). The copy gets the old file's permission bits, as a config
+// may hold tokens, and is synced before the file is replaced.
+func saveBackup(dir, name string, old []byte, mode fs.FileMode) (string, error) {
 	for i := 0; i < 100; i++ {
 		cand := name + ".bak"
 		if i > 0 {
 			cand = fmt.Sprintf("%s.bak.%d", name, i)
 		}
-		if _, err := os.Lstat(filepath.Join(dir, cand)); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		_, err := s.Write(ctx, stet.WriteArgs{Path: cand, Content: string(old)})
-		if r, ok := stet.AsRefusal(err); ok && r.Kind == stet.KindExists {
+		p := filepath.Join(dir, cand)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm()) // a backup beside the client's configuration: not a workspace path
+		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("saving the old file as %s: %w", cand, err)
+			return "", fmt.Errorf("saving the old file as %s: %w", p, err)
+		}
+		if err := f.Chmod(mode.Perm()); err != nil { // past the umask
+			f.Close()
+			return "", fmt.Errorf("saving the old file as %s: %w", p, err)
+		}
+		_, err = f.Write(old)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", fmt.Errorf("saving the old file as %s: %w (remove it and run again)", p, err)
 		}
 		return cand, nil
 	}
-	return "", fmt.Errorf("%s.bak through %s.bak.99 all exist; remove some and run again", name, name)
+	return "", fmt.Errorf("%s.bak through %s.bak.99 all exist in %s; remove some and run again", name, name, dir)
 }

@@ -117,6 +117,9 @@ func TestSetupVSCodeWrite(t *testing.T) {
 	cfg := h.vscodeUser()
 	old := "{\n\t// my servers\n\t\"servers\": {\n\t\t\"github\": {\n\t\t\t\"type\": \"http\",\n\t\t\t\"url\": \"https://api.githubcopilot.com/mcp/\"\n\t\t} // the remote one\n\t},\n\t/* inputs come later */\n\t\"inputs\": []\n}\n"
 	h.put(cfg, old)
+	if err := os.Chmod(cfg, 0o600); err != nil { // a config may hold tokens
+		t.Fatal(err)
+	}
 	code, out, errOut := h.run("", "setup", "vscode", "--write")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
@@ -131,6 +134,11 @@ func TestSetupVSCodeWrite(t *testing.T) {
 	}
 	if got := h.get(cfg + ".bak"); got != old {
 		t.Errorf("mcp.json.bak = %q, want the old file %q", got, old)
+	}
+	for _, p := range []string{cfg, cfg + ".bak"} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want the old file's 0600", p, st.Mode(), err)
+		}
 	}
 	if !strings.Contains(out, cfg+".bak") {
 		t.Errorf("the output does not name the backup %s:\n%s", cfg+".bak", out)
