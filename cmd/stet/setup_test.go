@@ -354,3 +354,20 @@ func TestSetupProject(t *testing.T) {
 		t.Errorf(".mcp.json holds %+v", s)
 	}
 }
+
+// TestSetupConfigFlag writes the file --config names, relative to the
+// current directory, in the client's format.
+func TestSetupConfigFlag(t *testing.T) {
+	h := newHome(t)
+	h.put(filepath.Join(h.proj, "zed.json"), "// project settings\n{\n  \"tab_size\": 2\n}\n")
+	if code, o, e := h.run("", "setup", "zed", "--config", "zed.json", "--write"); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, o, e)
+	}
+	got := h.get(filepath.Join(h.proj, "zed.json"))
+	if !strings.HasPrefix(got, "// project settings\n{\n  \"tab_size\": 2,\n  \"context_servers\": {\n    \"stet\": {\n      \"source\": \"custom\",") {
+		t.Errorf("zed.json after setup --config zed.json --write:\n%s", got)
+	}
+	if code, _, e := h.run("", "setup", "cursor", "--config", "x.json", "--project"); code != 2 || !strings.Contains(e, "not both") {
+		t.Errorf("--config with --project: exit %d, %q", code, e)
+	}
+}
