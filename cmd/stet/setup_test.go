@@ -371,3 +371,51 @@ func TestSetupConfigFlag(t *testing.T) {
 		t.Errorf("--config with --project: exit %d, %q", code, e)
 	}
 }
+
+// TestSetupPaths pins each client's user file on each OS, as
+// docs/clients.md lists them (from the clients' own documentation).
+func TestSetupPaths(t *testing.T) {
+	env := map[string]string{"APPDATA": `C:\Users\you\AppData\Roaming`}
+	want := map[string]map[string]string{
+		"linux": {
+			"claude-code": "/home/you/.claude.json", "claude-desktop": "/home/you/.config/Claude/claude_desktop_config.json",
+			"cursor": "/home/you/.cursor/mcp.json", "vscode": "/home/you/.config/Code/User/mcp.json",
+			"windsurf": "/home/you/.codeium/windsurf/mcp_config.json", "zed": "/home/you/.config/zed/settings.json",
+			"goose": "/home/you/.config/goose/config.yaml", "codex": "/home/you/.codex/config.toml",
+		},
+		"darwin": {
+			"claude-desktop": "/home/you/Library/Application Support/Claude/claude_desktop_config.json",
+			"vscode":         "/home/you/Library/Application Support/Code/User/mcp.json",
+			"zed":            "/home/you/.config/zed/settings.json", "goose": "/home/you/.config/goose/config.yaml",
+		},
+		"windows": {
+			"claude-desktop": `C:\Users\you\AppData\Roaming/Claude/claude_desktop_config.json`,
+			"vscode":         `C:\Users\you\AppData\Roaming/Code/User/mcp.json`,
+			"zed":            `C:\Users\you\AppData\Roaming/Zed/settings.json`,
+			"goose":          `C:\Users\you\AppData\Roaming/Block/goose/config/config.yaml`,
+			"cursor":         "/home/you/.cursor/mcp.json",
+		},
+	}
+	for goos, files := range want {
+		d := hostDirs{goos: goos, home: "/home/you", getenv: func(k string) string { return env[k] }}
+		for name, w := range files {
+			c, err := findClient(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.userFile(d)
+			if err != nil || filepath.ToSlash(got) != filepath.ToSlash(w) {
+				t.Errorf("%s on %s: %q (%v), want %q", name, goos, got, err, w)
+			}
+		}
+	}
+	d := hostDirs{goos: "linux", home: "/home/you", getenv: func(k string) string {
+		return map[string]string{"XDG_CONFIG_HOME": "/cfg", "CODEX_HOME": "/codex"}[k]
+	}}
+	for name, w := range map[string]string{"vscode": "/cfg/Code/User/mcp.json", "zed": "/cfg/zed/settings.json", "goose": "/cfg/goose/config.yaml", "codex": "/codex/config.toml"} {
+		c, _ := findClient(name)
+		if got, _ := c.userFile(d); got != w {
+			t.Errorf("%s with XDG_CONFIG_HOME and CODEX_HOME set: %q, want %q", name, got, w)
+		}
+	}
+}
