@@ -62,21 +62,6 @@ func TestClaudeCodeSetup(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("stet setup claude-code: exit %d\n%s%s", code, out, errOut)
 			}
-			var line string
-			if scope == "write" {
-				if code, o, e := h.run("", "setup", "claude-code", "--root", h.proj, "--project", "--write"); code != 0 {
-					t.Fatalf("stet setup claude-code --project --write: exit %d\n%s%s", code, o, e)
-				}
-				line = "true"
-			}
-			for _, l := range strings.Split(out, "\n") {
-				if strings.HasPrefix(strings.TrimSpace(l), "claude mcp add --scope "+scope+" ") {
-					line = strings.TrimSpace(l)
-				}
-			}
-			if line == "" {
-				t.Fatalf("no `claude mcp add --scope %s` line in:\n%s", scope, out)
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			claude := func(args ...string) string {
@@ -89,7 +74,22 @@ func TestClaudeCodeSetup(t *testing.T) {
 				}
 				return string(b)
 			}
-			t.Logf("%s\n%s", line, claude(sh, "-c", line))
+			if scope == "write" {
+				if code, o, e := h.run("", "setup", "claude-code", "--root", h.proj, "--project", "--write"); code != 0 {
+					t.Fatalf("stet setup claude-code --project --write: exit %d\n%s%s", code, o, e)
+				}
+			} else {
+				var line string
+				for _, l := range strings.Split(out, "\n") {
+					if strings.HasPrefix(strings.TrimSpace(l), "claude mcp add --scope "+scope+" ") {
+						line = strings.TrimSpace(l)
+					}
+				}
+				if line == "" {
+					t.Fatalf("no `claude mcp add --scope %s` line in:\n%s", scope, out)
+				}
+				t.Logf("%s\n%s", line, claude(sh, "-c", line))
+			}
 			got := claude(claudeBin, "mcp", "get", "stet")
 			t.Logf("claude mcp get stet:\n%s", got)
 			wants := []string{"Command: " + binPath(t), "Args: mcp --root " + h.proj}
