@@ -26,7 +26,7 @@ func init() {
 		"call": cmdCall, "turn": cmdTurn, "log": cmdLog, "show": cmdShow,
 		"verify": cmdVerify, "gc": cmdGC, "tools": cmdTools, "mcp": cmdMCP, "version": cmdVersion,
 		"info": cmdInfo, "roots": cmdRoots, "completion": cmdCompletion,
-		"diff": cmdDiff, "review": cmdReview,
+		"diff": cmdDiff, "review": cmdReview, "setup": cmdSetup,
 	}
 }
 
@@ -72,6 +72,10 @@ more:
                              shows the token in the process list); browser origins
                              other than loopback ones are refused unless allowed;
                              --session NAME puts every connection in that one session
+  setup CLIENT [--root DIR ...] [--project] [--config FILE] [--write]
+                             the MCP configuration of CLIENT for this OS (claude-code,
+                             claude-desktop, cursor, vscode, windsurf, zed, goose,
+                             codex); --write merges it into the client's file
   version                    the module version (also stet --version)
   completion bash|zsh|fish   shell completion script
   help [COMMAND]             a command's help (also stet COMMAND --help)

@@ -1,6 +1,7 @@
 // Command stet is the command-line surface of stet: one subcommand per tool
 // (read, edit, write, patch, list, find, grep, mkdir, move, delete, undo),
-// plus call, turn, log, show, verify, tools, mcp and version.
+// plus call, turn, log, show, verify, tools, mcp, setup (an MCP client's
+// configuration for stet) and version.
 //
 // Usage:
 //

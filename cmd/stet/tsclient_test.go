@@ -76,6 +76,12 @@ func runTS(t *testing.T, script string) {
 // package.json depends on.
 func pinnedSDK(t *testing.T, packageJSON string) string {
 	t.Helper()
+	return pinnedDep(t, packageJSON, "@modelcontextprotocol/sdk")
+}
+
+// pinnedDep is the exact version of dep a package.json depends on.
+func pinnedDep(t *testing.T, packageJSON, dep string) string {
+	t.Helper()
 	b, err := os.ReadFile(packageJSON)
 	if err != nil {
 		t.Fatal(err)
@@ -86,9 +92,9 @@ func pinnedSDK(t *testing.T, packageJSON string) string {
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatalf("%s: %v", packageJSON, err)
 	}
-	v := p.Dependencies["@modelcontextprotocol/sdk"]
+	v := p.Dependencies[dep]
 	if v == "" {
-		t.Fatalf("%s does not depend on @modelcontextprotocol/sdk", packageJSON)
+		t.Fatalf("%s does not depend on %s", packageJSON, dep)
 	}
 	return v
 }

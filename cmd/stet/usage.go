@@ -37,6 +37,7 @@ var summaries = map[string]string{
 	"gc":         "drop journal records and saved contents older than the retention; kept receipts keep their undo data",
 	"tools":      "print the tool definitions with JSON Schemas",
 	"mcp":        "serve the tools over MCP (stdio, or streamable HTTP)",
+	"setup":      "print the MCP configuration of a client (claude-code, claude-desktop, cursor, vscode, windsurf, zed, goose, codex) for this OS, or merge it into the client's file with --write",
 	"version":    "print stet's version",
 	"completion": "print a shell completion script (bash, zsh or fish)",
 	"help":       "print help for a command",
@@ -295,7 +296,12 @@ func bashCompletion(names []string) string {
 	fmt.Fprintf(&b, "  if [[ -z $cmd ]]; then\n    COMPREPLY=($(compgen -W %q -- \"$cur\"))\n    return\n  fi\n", strings.Join(names, " ")+" --version --help")
 	b.WriteString("  local flags=\n  case $cmd in\n")
 	for _, n := range names {
-		if fl := flagsOf(n); len(fl) > 0 {
+		fl := flagsOf(n)
+		switch {
+		case n == "setup":
+			// The client names, until one is given; then the flags.
+			fmt.Fprintf(&b, "    %s) flags=%q\n      if [[ $cur != -* && ${COMP_WORDS[COMP_CWORD-1]} == setup ]]; then COMPREPLY=($(compgen -W %q -- \"$cur\")); return; fi ;;\n", n, strings.Join(fl, " "), strings.Join(clientNames(), " "))
+		case len(fl) > 0:
 			fmt.Fprintf(&b, "    %s) flags=%q ;;\n", n, strings.Join(fl, " "))
 		}
 	}
@@ -319,6 +325,7 @@ func fishCompletion(names []string) string {
 	}
 	b.WriteString("complete -c stet -f -n '__fish_seen_subcommand_from help' -a '" + strings.Join(names, " ") + "'\n")
 	b.WriteString("complete -c stet -f -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n")
+	b.WriteString("complete -c stet -f -n '__fish_seen_subcommand_from setup' -a '" + strings.Join(clientNames(), " ") + "'\n")
 	return b.String()
 }
 
