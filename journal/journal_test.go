@@ -1,10 +1,10 @@
 package journal_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
