@@ -104,7 +104,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+	// A browser opening the page from stet review --open's private
+	// hand-off file navigates cross-site; that alone is let through: a
+	// top-level GET of the page, which changes nothing (its token is still
+	// checked). Every endpoint and asset must come from the page itself.
+	navigate := r.Method == http.MethodGet && r.URL.Path == "/" && r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"
+	if site := r.Header.Get("Sec-Fetch-Site"); (site == "cross-site" || site == "same-site") && !navigate {
 		writeErr(w, http.StatusForbidden, "requests from another site are refused")
 		return
 	}

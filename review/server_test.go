@@ -326,3 +326,22 @@ func TestSummaryAndRefusalPages(t *testing.T) {
 		t.Fatalf("second page: offset %d, %d entries", rest.Offset, len(rest.Refusals))
 	}
 }
+
+// The page opened from stet review --open's private hand-off file is a
+// cross-site top-level navigation: that GET of the page is served (with
+// its token); an endpoint or asset asked for cross-site is still refused.
+func TestCrossSiteNavigationServesOnlyThePage(t *testing.T) {
+	srv, _, _ := serve(t)
+	nav := map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+	if code, b := do(t, srv, call{"GET", withToken("/", token), "", nav}); code != 200 {
+		t.Fatalf("navigation to the page: %d %s", code, b)
+	}
+	for _, p := range []string{"/api/sessions", "/app.js"} {
+		if code, _ := do(t, srv, call{"GET", withToken(p, token), "", nav}); code != 403 {
+			t.Errorf("cross-site %s: %d, want 403", p, code)
+		}
+	}
+	if code, _ := do(t, srv, call{"GET", "/", "", nav}); code != 401 {
+		t.Errorf("navigation without the token: %d, want 401", code)
+	}
+}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"html"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -168,13 +171,53 @@ func cmdReview(e *env, args []string) error {
 	defer srv.Close()
 	fmt.Fprintf(e.stdout, "stet review: %s\n(loopback only; the token in the address is the key: do not share it; Ctrl-C stops)\n", srv.URL())
 	if open {
-		if err := openURL(srv.URL()); err != nil {
+		// The token never goes on the opener's command line (any local
+		// user can read that in the process list): the opener is given a
+		// private page that sends the browser on to the address.
+		page, cleanup, err := handOff(srv.URL())
+		if err == nil {
+			defer cleanup()
+			err = openURL(page)
+		}
+		if err != nil {
 			fmt.Fprintf(e.stderr, "stet review: could not open a browser (%v); open the address above\n", err)
 		}
 	}
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt)
 	defer stop()
 	return srv.Serve(ctx)
+}
+
+// handOff writes a page that sends a browser on to target into a new
+// directory only this user can enter (0700, the page 0600), and returns
+// its file:// address, which holds no secret, and a cleanup that removes
+// both. The page is how the address with its token reaches the browser
+// without appearing in any process's arguments.
+func handOff(target string) (string, func(), error) {
+	// not a workspace path: the hand-off lives in a temp directory of stet's own
+	dir, err := os.MkdirTemp("", "stet-review-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) } // not a workspace path: that directory
+	if err := os.Chmod(dir, 0o700); err != nil { // not a workspace path: stet's own temp directory
+		cleanup()
+		return "", nil, err
+	}
+	q := html.EscapeString(target)
+	body := "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"referrer\" content=\"no-referrer\">\n" +
+		"<meta http-equiv=\"refresh\" content=\"0;url=" + q + "\">\n<title>stet review</title>\n" +
+		"<p>Opening <a href=\"" + q + "\">stet review</a>…</p>\n"
+	name := filepath.Join(dir, "open.html")
+	if err := os.WriteFile(name, []byte(body), 0o600); err != nil { // not a workspace path: a page of stet's own
+		cleanup()
+		return "", nil, err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(name)}
+	if runtime.GOOS == "windows" {
+		u.Path = "/" + u.Path
+	}
+	return u.String(), cleanup, nil
 }
 
 // openURL opens u with the system's opener.
