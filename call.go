@@ -396,6 +396,14 @@ func count(n int, one, many string) string {
 	return policy.Thousands(n) + " " + many
 }
 
+// ShowName is a file name or a session id as text for a person or a model
+// shows it: as it is, or quoted and escaped when it holds a control
+// character, invalid UTF-8, a line or paragraph separator, or starts with
+// a double quote. Every face (the CLI's rows and messages, the review)
+// prints names through it, so that a name cannot forge a row or erase
+// lines on a terminal; structured results keep names raw.
+func ShowName(name string) string { return shownName(name) }
+
 // shownName is a file name as text shows it: as is, unless it holds a
 // control character, invalid UTF-8, a line or paragraph separator, or
 // starts with a double quote; then quoted and escaped (strconv.Quote), so

@@ -516,8 +516,8 @@ func (c *change) diff() string {
 	case c.delete:
 		d = textedit.DiffDelete(name, shown(c.pre))
 	case len(c.matches) == 1 && c.matches[0].OldBytes == len(c.pre) && len(c.pre)+len(c.post) > maxWholeDiffInput:
-		return fmt.Sprintf("--- a/%s\n+++ b/%s\n(the whole file was replaced: %s → %s; a diff this large is not shown here: `stet show` with this receipt's id prints it)\n",
-			name, name, linesWord(receipt.Lines(c.pre)), linesWord(receipt.Lines(c.post)))
+		return fmt.Sprintf("--- %s\n+++ %s\n(the whole file was replaced: %s → %s; a diff this large is not shown here: `stet show` with this receipt's id prints it)\n",
+			textedit.Label("a/", name), textedit.Label("b/", name), linesWord(receipt.Lines(c.pre)), linesWord(receipt.Lines(c.post)))
 	default:
 		d = textedit.Diff(name, c.pre, c.post)
 	}

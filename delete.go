@@ -47,7 +47,7 @@ func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, er
 		eol:     "none",
 	}
 	if s.wasCreated(key) {
-		c.message = fmt.Sprintf("deleted %s (%s), a file this session created; its content is saved — undo brings it back", t.display(), linesWord(receipt.Lines(cur)))
+		c.message = fmt.Sprintf("deleted %s (%s), a file this session created; its content is saved — undo brings it back", t.shown(), linesWord(receipt.Lines(cur)))
 	} else {
 		c.message, c.warned = policy.DeletedMessage(t.spelled, counts), true
 	}

@@ -76,7 +76,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if res.EOL == "crlf-adapted" {
 		c.notes = append(c.notes, "old_string and new_string were adapted to the file's CRLF line endings")
 	}
-	c.message = fmt.Sprintf("edited %s: %s at %s (%s → %s)", t.display(), plural(res.Count, "replacement"),
+	c.message = fmt.Sprintf("edited %s: %s at %s (%s → %s)", t.shown(), plural(res.Count, "replacement"),
 		lineList(res.Matches), linesWord(receipt.Lines(cur)), linesWord(receipt.Lines(res.Text)))
 	return s.commit(ctx, c)
 }
@@ -95,7 +95,7 @@ func editRefusal(t target, err error, several bool) *Refusal {
 	}
 	switch {
 	case errors.As(err, &nm):
-		msg := fmt.Sprintf("%s: %s%s", t.spelled, prefix(nm.Index), nm.Error())
+		msg := fmt.Sprintf("%s: %s%s", shownName(t.spelled), prefix(nm.Index), nm.Error())
 		r := refuse(KindNoMatch, t.spelled, "%s", msg).with("edit", nm.Index)
 		if nm.Near != nil {
 			r.Message += "\n" + strings.TrimRight(nm.Near.Text, "\n") + "\nread those lines again and copy old_string exactly from them"

@@ -36,7 +36,7 @@ func (s *Session) declaredInput(t target, what, counts string) *Refusal {
 		return nil
 	}
 	if counts != "" {
-		return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.InputRefusal(t.spelled, counts)}
+		return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.InputRefusal(shownName(t.spelled), counts)}
 	}
 	return refuse(KindInput, t.spelled, "%s is an input this fan-out declared; a worker edits it in place (edit / patch) and cannot %s; if the task needs that, say so in your reply so the orchestrator can redeclare it", t.spelled, what)
 }

@@ -114,7 +114,7 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 		tool: "move", t: to, key: to.key(), src: &from, pre: cur, preVer: ver, post: cur,
 		matches: []receipt.Match{}, eol: "none", seen: &o,
 	}
-	c.message = fmt.Sprintf("moved %s to %s", from.display(), to.display())
+	c.message = fmt.Sprintf("moved %s to %s", from.shown(), to.shown())
 	old, err := fsys.ReadFileMax(p, to.rel, s.ws.opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
@@ -163,7 +163,7 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 	if mine {
 		c.message += fmt.Sprintf(", replacing %s (%s), a file this session created; its content is saved", to.display(), counts)
 	} else {
-		c.message = policy.ReplacedMessage(to.spelled, counts, policy.Alarm(to.rel, old, cur)) + fmt.Sprintf(" (moved %s over it)", from.display())
+		c.message = policy.ReplacedMessage(shownName(to.spelled), counts, policy.Alarm(to.rel, old, cur)) + fmt.Sprintf(" (moved %s over it)", from.shown())
 		c.warned = true
 	}
 	return c, nil
@@ -193,6 +193,6 @@ func (s *Session) planMoveDir(ctx context.Context, from, to target) (*change, er
 		tool: "move", t: to, key: to.key(), src: &from, dir: true,
 		matches: []receipt.Match{}, eol: "none", notes: []string{"moved a directory"},
 	}
-	c.message = fmt.Sprintf("moved directory %s to %s", from.display(), to.display())
+	c.message = fmt.Sprintf("moved directory %s to %s", from.shown(), to.shown())
 	return c, nil
 }

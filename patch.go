@@ -95,7 +95,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		if pl.move != nil && !a.DryRun {
 			from, after := pl.c.t, pl.c.post
 			seq = append(seq, &change{tool: "move", t: *pl.move, key: pl.move.key(), src: &from, pre: after, preVer: fsys.VersionOf(after), post: after,
-				matches: []receipt.Match{}, eol: "none", message: fmt.Sprintf("moved %s to %s", from.display(), pl.move.display())})
+				matches: []receipt.Match{}, eol: "none", message: fmt.Sprintf("moved %s to %s", from.shown(), pl.move.shown())})
 		}
 	}
 	res := &PatchResult{Receipts: []receipt.Receipt{}}
@@ -247,7 +247,7 @@ func hunkRefusal(t target, err error) *Refusal {
 		if he.Kind == "ambiguous" {
 			kind = KindAmbiguous
 		}
-		msg := fmt.Sprintf("%s: hunk %d: %s", t.spelled, he.Index+1, he.Msg)
+		msg := fmt.Sprintf("%s: hunk %d: %s", shownName(t.spelled), he.Index+1, he.Msg)
 		if he.Near != "" {
 			msg += "\n" + strings.TrimRight(he.Near, "\n")
 		}

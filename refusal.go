@@ -105,6 +105,16 @@ func (r *Refusal) MarshalJSON() ([]byte, error) {
 
 // refuse builds a *Refusal. The message is "refused: " + the formatted text.
 func refuse(kind, path, format string, args ...any) *Refusal {
+	// The message is text a model or a person reads: the path, wherever it
+	// stands in it, is shown escaped when it holds control characters
+	// (Path keeps it raw for structured results).
+	if shown := shownName(path); shown != path {
+		for i, a := range args {
+			if s, ok := a.(string); ok && s == path {
+				args[i] = shown
+			}
+		}
+	}
 	return &Refusal{Kind: kind, Path: path, Message: "refused: " + fmt.Sprintf(format, args...)}
 }
 

@@ -534,8 +534,8 @@ func (h *history) change(g *group, withDiff bool) FileDiff {
 		if !okB {
 			missing = append(missing, "after")
 		}
-		return FileDiff{FileChange: fc, Diff: fmt.Sprintf("--- a/%s\n+++ b/%s\n(the %s version is known by hash only: the file was changed since by something stet did not see, and the journal keeps only the bytes a change replaced)\n",
-			name, name, strings.Join(missing, " and "))}
+		return FileDiff{FileChange: fc, Diff: fmt.Sprintf("--- %s\n+++ %s\n(the %s version is known by hash only: the file was changed since by something stet did not see, and the journal keeps only the bytes a change replaced)\n",
+			textedit.Label("a/", name), textedit.Label("b/", name), strings.Join(missing, " and "))}
 	}
 	fc.Exact = true
 	var d string

@@ -179,7 +179,7 @@ func (s *Session) planRevert(t target, d *receiptData, tool string, cur []byte, 
 	case r.Before == nil: // undo a create: delete it, keeping its bytes
 		c.pre, c.preVer, c.delete, c.save = cur, fsys.VersionOf(cur), true, true
 		c.matches = []receipt.Match{{Offset: 0, OldBytes: len(cur), Line: 1, Old: cur, New: []byte{}}}
-		c.message = fmt.Sprintf("undid %s %s: removed %s (its content is saved in the journal)", r.Tool, r.ID, t.display())
+		c.message = fmt.Sprintf("undid %s %s: removed %s (its content is saved in the journal)", r.Tool, r.ID, t.shown())
 	case r.After == nil: // undo a delete: bring the file back
 		// Under the name it had: through a symlink, that is where the link
 		// leads (the link itself was kept).
@@ -193,7 +193,7 @@ func (s *Session) planRevert(t target, d *receiptData, tool string, cur []byte, 
 			}
 		}
 		c.matches = []receipt.Match{{Offset: 0, NewBytes: len(pre), Line: 1, Old: []byte{}, New: pre}}
-		c.message = fmt.Sprintf("undid %s %s: restored %s (%s)", r.Tool, r.ID, t.display(), linesWord(receipt.Lines(pre)))
+		c.message = fmt.Sprintf("undid %s %s: restored %s (%s)", r.Tool, r.ID, t.shown(), linesWord(receipt.Lines(pre)))
 	default:
 		inv, err := invert(cur, pre, r.Matches)
 		if err != nil {
@@ -201,7 +201,7 @@ func (s *Session) planRevert(t target, d *receiptData, tool string, cur []byte, 
 		}
 		c.pre, c.preVer, c.post, c.matches = cur, fsys.VersionOf(cur), inv.Text, inv.Matches
 		c.eol = textedit.DetectEOL(inv.Text)
-		c.message = fmt.Sprintf("undid %s %s: %s holds its previous bytes again (%s)", r.Tool, r.ID, t.display(), linesWord(receipt.Lines(pre)))
+		c.message = fmt.Sprintf("undid %s %s: %s holds its previous bytes again (%s)", r.Tool, r.ID, t.shown(), linesWord(receipt.Lines(pre)))
 	}
 	return c, nil
 }
@@ -299,7 +299,7 @@ func (s *Session) planMoveBack(ctx context.Context, d *receiptData, tool string,
 		}
 		back.pre, back.preVer, back.post = cur, fsys.VersionOf(cur), cur
 	}
-	back.message = fmt.Sprintf("undid move %s: %s is back at %s", r.ID, to.display(), from.display())
+	back.message = fmt.Sprintf("undid move %s: %s is back at %s", r.ID, to.shown(), from.shown())
 	if d.Over == "" {
 		return []*change{back}, nil
 	}
@@ -315,7 +315,7 @@ func (s *Session) planMoveBack(ctx context.Context, d *receiptData, tool string,
 			return nil, fmt.Errorf("undo %s: receipt %s: %w", r.Path, r.ID, err)
 		}
 	}
-	restore.message = fmt.Sprintf("restored %s (%s), which move %s had replaced", to.display(), linesWord(receipt.Lines(over)), r.ID)
+	restore.message = fmt.Sprintf("restored %s (%s), which move %s had replaced", to.shown(), linesWord(receipt.Lines(over)), r.ID)
 	return []*change{back, restore}, nil
 }
 

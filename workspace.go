@@ -449,6 +449,10 @@ func (t target) display() string {
 	return filepath.Join(t.root.dir, filepath.FromSlash(t.rel))
 }
 
+// shown is display as text shows it: escaped when the name holds control
+// characters (see shownName), so it cannot pass for several lines.
+func (t target) shown() string { return shownName(t.display()) }
+
 // key identifies the file for observations: root index and resolved path.
 func (t target) key() string {
 	return strconv.Itoa(t.ri) + ":" + t.resolvedRel()

@@ -68,9 +68,9 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		save:    true,
 	}
 	if mine {
-		c.message = fmt.Sprintf("replaced %s (%s), a file this session created", t.display(), counts)
+		c.message = fmt.Sprintf("replaced %s (%s), a file this session created", t.shown(), counts)
 	} else {
-		c.message, c.warned = policy.ReplacedMessage(t.spelled, counts, policy.Alarm(t.rel, cur, post)), true
+		c.message, c.warned = policy.ReplacedMessage(shownName(t.spelled), counts, policy.Alarm(t.rel, cur, post)), true
 	}
 	return s.commit(ctx, c)
 }
@@ -89,6 +89,6 @@ func (s *Session) create(ctx context.Context, t target, post []byte, a WriteArgs
 		matches: []receipt.Match{{Offset: 0, OldBytes: 0, NewBytes: len(post), Line: 1, Old: []byte{}, New: post}},
 		eol:     textedit.DetectEOL(post),
 	}
-	c.message = fmt.Sprintf("created %s (%s, %s)", t.display(), linesWord(receipt.Lines(post)), count(len(post), "byte", "bytes"))
+	c.message = fmt.Sprintf("created %s (%s, %s)", t.shown(), linesWord(receipt.Lines(post)), count(len(post), "byte", "bytes"))
 	return s.commit(ctx, c)
 }

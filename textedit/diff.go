@@ -2,9 +2,28 @@ package textedit
 
 import (
 	"bytes"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 )
+
+// Label is the header label of path under prefix ("a/", "b/"): prefix and
+// path as they are, or, when the path holds a control character, invalid
+// UTF-8, a line or paragraph separator, or starts with a double quote, the
+// whole label quoted and escaped as git quotes such names ("a/x\ny"), so
+// that a name cannot end its header line and pass for more lines of the
+// diff.
+func Label(prefix, path string) string {
+	if strings.HasPrefix(path, `"`) || !utf8.ValidString(path) || strings.ContainsFunc(path, func(r rune) bool {
+		return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+	}) {
+		return strconv.Quote(prefix + path)
+	}
+	return prefix + path
+}
 
 // contextLines is the number of unchanged lines shown around each hunk.
 const contextLines = 3
@@ -19,26 +38,26 @@ const contextLines = 3
 // diff is computed line by line; a change of line endings alone shows as
 // changed lines.
 func Diff(path string, before, after []byte) string {
-	return DiffLabels("a/"+path, "b/"+path, before, after)
+	return DiffLabels(Label("a/", path), Label("b/", path), before, after)
 }
 
 // DiffCreate returns the diff that creates path with content, headed
 // "--- /dev/null". It returns "" for empty content.
 func DiffCreate(path string, content []byte) string {
-	return DiffLabels("/dev/null", "b/"+path, nil, content)
+	return DiffLabels("/dev/null", Label("b/", path), nil, content)
 }
 
 // DiffDelete returns the diff that deletes path holding content, headed
 // "+++ /dev/null". It returns "" for empty content.
 func DiffDelete(path string, content []byte) string {
-	return DiffLabels("a/"+path, "/dev/null", content, nil)
+	return DiffLabels(Label("a/", path), "/dev/null", content, nil)
 }
 
 // DiffMove returns the diff of a file moved from one path to another,
 // headed "--- a/<from>" and "+++ b/<to>". It returns "" when the bytes are
 // equal: a pure rename has no hunks.
 func DiffMove(from, to string, before, after []byte) string {
-	return DiffLabels("a/"+from, "b/"+to, before, after)
+	return DiffLabels(Label("a/", from), Label("b/", to), before, after)
 }
 
 // DiffLabels is Diff with the header labels given as they are to appear.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/receipt"
 )
@@ -156,11 +157,11 @@ func cmdLog(e *env, args []string) error {
 		if en.Undoes != "" {
 			extra = " (reverts " + en.Undoes + ")"
 		}
-		name := r.Path
+		name := stet.ShowName(r.Path)
 		if r.From != "" {
-			name = r.From + " -> " + r.Path
+			name = stet.ShowName(r.From) + " -> " + name
 		}
-		fmt.Fprintf(e.stdout, "%s  %s  %-7s %-8s %s  %s → %s  %s%s\n", r.ID, r.Time.Format("2006-01-02T15:04:05Z"), r.Session, r.Tool, name,
+		fmt.Fprintf(e.stdout, "%s  %s  %-7s %-8s %s  %s → %s  %s%s\n", r.ID, r.Time.Format("2006-01-02T15:04:05Z"), stet.ShowName(r.Session), r.Tool, name,
 			shortState(r.Before), shortState(r.After), state, extra)
 	}
 	return nil

@@ -124,9 +124,9 @@ func cmdDiff(e *env, args []string) error {
 // fileLine is one file of a combined change, as people read it.
 func fileLine(f stet.FileChange) string {
 	var b strings.Builder
-	b.WriteString("== " + f.Path)
+	b.WriteString("== " + stet.ShowName(f.Path))
 	if f.From != "" {
-		b.WriteString(" (moved from " + f.From + ")")
+		b.WriteString(" (moved from " + stet.ShowName(f.From) + ")")
 	}
 	switch {
 	case f.Dir:
@@ -199,7 +199,7 @@ func handOff(target string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	cleanup := func() { os.RemoveAll(dir) } // not a workspace path: that directory
+	cleanup := func() { os.RemoveAll(dir) }      // not a workspace path: that directory
 	if err := os.Chmod(dir, 0o700); err != nil { // not a workspace path: stet's own temp directory
 		cleanup()
 		return "", nil, err
