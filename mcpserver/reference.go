@@ -213,6 +213,10 @@ func refInstructions(ws *stet.Workspace) string {
 		"- A refusal changes nothing and names the call that gets past it. Follow it; do not repeat the same call.",
 		"- A replaced file is saved in stet's journal; the user can bring it back with stet undo.",
 	}, "\n"))
+	if ws == nil {
+		b.WriteString("\n\nAllowed directories: the roots this client shares (list_allowed_directories names them; with none shared, nothing is served and every call says how to name a root).")
+		return b.String()
+	}
 	roots := ws.Roots()
 	fmt.Fprintf(&b, "\n\nAllowed directories (%s):", ws.Effects())
 	for _, r := range roots {

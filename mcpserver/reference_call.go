@@ -69,9 +69,9 @@ const wholeFile = 1_000_000_000
 // reference arguments, runs the facade methods they stand for and renders
 // the reference server's text. A refusal comes back as an Output with
 // Refused set; the error is for what broke.
-func (s *Server) callRef(ctx context.Context, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+func (s *Server) callRef(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
 	t, ok := refToolOf(name)
-	readOnly := s.ws.Effects() == policy.ReadOnly
+	readOnly := ws.Effects() == policy.ReadOnly
 	if !ok {
 		return refRefused(name, &stet.Refusal{Kind: stet.KindInvalid, Tool: name,
 			Message: fmt.Sprintf("refused: there is no tool %q; the tools are %s", name, strings.Join(refNames(readOnly), ", "))}), nil
@@ -80,7 +80,7 @@ func (s *Server) callRef(ctx context.Context, sess *stet.Session, name string, r
 		return refRefused(name, &stet.Refusal{Kind: stet.KindReadOnly, Tool: name,
 			Message: fmt.Sprintf("refused: %s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)}), nil
 	}
-	out, err := s.runRef(ctx, sess, name, raw)
+	out, err := s.runRef(ctx, ws, sess, name, raw)
 	if err != nil {
 		if r, ok := stet.AsRefusal(err); ok {
 			if r.Tool == "" {
@@ -159,7 +159,7 @@ func required(tool, arg string, missing bool) error {
 }
 
 // runRef is callRef for a known tool the workspace's effects allow.
-func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+func (s *Server) runRef(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
 	switch name {
 	case "read_text_file", "read_file":
 		var a struct {
@@ -403,7 +403,7 @@ func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, ra
 		if len(res.Paths) == 0 {
 			return refText("No matches found", false), nil
 		}
-		root := s.ws.Roots()[0]
+		root := ws.Roots()[0]
 		lines := make([]string, len(res.Paths))
 		for i, p := range res.Paths {
 			if !filepath.IsAbs(p) {
