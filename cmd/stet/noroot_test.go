@@ -22,7 +22,13 @@ type rawMCP struct {
 
 func startRaw(t *testing.T, dir string, env []string, roots []string, args ...string) *rawMCP {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	return startServer(t, dir, env, roots, bin, args...)
+}
+
+// startServer is startRaw for any MCP server on stdio: prog with args.
+func startServer(t *testing.T, dir string, env []string, roots []string, prog string, args ...string) *rawMCP {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "STET_SESSION=", "STET_EFFECTS=", "STET_STATE="+t.TempDir()), env...)
 	var errb strings.Builder
