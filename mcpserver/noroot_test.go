@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,4 +186,47 @@ func waitFor(t *testing.T, do func() result, done func(result) bool) result {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestNoRootHTTPConnections: over HTTP, a server with no root serves each
+// connection its own client's roots: one client's roots are never another
+// client's workspace, and a client without roots gets nothing.
+func TestNoRootHTTPConnections(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		if err := os.WriteFile(filepath.Join(d, "f.txt"), []byte(d+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := noRootServer(t, Options{})
+	ts := httptest.NewServer(srv.Handler(""))
+	t.Cleanup(ts.Close)
+	dial := func(roots ...string) *mcp.ClientSession {
+		var copts *mcp.ClientOptions
+		if roots == nil {
+			copts = &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+		}
+		c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, copts)
+		for _, r := range roots {
+			c.AddRoots(&mcp.Root{URI: fileURI(r)})
+		}
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + Path, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	one, two, none := dial(a), dial(b), dial()
+	for _, c := range []struct {
+		cs       *mcp.ClientSession
+		own, not string
+	}{{one, a, b}, {two, b, a}} {
+		r := mustOK(t, "read own root", call(t, c.cs, "read", map[string]any{"path": "f.txt"}))
+		if !strings.Contains(r.Text, c.own) {
+			t.Errorf("read f.txt = %q, want the file of %s", r.Text, c.own)
+		}
+		mustRefuse(t, "read the other client's root", call(t, c.cs, "read", map[string]any{"path": filepath.Join(c.not, "f.txt")}), stet.KindOutside)
+	}
+	mustRefuse(t, "a client without roots", call(t, none, "read", map[string]any{"path": filepath.Join(a, "f.txt")}), stet.KindOutside)
 }
