@@ -18,6 +18,10 @@ import (
 // rootsTimeout bounds the wait for a client's roots/list answer.
 const rootsTimeout = 5 * time.Second
 
+// maxClientWorkspaces bounds the workspaces a server with no root opens
+// over client roots (one per distinct set) in its lifetime.
+const maxClientWorkspaces = 64
+
 // ConfigExample is the client configuration a refusal of a server with no
 // roots shows: the server started with the directory to serve.
 const ConfigExample = `{"mcpServers": {"stet": {"command": "stet", "args": ["mcp", "--root", "/path/to/project"]}}}`
@@ -75,6 +79,11 @@ func (s *Server) clientWorkspace(dirs []string) (*stet.Workspace, error) {
 	}
 	if s.closed {
 		return nil, errors.New("mcpserver: the server is closed")
+	}
+	if len(s.opened) >= maxClientWorkspaces {
+		// Each holds open handles on its roots: a client changing its
+		// roots without end must not use up the process's files.
+		return nil, fmt.Errorf("this server has opened %d sets of client roots, its limit; restart it, or start it with --root", maxClientWorkspaces)
 	}
 	ws, err := stet.Open(dirs, s.o.Workspace)
 	if err != nil {
