@@ -5,6 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -136,5 +139,45 @@ func TestRefRefusalsJournaled(t *testing.T) {
 	}
 	if len(got) != 3 {
 		t.Errorf("journal refusals %v: want three", got)
+	}
+}
+
+// TestHTTPBeforeInitialize: over HTTP, a request that opens a connection
+// with tools/list or tools/call instead of initialize gets HTTP 400 and
+// the JSON-RPC error -32600, never code 0; initialize is still served.
+func TestHTTPBeforeInitialize(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, stet.Options{})
+	ts := httptest.NewServer(New(f.ws, Options{Profile: ProfileReference}).Handler(""))
+	t.Cleanup(ts.Close)
+	for i, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`,
+	} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+Path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var m struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(b, &m) != nil || m.Error == nil || m.Error.Code != -32600 || !strings.Contains(m.Error.Message, "initialize") {
+			t.Errorf("request %d: HTTP %d %s", i, resp.StatusCode, b)
+		}
+		if want := []string{`1`, `"c"`}[i]; string(m.ID) != want {
+			t.Errorf("request %d: id %s, want %s", i, m.ID, want)
+		}
+	}
+	resp, _ := postInit(t, ts.URL+Path, "")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize after: HTTP %d", resp.StatusCode)
 	}
 }
