@@ -245,6 +245,20 @@ type refusalData struct {
 	Message string `json:"message"`
 }
 
+// NoteRefusal journals a refusal a surface made or passed on for this
+// session, as Call and Do journal their own, so that review shows it: a
+// surface that runs the typed methods itself (the MCP server's reference
+// profile) calls it once per refused call. tool is the name the client
+// called.
+func (s *Session) NoteRefusal(tool string, r *Refusal) {
+	if r == nil {
+		return
+	}
+	c := *r
+	c.Tool = tool
+	s.noteRefusal(tool, &c)
+}
+
 // noteRefusal journals a refusal of this session: one lazy record, its
 // message cut to a bound. A journal failure is ignored: the record is for
 // people reviewing the session, and the call was refused either way.

@@ -13,6 +13,7 @@ import (
 // resolved there.
 type scope struct {
 	announced []string // the directories as announced, for messages
+	served    []string // the workspace's roots, for messages
 	dirs      []scopeDir
 }
 
@@ -47,7 +48,7 @@ func (s *Session) Within(dirs []string) *Session {
 		v.scope = nil
 		return &v
 	}
-	sc := &scope{announced: append([]string(nil), dirs...)}
+	sc := &scope{announced: append([]string(nil), dirs...), served: s.ws.Roots()}
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) {
 			continue
@@ -157,7 +158,13 @@ func (sc *scope) refuse(tool, spelled string, linked bool) *Refusal {
 	if roots == "" {
 		roots = "none"
 	}
-	r := refuse(KindOutside, spelled, "%s is outside the roots this client shares (%s)%s; use a path inside them", shownName(shown), roots, how)
+	var r *Refusal
+	if len(sc.dirs) == 0 {
+		// Nothing is served: say so, whatever the path.
+		r = refuse(KindOutside, spelled, "the roots this client shares (%s) do not meet the server's roots (%s), so nothing is served; share a directory inside the server's roots, or start stet mcp with --root naming the directory to serve", roots, strings.Join(sc.served, ", "))
+	} else {
+		r = refuse(KindOutside, spelled, "%s is outside the roots this client shares (%s)%s; use a path inside them", shownName(shown), roots, how)
+	}
 	r.Tool = tool
 	return r.with("roots", append([]string{}, sc.announced...))
 }

@@ -18,7 +18,10 @@
 //     result once (go-sdk still handles every other message);
 //   - bearer-token checks on HTTP;
 //   - asking a client for its roots (roots/list), which the facade uses to
-//     narrow the workspace for that connection (stet.Session.Within);
+//     narrow the workspace for that connection (stet.Session.Within), or,
+//     for a server made with no workspace (stet mcp with no --root), opens
+//     as that connection's workspace; with none, every call is refused,
+//     saying how to name a root (roots.go);
 //   - the size of a response, kept under what MCP clients accept;
 //   - the review-stall counter of SPEC section 8, per session;
 //   - the reference profile (Options.Profile, stet mcp --tools reference):
@@ -28,6 +31,6 @@
 //
 // This package must not decide what a tool may do to a file, read or write a
 // file itself, or word refusals of its own beyond the wire's (bad _meta,
-// stalled reads, oversized results). Whether a path lies inside the roots a
+// stalled reads, oversized results, no root to serve). Whether a path lies inside the roots a
 // client announced is the facade's to decide, on the resolved path.
 package mcpserver

@@ -1,17 +1,21 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -70,8 +74,49 @@ func (s *Server) Handler(token string) http.Handler {
 		Logger:              s.o.Logger,
 	})
 	mux := http.NewServeMux()
-	mux.Handle(Path, h)
+	mux.Handle(Path, initFirst(h))
 	return origins(s.o.AllowOrigins, bearer(token, mux))
+}
+
+// initFirst answers a request that opens a connection (a POST without
+// Mcp-Session-Id) with anything but initialize or ping, and without the
+// sessionless protocol's _meta, with HTTP 400 and the JSON-RPC error
+// -32600 (invalid request: not in this state), as the stdio transport
+// answers it (see withErrorCode); go-sdk would answer it with code 0.
+func initFirst(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxMessageBytes+1))
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if err != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" || m.Method == "" ||
+			m.Method == "initialize" || m.Method == "ping" || m.Method == "server/discover" || m.Params.Meta[mcp.MetaKeyProtocolVersion] != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		line, err := errorLine(m.ID, jsonrpc.CodeInvalidRequest, fmt.Sprintf("method %q is invalid during session initialization: send initialize first", m.Method))
+		if err != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(line)
+	})
 }
 
 // origins refuses requests whose Origin is neither loopback nor allowed.

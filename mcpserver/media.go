@@ -35,6 +35,16 @@ type contentBlock struct {
 	Text     string `json:"text,omitempty"`
 	Data     string `json:"data,omitempty"`
 	MimeType string `json:"mimeType,omitempty"`
+	// Resource is an embedded resource's contents (type "resource").
+	Resource *resourceBlob `json:"resource,omitempty"`
+}
+
+// resourceBlob is an embedded resource holding bytes: its URI, MIME type
+// and the bytes in base64.
+type resourceBlob struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType"`
+	Blob     string `json:"blob"`
 }
 
 // encodeMedia is encodeResult for a result with images or audio: the text

@@ -45,8 +45,9 @@ type refTool struct {
 const refOutput = `{"type":"object","properties":{"content":{"type":"string","description":"the text result, as in the content block"}},"required":["content"]}`
 
 // refMediaOutput is read_media_file's structured result: the content
-// blocks (a refusal carries its text instead).
-const refMediaOutput = `{"type":"object","properties":{"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","properties":{"type":{"type":"string","enum":["image","audio"]},"data":{"type":"string"},"mimeType":{"type":"string"}},"required":["type","data","mimeType"]}}]}},"required":["content"]}`
+// blocks, an image or audio block or an embedded resource (a refusal
+// carries its text instead).
+const refMediaOutput = `{"type":"object","properties":{"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"anyOf":[{"type":"object","properties":{"type":{"type":"string","enum":["image","audio"]},"data":{"type":"string"},"mimeType":{"type":"string"}},"required":["type","data","mimeType"]},{"type":"object","properties":{"type":{"type":"string","const":"resource"},"resource":{"type":"object","properties":{"uri":{"type":"string"},"mimeType":{"type":"string"},"blob":{"type":"string"}},"required":["uri","blob"]}},"required":["type","resource"]}]}}]}},"required":["content"]}`
 
 const (
 	pathOnly   = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`
@@ -64,7 +65,7 @@ var refTools = []refTool{
 	},
 	{
 		name: "read_media_file", title: "Read Media File", stet: "read", input: pathOnly, output: refMediaOutput,
-		description: "Read an image or audio file and return it as base64 image or audio content with its MIME type (detected from the bytes). " +
+		description: "Read a file and return it as a base64-encoded content block with its MIME type (detected from the bytes): image and audio files as image or audio content, any other file as an embedded resource. " +
 			"Files over the media size limit are refused with the limit named. Only works within allowed directories.",
 	},
 	{
@@ -213,6 +214,10 @@ func refInstructions(ws *stet.Workspace) string {
 		"- A refusal changes nothing and names the call that gets past it. Follow it; do not repeat the same call.",
 		"- A replaced file is saved in stet's journal; the user can bring it back with stet undo.",
 	}, "\n"))
+	if ws == nil {
+		b.WriteString("\n\nAllowed directories: the roots this client shares (list_allowed_directories names them; with none shared, nothing is served and every call says how to name a root).")
+		return b.String()
+	}
 	roots := ws.Roots()
 	fmt.Fprintf(&b, "\n\nAllowed directories (%s):", ws.Effects())
 	for _, r := range roots {

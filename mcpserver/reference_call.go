@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +23,10 @@ import (
 // sends, as the reference server puts it in structuredContent.
 type refResult struct {
 	Content string `json:"content"`
+	// Truncated and Note are stet's, on a directory_tree cut to its
+	// bounds: the note says how to see the rest.
+	Truncated bool   `json:"truncated,omitempty"`
+	Note      string `json:"note,omitempty"`
 }
 
 // refMedia is read_media_file's result: one image or audio block, sent as
@@ -69,29 +75,46 @@ const wholeFile = 1_000_000_000
 // reference arguments, runs the facade methods they stand for and renders
 // the reference server's text. A refusal comes back as an Output with
 // Refused set; the error is for what broke.
-func (s *Server) callRef(ctx context.Context, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+func (s *Server) callRef(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	// Every refusal is journaled for review, as the facade journals the
+	// refusals of stet's own tools; one the facade journaled already
+	// (through CallFit) is not journaled twice.
+	refused := func(r *stet.Refusal, noted bool) stet.Output {
+		out := refRefused(name, r)
+		if !noted {
+			sess.NoteRefusal(name, out.Refused)
+		}
+		return out
+	}
 	t, ok := refToolOf(name)
-	readOnly := s.ws.Effects() == policy.ReadOnly
+	readOnly := ws.Effects() == policy.ReadOnly
 	if !ok {
-		return refRefused(name, &stet.Refusal{Kind: stet.KindInvalid, Tool: name,
-			Message: fmt.Sprintf("refused: there is no tool %q; the tools are %s", name, strings.Join(refNames(readOnly), ", "))}), nil
+		return refused(&stet.Refusal{Kind: stet.KindInvalid, Tool: name,
+			Message: fmt.Sprintf("refused: there is no tool %q; the tools are %s", name, strings.Join(refNames(readOnly), ", "))}, false), nil
 	}
 	if m, _ := tools.Mutating(t.stet); m && readOnly {
-		return refRefused(name, &stet.Refusal{Kind: stet.KindReadOnly, Tool: name,
-			Message: fmt.Sprintf("refused: %s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)}), nil
+		return refused(&stet.Refusal{Kind: stet.KindReadOnly, Tool: name,
+			Message: fmt.Sprintf("refused: %s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)}, false), nil
 	}
-	out, err := s.runRef(ctx, sess, name, raw)
+	out, err := s.runRef(ctx, ws, sess, name, raw)
 	if err != nil {
 		if r, ok := stet.AsRefusal(err); ok {
 			if r.Tool == "" {
 				r.Tool = name
 			}
-			return refRefused(name, r), nil
+			var n notedRefusal
+			return refused(r, errors.As(err, &n)), nil
 		}
 		return stet.Output{}, err
 	}
 	return out, nil
 }
+
+// notedRefusal is a refusal the facade journaled already.
+type notedRefusal struct{ r *stet.Refusal }
+
+func (n notedRefusal) Error() string { return n.r.Error() }
+func (n notedRefusal) Unwrap() error { return n.r }
 
 // refArgs decodes a reference tool's arguments into dst, strictly: an
 // unknown key is refused with the nearest known one suggested, a wrong type
@@ -159,7 +182,7 @@ func required(tool, arg string, missing bool) error {
 }
 
 // runRef is callRef for a known tool the workspace's effects allow.
-func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+func (s *Server) runRef(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
 	switch name {
 	case "read_text_file", "read_file":
 		var a struct {
@@ -203,19 +226,28 @@ func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, ra
 		if err := required(name, "path", a.Path == nil); err != nil {
 			return stet.Output{}, err
 		}
-		rr, err := sess.Read(ctx, stet.ReadArgs{Path: *a.Path, Limit: 1})
+		rr, err := sess.ReadBytes(ctx, *a.Path)
 		if err != nil {
 			return stet.Output{}, err
 		}
-		if rr.Data == nil {
-			return stet.Output{}, &stet.Refusal{Kind: stet.KindInvalid, Tool: name, Path: *a.Path,
-				Message: fmt.Sprintf("refused: %s is not an image or audio file (stet tells media by its bytes); read it with read_text_file", *a.Path)}
+		var block contentBlock
+		switch {
+		case strings.HasPrefix(rr.MimeType, "image/"), strings.HasPrefix(rr.MimeType, "audio/"):
+			kind := "image"
+			if strings.HasPrefix(rr.MimeType, "audio/") {
+				kind = "audio"
+			}
+			block = contentBlock{Type: kind, Data: base64.StdEncoding.EncodeToString(rr.Data), MimeType: rr.MimeType}
+		default:
+			// Neither image nor audio: an embedded resource, named by its
+			// file:// URI, as the reference server sends it.
+			block = contentBlock{Type: "resource", Resource: &resourceBlob{
+				URI:      fileURL(absPath(ws, *a.Path, rr.Path)),
+				MimeType: rr.MimeType,
+				Blob:     base64.StdEncoding.EncodeToString(rr.Data),
+			}}
 		}
-		kind := "image"
-		if strings.HasPrefix(rr.MimeType, "audio/") {
-			kind = "audio"
-		}
-		m := &refMedia{Content: []contentBlock{{Type: kind, Data: base64.StdEncoding.EncodeToString(rr.Data), MimeType: rr.MimeType}}}
+		m := &refMedia{Content: []contentBlock{block}}
 		return stet.Output{Structured: m, Text: ""}, nil
 
 	case "read_multiple_files":
@@ -356,20 +388,11 @@ func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, ra
 		if err := required(name, "path", a.Path == nil); err != nil {
 			return stet.Output{}, err
 		}
-		res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, Depth: treeDepth, Exclude: a.Exclude, NoIgnore: true, Limit: tools.MaxResults})
+		res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, Depth: treeDepth, Exclude: a.Exclude, NoIgnore: true, Limit: treeEntries})
 		if err != nil {
 			return stet.Output{}, err
 		}
-		if res.Truncated {
-			return stet.Output{}, &stet.Refusal{Kind: stet.KindTooLarge, Tool: name, Path: *a.Path,
-				Message: fmt.Sprintf("refused: %s holds more than %s entries, too many for one tree; pass excludePatterns, or ask for a subdirectory", *a.Path, policy.Thousands(tools.MaxResults)),
-				Details: map[string]any{"max": tools.MaxResults}}
-		}
-		text, err := refTree(res)
-		if err != nil {
-			return stet.Output{}, err
-		}
-		return refText(text, false), nil
+		return refTreeOutput(*a.Path, res)
 
 	case "move_file":
 		var a struct{ Source, Destination *string }
@@ -403,7 +426,7 @@ func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, ra
 		if len(res.Paths) == 0 {
 			return refText("No matches found", false), nil
 		}
-		root := s.ws.Roots()[0]
+		root := ws.Roots()[0]
 		lines := make([]string, len(res.Paths))
 		for i, p := range res.Paths {
 			if !filepath.IsAbs(p) {
@@ -452,6 +475,41 @@ func (s *Server) runRef(ctx context.Context, sess *stet.Session, name string, ra
 // treeDepth bounds directory_tree's walk; deeper trees are cut there.
 const treeDepth = 1000
 
+// directory_tree's bounds, as list's: at most treeEntries entries (list's
+// default limit) and treeBytes bytes of JSON (the read window's default
+// byte bound). A larger tree is cut, and the result says so and how to see
+// the rest.
+const (
+	treeEntries = stet.DefaultListLimit
+	treeBytes   = stet.DefaultMaxReadBytes
+)
+
+// refTreeOutput is directory_tree's answer for a listing: the JSON tree,
+// cut to its bounds. A cut tree stays valid JSON (structuredContent's
+// content parses); the text adds a note after it, and the structured
+// result carries truncated and the same note.
+func refTreeOutput(path string, res *stet.ListResult) (stet.Output, error) {
+	entries := res.Entries
+	cut := res.Truncated
+	for {
+		text, err := refTree(&stet.ListResult{Path: res.Path, Entries: entries})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		if len(text) > treeBytes && len(entries) > 1 {
+			entries = entries[:len(entries)*treeBytes/len(text)*9/10]
+			cut = true
+			continue
+		}
+		if !cut {
+			return refText(text, false), nil
+		}
+		note := fmt.Sprintf("[stet: the tree of %s is cut at %s entries (the bound of one response, as list's); call directory_tree on a subdirectory, or pass excludePatterns, to see the rest]",
+			path, policy.Thousands(len(entries)))
+		return stet.Output{Structured: &refResult{Content: text, Truncated: true, Note: note}, Text: text + "\n\n" + note}, nil
+	}
+}
+
 // readFitted reads through the server's response bound (see fitRead).
 func (s *Server) readFitted(ctx context.Context, sess *stet.Session, a stet.ReadArgs) (*stet.ReadResult, error) {
 	raw, err := json.Marshal(a)
@@ -463,7 +521,7 @@ func (s *Server) readFitted(ctx context.Context, sess *stet.Session, a stet.Read
 		return nil, err
 	}
 	if out.Refused != nil {
-		return nil, out.Refused
+		return nil, notedRefusal{out.Refused}
 	}
 	rr, ok := out.Structured.(*stet.ReadResult)
 	if !ok {
@@ -709,4 +767,27 @@ func encodeRefMedia(m *refMedia, notice string) ([]byte, error) {
 		return nil, fmt.Errorf("mcpserver: encoding a media result: %w", err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// absPath is the absolute path of a file a tool named as spelled and the
+// facade showed as shown: shown when absolute, else joined to the root
+// where a relative path resolves (a one-root workspace's root; with
+// several roots the facade shows absolute paths).
+func absPath(ws *stet.Workspace, spelled, shown string) string {
+	for _, p := range []string{shown, spelled} {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+	}
+	return filepath.Join(ws.Roots()[0], filepath.FromSlash(shown))
+}
+
+// fileURL is the file:// URL of an absolute path, percent-encoded (a space
+// as %20, a non-ASCII letter as its UTF-8 bytes).
+func fileURL(p string) string {
+	p = filepath.ToSlash(p)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive path: file:///C:/...
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }

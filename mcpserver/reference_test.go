@@ -229,7 +229,23 @@ func testRefFlow(t *testing.T, connect connectFunc) {
 	if !strings.Contains(string(b), `"mimeType":"image/png"`) {
 		t.Errorf("read_media_file structured = %s", b)
 	}
-	mustRefuse(t, "read_media_file of text", call(t, cs, "read_media_file", map[string]any{"path": "a.txt"}), stet.KindInvalid)
+	// Neither image nor audio: an embedded resource with the file's bytes,
+	// its file:// URI percent-encoded, as the reference sends it.
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_media_file", Arguments: map[string]any{"path": "a.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("read_media_file of text = %+v", res)
+	}
+	er, ok3 := res.Content[0].(*mcp.EmbeddedResource)
+	if !ok3 || er.Resource == nil || er.Resource.MIMEType != "application/octet-stream" || string(er.Resource.Blob) != f.read(t, "a.txt") || er.Resource.URI != fileURI(f.path("a.txt")) {
+		t.Fatalf("read_media_file of text: content = %#v", res.Content[0])
+	}
+	b, _ = json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), `"type":"resource"`) {
+		t.Errorf("read_media_file of text: structured = %s", b)
+	}
 	mustRefuse(t, "read_text_file of an image", call(t, cs, "read_text_file", map[string]any{"path": "dot.png"}), stet.KindBinary)
 }
 

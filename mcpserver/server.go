@@ -49,6 +49,10 @@ type Options struct {
 	// filesystem server's tool names, arguments and text results on the
 	// same guarded core (stet mcp --tools reference).
 	Profile string
+	// Workspace are the options of the workspaces a server made with no
+	// workspace (New(nil, o)) opens over each client's roots. Their
+	// Effects also decide the tool list of such a server.
+	Workspace stet.Options
 	// Logger receives what broke (errors the model is only told about in
 	// general terms). Nil discards it.
 	Logger *slog.Logger
@@ -71,7 +75,9 @@ type Server struct {
 	mu     sync.Mutex
 	conns  map[*mcp.ServerSession]*conn
 	nconns int
-	stalls map[string]*stallState // by stet session id
+	stalls map[string]*stallState     // by stet session id
+	opened map[string]*stet.Workspace // over client roots, by the roots; see clientWorkspace
+	closed bool
 }
 
 // conn is what the server keeps per client connection.
@@ -84,10 +90,14 @@ type conn struct {
 	rootsKnown bool       // roots were asked for at generation rootsAt
 	rootsAt    int64
 	roots      []string // announced roots as absolute directories; nil: no narrowing
+	rootsWhy   string   // why roots is nil
 }
 
 // New returns a server for ws. Call ServeStdio or ServeHTTP, or mount
-// Handler, to serve it.
+// Handler, to serve it. With a nil ws the server serves each client's
+// roots (opened with o.Workspace), and a client without roots nothing:
+// every call is refused, saying how to name a root. Close closes what it
+// opened.
 func New(ws *stet.Workspace, o Options) *Server {
 	log := o.Logger
 	if log == nil {
@@ -105,6 +115,7 @@ func New(ws *stet.Workspace, o Options) *Server {
 		maxReply: maxReplyBytes,
 		conns:    map[*mcp.ServerSession]*conn{},
 		stalls:   map[string]*stallState{},
+		opened:   map[string]*stet.Workspace{},
 	}
 	s.impl = &mcp.Implementation{Name: "stet", Title: "stet", Version: version}
 	instr := instructions(ws)
@@ -119,7 +130,7 @@ func New(ws *stet.Workspace, o Options) *Server {
 		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.StallSteps > 0}},
 		RootsListChangedHandler: s.rootsChanged,
 	})
-	readOnly := ws.Effects() == policy.ReadOnly
+	readOnly := s.effects() == policy.ReadOnly
 	if s.reference() {
 		for _, name := range refNames(readOnly) {
 			t, _ := refToolOf(name)
@@ -144,6 +155,17 @@ func New(ws *stet.Workspace, o Options) *Server {
 	s.mcp.AddReceivingMiddleware(s.route)
 	s.mcp.AddSendingMiddleware(sendListChanged)
 	return s
+}
+
+// effects are the effects of what the server serves.
+func (s *Server) effects() policy.Effects {
+	if s.ws != nil {
+		return s.ws.Effects()
+	}
+	if s.o.Workspace.Effects == "" {
+		return policy.WorkspaceWrite
+	}
+	return s.o.Workspace.Effects
 }
 
 // reference reports whether the server serves the reference profile.
@@ -337,7 +359,15 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 	if ref != nil {
 		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
-	sess, err := s.ws.Session(id)
+	ws, roots, ref, err := s.workspaceOf(ctx, ss, c)
+	if err != nil {
+		st.step(name, true, false)
+		return s.failed(name, err), nil
+	}
+	if ref != nil {
+		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
+	}
+	sess, err := ws.Session(id)
 	if ref, ok := stet.AsRefusal(err); ok {
 		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
@@ -358,10 +388,10 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 	if ref := st.guard(name); ref != nil {
 		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
-	if roots := s.rootsOf(ctx, ss, c); roots != nil {
+	if roots != nil {
 		sess = sess.Within(roots)
 	}
-	out, err := s.call(ctx, sess, name, args)
+	out, err := s.call(ctx, ws, sess, name, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Cancelled: the client no longer waits for this answer.
@@ -378,7 +408,7 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 // answered at once even while the facade is blocked in IO (the facade
 // checks the context between steps, and finishes or abandons the step it is
 // in on its own).
-func (s *Server) call(ctx context.Context, sess *stet.Session, name string, args json.RawMessage) (stet.Output, error) {
+func (s *Server) call(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, args json.RawMessage) (stet.Output, error) {
 	type result struct {
 		out stet.Output
 		err error
@@ -394,7 +424,7 @@ func (s *Server) call(ctx context.Context, sess *stet.Session, name string, args
 			done <- r
 		}()
 		if s.reference() {
-			r.out, r.err = s.callRef(ctx, sess, name, args)
+			r.out, r.err = s.callRef(ctx, ws, sess, name, args)
 		} else {
 			r.out, r.err = sess.CallFit(ctx, name, args, s.fitRead, 0)
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -142,11 +143,28 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return c.writeLine(data)
 		}
 	}
+	if ok && r.Error != nil {
+		msg = withErrorCode(r)
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("mcpserver: encoding a message: %w", err)
 	}
 	return c.writeLine(data)
+}
+
+// withErrorCode gives a JSON-RPC error code to the one error go-sdk sends
+// without one (code 0): a request other than initialize or ping before the
+// session is initialized is an invalid request (-32600) in this state, as
+// JSON-RPC 2.0 names a request the server will not take.
+func withErrorCode(r *jsonrpc.Response) *jsonrpc.Response {
+	var je *jsonrpc.Error
+	if errors.As(r.Error, &je) || !strings.HasSuffix(r.Error.Error(), "is invalid during session initialization") {
+		return r
+	}
+	c := *r
+	c.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: r.Error.Error() + ": send initialize first"}
+	return &c
 }
 
 // writeLine writes data and a newline in one Write call, which keeps

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -211,15 +212,51 @@ func (g *globals) options() (stet.Options, error) {
 	return o, nil
 }
 
+// rootDirs are the workspace roots of a CLI command: --root, else the
+// working directory, as git takes it, except the filesystem root and the
+// home directory, which only --root may name (a command run there by
+// mistake would reach every file). Run there without --root, it is bad
+// usage (exit 2), naming the flag.
 func (g *globals) rootDirs() ([]string, error) {
 	if len(g.roots) > 0 {
 		return g.roots, nil
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the current directory: %w; pass --root DIR", err)
+	}
+	if what := broadDir(wd); what != "" {
+		return nil, usagef("the current directory %s is %s, which stet serves only when --root names it; run stet in a project directory, or pass --root DIR", wd, what)
 	}
 	return []string{wd}, nil
+}
+
+// broadDir names dir when it is the filesystem root or the home directory
+// (as spelled or with symlinks resolved), and is "" for any other.
+func broadDir(dir string) string {
+	forms := func(p string) []string {
+		p = filepath.Clean(p)
+		out := []string{p}
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			out = append(out, real)
+		}
+		return out
+	}
+	home, _ := os.UserHomeDir()
+	for _, d := range forms(dir) {
+		if filepath.Dir(d) == d {
+			return "the filesystem root"
+		}
+		if home == "" {
+			continue
+		}
+		for _, h := range forms(home) {
+			if d == h {
+				return "the home directory"
+			}
+		}
+	}
+	return ""
 }
 
 // openWorkspace opens the workspace without loading a session (verify must

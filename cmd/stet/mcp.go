@@ -3,13 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/mcpserver"
+	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/tools"
 )
 
@@ -58,25 +62,35 @@ func cmdMCP(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	roots, err := e.g.rootDirs()
-	if err != nil {
-		return err
-	}
+	// stet mcp never serves the working directory by default: a client
+	// may start it anywhere (some start servers in /).
+	roots := slices.Clone(e.g.roots)
 	if len(pos) > 0 {
 		// As the reference server takes its allowed directories: a client
 		// configured for it keeps its arguments after --tools reference.
-		roots = append(slices.Clone(e.g.roots), pos...)
+		roots = append(roots, pos...)
 	}
-	ws, err := stet.Open(roots, o)
-	if err != nil {
-		return err
+	var ws *stet.Workspace
+	if len(roots) > 0 {
+		usable := usableRoots(e.stderr, roots)
+		if len(usable) == 0 {
+			return fmt.Errorf("Error: None of the specified directories are accessible (%s); give --root DIR naming an existing directory", strings.Join(roots, ", "))
+		}
+		if ws, err = stet.Open(usable, o); err != nil {
+			return err
+		}
+		defer ws.Close()
 	}
-	defer ws.Close()
-	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins, Profile: profile})
+	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins, Profile: profile, Workspace: o})
+	defer srv.Close()
+	on := "running on stdio"
+	if addr != "" {
+		on = "running on streamable HTTP at http://" + addr + "/mcp"
+	}
+	fmt.Fprintln(e.stderr, startupLine(buildVersion(), profile, on, ws, o))
 	if addr == "" {
 		err = srv.ServeStdio(e.ctx, e.stdin, e.stdout)
 	} else {
-		fmt.Fprintf(e.stderr, "stet mcp: serving streamable HTTP on http://%s/mcp\n", addr)
 		err = srv.ServeHTTP(e.ctx, addr, token)
 	}
 	if errors.Is(err, e.ctx.Err()) && e.ctx.Err() != nil {
@@ -107,4 +121,75 @@ func mcpToken(flagToken, file string, getenv func(string) string) (string, error
 		return tok, nil
 	}
 	return getenv("STET_TOKEN"), nil
+}
+
+// usableRoots returns the root arguments that are directories, warning on
+// w about each one that is not (missing, unreadable or not a directory),
+// in the reference server's words, so that the others are still served.
+func usableRoots(w io.Writer, roots []string) []string {
+	var ok []string
+	for _, r := range roots {
+		st, err := os.Stat(r) // a root argument: not yet a workspace path
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "stet mcp: Warning: Cannot access directory %s (%s), skipping\n", r, errCause(err))
+		case !st.IsDir():
+			fmt.Fprintf(w, "stet mcp: Warning: %s is not a directory, skipping\n", r)
+		default:
+			ok = append(ok, r)
+		}
+	}
+	return ok
+}
+
+// errCause is the last part of an error's message: "no such file or
+// directory", without the operation and path it repeats.
+func errCause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// startupLine is the one line stet mcp writes on standard error when it
+// starts: the version, the roots with their effects (or how a server with
+// none finds its roots), the state directory, and where it runs. Test
+// harnesses of MCP servers wait for "running on stdio"; in the reference
+// profile the line begins as the reference server's does.
+func startupLine(version, profile, on string, ws *stet.Workspace, o stet.Options) string {
+	head := "stet mcp " + version + " " + on
+	if profile == mcpserver.ProfileReference {
+		head = "Secure MCP Filesystem Server " + on + " (stet " + version + ", --tools reference)"
+	}
+	if ws == nil {
+		eff := o.Effects
+		if eff == "" {
+			eff = policy.WorkspaceWrite
+		}
+		state := o.State
+		if state == "" {
+			state = filepath.Join(stateBase(), "stet", "<id of the client's roots>")
+		}
+		return fmt.Sprintf("%s: no --root given: serving the roots the client shares (%s); a client that shares none gets every call refused until stet mcp is started with --root DIR; state %s", head, eff, state)
+	}
+	rs := ws.Roots()
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s (%s)", r, ws.Effects())
+	}
+	return fmt.Sprintf("%s: roots %s; state %s", head, strings.Join(parts, ", "), ws.StateDir())
+}
+
+// stateBase is where state directories go by default: $XDG_STATE_HOME, or
+// ~/.local/state.
+func stateBase() string {
+	if b := os.Getenv("XDG_STATE_HOME"); b != "" {
+		return b
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "$XDG_STATE_HOME"
+	}
+	return filepath.Join(home, ".local", "state")
 }

@@ -18,12 +18,15 @@ type mcpProc struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	next int
+	// onRequest answers a request from the server (roots/list); nil, or a
+	// nil answer, answers with an error.
+	onRequest func(method string) any
 }
 
 // startMCP starts stet mcp in w's root with w's state, serving session.
 func (w *ws) startMCP(session string) *mcpProc {
 	w.t.Helper()
-	cmd := exec.Command(bin, "--session", session, "mcp")
+	cmd := exec.Command(bin, "--session", session, "mcp", "--root", w.root)
 	cmd.Dir = w.root
 	cmd.Env = append(os.Environ(), "STET_STATE="+w.state, "STET_SESSION=", "STET_EFFECTS=")
 	in, err := cmd.StdinPipe()
@@ -78,11 +81,24 @@ func (p *mcpProc) request(method string, params any) map[string]any {
 		}
 		var m struct {
 			ID     *int            `json:"id"`
+			Method string          `json:"method"`
 			Result map[string]any  `json:"result"`
 			Error  json.RawMessage `json:"error"`
 		}
 		if err := json.Unmarshal(line, &m); err != nil {
 			p.t.Fatalf("bad line from the server: %v: %s", err, line)
+		}
+		if m.Method != "" && m.ID != nil {
+			var res any
+			if p.onRequest != nil {
+				res = p.onRequest(m.Method)
+			}
+			if res == nil {
+				p.send(map[string]any{"jsonrpc": "2.0", "id": *m.ID, "error": map[string]any{"code": -32601, "message": "not supported"}})
+			} else {
+				p.send(map[string]any{"jsonrpc": "2.0", "id": *m.ID, "result": res})
+			}
+			continue
 		}
 		if m.ID == nil || *m.ID != id {
 			continue
