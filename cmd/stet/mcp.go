@@ -13,19 +13,22 @@ import (
 
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/mcpserver"
+	"github.com/stet-dev/stet/review"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/tools"
 )
 
 func cmdMCP(e *env, args []string) error {
 	var addr, token, tokenFile string
+	var noToken bool
 	var origins stringList
 	var stallSteps int
 	var profile string
-	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference [DIR ...]] [--http 127.0.0.1:PORT [--token-file F] [--allow-origin ORIGIN ...]] [--stall-steps N]")
+	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference [DIR ...]] [--http 127.0.0.1:PORT [--token-file F | --no-token] [--allow-origin ORIGIN ...]] [--stall-steps N]")
 	fs.StringVar(&profile, "tools", mcpserver.ProfileStet, "tool `PROFILE`: stet (stet's own tools) or reference (the tool names, arguments and text results of @modelcontextprotocol/server-filesystem, on stet's rules)")
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (127.0.0.1:PORT) instead of stdio")
 	fs.StringVar(&tokenFile, "token-file", "", "read the bearer token required on every HTTP request from `FILE` (preferred; needed for a non-loopback address)")
+	fs.BoolVar(&noToken, "no-token", false, "serve a loopback --http address without a bearer token: any user of this machine can then read and change the workspace's files through it")
 	fs.StringVar(&token, "token", "", "bearer `TOKEN` required on every HTTP request; visible to every user in the process list, so prefer --token-file or the environment variable STET_TOKEN")
 	fs.Var(&origins, "allow-origin", "browser `ORIGIN` (scheme://host[:port]) served over HTTP besides loopback ones (repeatable)")
 	fs.IntVar(&stallSteps, "stall-steps", 0, "review-stall threshold N: notice at N steps that change nothing, reads refused at 2N (0 disables)")
@@ -48,15 +51,28 @@ func cmdMCP(e *env, args []string) error {
 	if token, err = mcpToken(token, tokenFile, os.Getenv); err != nil {
 		return err
 	}
-	if addr != "" && token == "" {
+	generated := false
+	switch {
+	case noToken && addr == "":
+		return usagef("--no-token is for --http only: stdio has no token")
+	case noToken && token != "":
+		return usagef("give a token or --no-token, not both")
+	case noToken:
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
 			return usagef("--http %q: %v", addr, err)
 		}
 		ip := net.ParseIP(host)
 		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return usagef("--http %s is not a loopback address; serving it needs a bearer token (--token-file F or STET_TOKEN)", addr)
+			return usagef("--http %s is not a loopback address; --no-token serves only loopback, and even there any local user can connect: give a token (--token-file F or STET_TOKEN) instead", addr)
 		}
+	case addr != "" && token == "":
+		// Every address needs a token, loopback too: any local user can
+		// reach loopback. Made here and printed once, as stet review does.
+		if token, err = review.NewToken(); err != nil {
+			return err
+		}
+		generated = true
 	}
 	o, err := e.g.options()
 	if err != nil {
@@ -85,9 +101,16 @@ func cmdMCP(e *env, args []string) error {
 	defer srv.Close()
 	on := "running on stdio"
 	if addr != "" {
-		on = "running on streamable HTTP at http://" + addr + "/mcp"
+		who := "clients must send the bearer token"
+		if noToken {
+			who = "no token: any user of this machine can connect"
+		}
+		on = "running on streamable HTTP at http://" + addr + "/mcp (" + who + ")"
 	}
 	fmt.Fprintln(e.stderr, startupLine(buildVersion(), profile, on, ws, o))
+	if generated {
+		fmt.Fprintf(e.stderr, "stet mcp: bearer token for this run: %s (send \"Authorization: Bearer %s\"; whoever holds it can read and change the workspace's files; --token-file F or STET_TOKEN give one of your own)\n", token, token)
+	}
 	if addr == "" {
 		err = srv.ServeStdio(e.ctx, e.stdin, e.stdout)
 	} else {
