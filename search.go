@@ -359,6 +359,12 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if info.Type != fsys.TypeDir {
 		return nil, refuse(KindInvalid, t.spelled, "%s is a file, not a directory; read it instead (read path=%s)", t.spelled, t.spelled)
 	}
+	return s.listDir(ctx, t, a)
+}
+
+// listDir lists the directory t, as List does, and records the
+// directories shown as observed.
+func (s *Session) listDir(ctx context.Context, t target, a ListArgs) (*ListResult, error) {
 	depth, limit := a.Depth, a.Limit
 	if depth == 0 {
 		depth = 1
@@ -376,7 +382,7 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if t.rel == "." {
 		prefix = ""
 	}
-	err = s.ws.walk(ctx, t, depth, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, d int) error {
+	err := s.ws.walk(ctx, t, depth, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, d int) error {
 		if len(res.Entries) >= limit {
 			res.Truncated = true
 			return errStopWalk

@@ -120,7 +120,7 @@ func (e *env) finish(name string, err error) int {
 		if e.g.json {
 			e.printJSON(r)
 		} else {
-			fmt.Fprintln(e.stderr, r.Message)
+			fmt.Fprintln(e.stderr, stet.Text(r)) // the message, then the frame or listing it shows
 		}
 		return exitRefused
 	}
