@@ -5,8 +5,9 @@
 //
 //   STET_BIN=path/to/stet node budget.mjs WORKSPACE [PEER_DIR]
 //
-// WORKSPACE must hold big.go (a large Go file), many/ (a directory of more
-// entries than one list page) and the text grep searches for; PEER_DIR,
+// WORKSPACE must hold http.go and types.go (large Go files), many/ (a
+// directory of more entries than one list page) and Go files for grep and
+// find to page through; PEER_DIR,
 // when given, is a directory whose node_modules holds the pinned reference
 // server (@modelcontextprotocol/server-filesystem), measured for its
 // tools/list. cmd/stet's TestContextBudget prepares the workspace, runs
@@ -63,8 +64,25 @@ function server(cmd, args, opts = {}) {
   return { call, start, stop };
 }
 
+// measure counts a result as the client receives it (the whole result
+// JSON) and in each form a client may hand its model: the text content,
+// and the structured content as JSON (Claude Code sends the model
+// JSON.stringify(structuredContent) when a result carries one).
 function measure(name, json) {
-  return { name, bytes: Buffer.byteLength(json), tokens: countTokens(json) };
+  const m = { name, bytes: Buffer.byteLength(json), tokens: countTokens(json) };
+  const res = JSON.parse(json);
+  if (Array.isArray(res.content)) {
+    const text = res.content.filter((c) => c.type === "text").map((c) => c.text).join("");
+    m.text_bytes = Buffer.byteLength(text);
+    m.text_tokens = countTokens(text);
+    if (res.isError) m.error = text.slice(0, 200);
+  }
+  if (res.structuredContent !== undefined) {
+    const sc = JSON.stringify(res.structuredContent);
+    m.structured_bytes = Buffer.byteLength(sc);
+    m.structured_tokens = countTokens(sc);
+  }
+  return m;
 }
 
 const report = [];
@@ -74,10 +92,12 @@ await stet.start();
 report.push(measure("native tools/list", await stet.call("tools/list", {})));
 const tool = async (label, name, args) =>
   report.push(measure(label, await stet.call("tools/call", { name, arguments: args })));
-await tool("read big.go (default)", "read", { path: "big.go" });
-await tool("grep func (default page)", "grep", { pattern: "func" });
-await tool("list many (default page)", "list", { path: "many" });
-await tool("find **/*.go (default page)", "find", { pattern: "**/*.go" });
+await tool("read http.go (net/http source)", "read", { path: "http.go" });
+await tool("read types.go (go/types source)", "read", { path: "types.go" });
+await tool("grep func (rows)", "grep", { pattern: "func" });
+await tool("grep package (files_with_matches)", "grep", { pattern: "package", output_mode: "files_with_matches" });
+await tool("list many", "list", { path: "many" });
+await tool("find **/*.go", "find", { pattern: "**/*.go" });
 stet.stop();
 
 const ref = server(bin, ["mcp", "--tools", "reference", workspace], { env: { ...process.env, STET_STATE: join(workspace, "..", "state-reference") } });

@@ -182,7 +182,7 @@ func (g *globals) registerSome(fs *flag.FlagSet, noJSON bool) {
 	fs.Var(&g.protect, "protect", "`GLOB` no tool may change (repeatable; every .git is protected by default)")
 	fs.Var(&g.denyRead, "deny-read", "`GLOB` hidden from every tool (repeatable)")
 	fs.BoolVar(&g.noDefaultProtect, "no-default-protect", g.noDefaultProtect, "do not protect every .git by default")
-	fs.IntVar(&g.maxReadBytes, "max-read-bytes", g.maxReadBytes, "read window byte bound (default 262144, at most 8388608)")
+	fs.IntVar(&g.maxReadBytes, "max-read-bytes", g.maxReadBytes, fmt.Sprintf("read window byte bound (default %d, at most %d)", stet.DefaultMaxReadBytes, stet.MaxMaxReadBytes))
 }
 
 // options turns the globals into workspace options.
