@@ -21,8 +21,10 @@ const (
 	DefaultGrepLimit = 200
 	maxGrepLineBytes = 2000
 	// DefaultPageBytes bounds the names and rows a default page of list,
-	// find or grep shows (one called without limit): the page ends, as
-	// truncated, before the entry that would take it past this many bytes.
+	// find or grep shows (one called without limit): a list or find page,
+	// and grep's paths, end, as truncated, before the entry that would take
+	// them past this many bytes; grep starts no new match once its rows
+	// hold this much text (as MaxGrepBytes, a row shows up to 2,000 bytes).
 	// With the per-entry structure of both forms a client receives, it keeps
 	// a default page within the context budget a default read keeps (25,000
 	// tokens; see docs/benchmarks.md).
