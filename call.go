@@ -167,7 +167,7 @@ func refusalOutput(tool string, r *Refusal) Output {
 	if r.Tool == "" {
 		r.Tool = tool
 	}
-	return Output{Structured: r, Text: r.Message, Refused: r}
+	return Output{Structured: r, Text: refusalText(r), Refused: r}
 }
 
 // Do runs one tool given its typed arguments (a *ReadArgs, *EditArgs, ...
@@ -338,7 +338,7 @@ func Text(res any) string {
 		b.WriteString(GrepTrailer(r, n))
 		return b.String()
 	case *Refusal:
-		return r.Message
+		return refusalText(r)
 	}
 	b, _ := json.Marshal(res)
 	return string(b)

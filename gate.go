@@ -282,6 +282,11 @@ func (s *Session) checkFresh(tool string, t target, cur []byte, ver fsys.Version
 		return o, nil
 	}
 	if !ok {
+		if shown := s.showFile(t, cur, ver); shown != nil {
+			o, _ = s.observed(t.key())
+			return o, refuse(KindNotRead, t.spelled, "%s had not been read in this session (it has %s); its frame follows and now counts as read at this version: check the %s against it, then retry the %s",
+				t.spelled, linesWord(shown.Lines), tool, tool).with(ShownFrame, shown)
+		}
 		return o, refuse(KindNotRead, t.spelled, "%s has not been read in this session (it has %s); read it first (read path=%s), then retry the %s",
 			t.spelled, linesWord(frameLines(cur)), t.spelled, tool)
 	}
@@ -417,7 +422,11 @@ func (s *Session) inputGuard(t target, counts string, overwrite bool) *Refusal {
 
 // checkParentObserved applies rule 5 to a file about to be created: the
 // nearest existing ancestor directory must have been observed.
-func (s *Session) checkParentObserved(tool string, t target) *Refusal {
+//
+// When the directory has not been observed, the refusal carries its
+// listing (bounded as list), which now counts as listed: the same call
+// retried can land.
+func (s *Session) checkParentObserved(ctx context.Context, tool string, t target) *Refusal {
 	if s.ws.opts.NoGate {
 		return nil
 	}
@@ -444,6 +453,10 @@ func (s *Session) checkParentObserved(tool string, t target) *Refusal {
 	shown := dir.display()
 	if shown == "." {
 		shown = ". (the workspace root)"
+	}
+	if listing := s.showDir(ctx, dir); listing != nil {
+		return refuse(KindNotRead, t.spelled, "%s would be created in %s, which had not been listed in this session; its listing follows and now counts as listed: check that what you create is not there under another name, then retry the %s",
+			t.spelled, shown, tool).with("dir", dir.display(), ShownListing, listing)
 	}
 	return refuse(KindNotRead, t.spelled, "%s would be created in %s, which has not been listed in this session; list it first (list path=%s) to see what is there, then retry",
 		t.spelled, shown, dir.display()).with("dir", dir.display())

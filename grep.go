@@ -705,6 +705,10 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	}
 	skip := a.Offset // results still to skip
 	shown, bytesShown := 0, 0
+	maxBytes := MaxGrepBytes
+	if a.Limit == 0 {
+		maxBytes = DefaultPageBytes
+	}
 	var recs []journal.Record
 	err = s.grepFiles(ctx, t, a, q, func(rel string, h fileHits) error {
 		u := t
@@ -715,11 +719,12 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 				skip--
 				return nil
 			}
-			if shown >= limit {
+			if shown >= limit || bytesShown+len(name) > maxBytes {
 				truncated = true
 				return errStopWalk
 			}
 			shown++
+			bytesShown += len(name)
 			part := &GrepResult{}
 			if q.mode == tools.GrepCount {
 				part.Counts = []GrepCountRow{{Path: name, Count: h.count}}
@@ -743,7 +748,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 				truncated = true
 				return errStopWalk
 			}
-			g := buildRows(grp.data, hits, before, after, limit-shown, MaxGrepBytes-bytesShown)
+			g := buildRows(grp.data, hits, before, after, limit-shown, maxBytes-bytesShown)
 			shown += g.matches
 			bytesShown += g.bytes
 			if len(g.rows) > 0 {

@@ -72,7 +72,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 			return nil, err
 		}
 	} else {
-		c, err = s.planMove(from, to, a.Overwrite)
+		c, err = s.planMove(ctx, from, to, a.Overwrite)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +96,7 @@ func finalLink(t target) (string, bool) {
 
 // planMove checks a file move against rules 5–9 on both names and builds
 // its change. The caller holds both locks.
-func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
+func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool) (*change, error) {
 	p := from.root.p
 	cur, err := fsys.ReadFileMax(p, from.rel, s.ws.opts.MaxFileBytes)
 	if err != nil {
@@ -122,7 +122,7 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 			return nil, ref
 		}
 		if to.parent().key() != from.parent().key() {
-			if ref := s.checkParentObserved("move", to); ref != nil {
+			if ref := s.checkParentObserved(ctx, "move", to); ref != nil {
 				return nil, ref
 			}
 		}
@@ -173,6 +173,9 @@ func (s *Session) planMove(from, to target, overwrite bool) (*change, error) {
 // must have listed the directory, and nothing may be at the new name.
 func (s *Session) planMoveDir(ctx context.Context, from, to target) (*change, error) {
 	if !s.ws.opts.NoGate && !s.dirObserved(from.key()) {
+		if listing := s.showDir(ctx, from); listing != nil {
+			return nil, refuse(KindNotRead, from.spelled, "%s is a directory this session had not listed; its listing follows and now counts as listed: check that it is the directory to move, then retry the move", from.spelled).with(ShownListing, listing)
+		}
 		return nil, refuse(KindNotRead, from.spelled, "%s is a directory this session has not listed; list it first (list path=%s), then retry the move", from.spelled, from.spelled)
 	}
 	if err := s.gateTree(ctx, "move", from, to); err != nil {
@@ -185,7 +188,7 @@ func (s *Session) planMoveDir(ctx context.Context, from, to target) (*change, er
 		return nil, refuse(KindExists, to.spelled, "%s already exists; a directory is never moved over something else; choose another name", to.spelled)
 	}
 	if to.parent().key() != from.parent().key() {
-		if ref := s.checkParentObserved("move", to); ref != nil {
+		if ref := s.checkParentObserved(ctx, "move", to); ref != nil {
 			return nil, ref
 		}
 	}

@@ -78,7 +78,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	defer unlock()
 	plans := make([]planned, len(files))
 	for i, f := range files {
-		pl, ref := s.planFile(targets[i], moves[i], f, a.DryRun)
+		pl, ref := s.planFile(ctx, targets[i], moves[i], f, a.DryRun)
 		if ref != nil {
 			if len(files) > 1 {
 				ref.Message += fmt.Sprintf(" (nothing in the patch was applied: %d files)", len(files))
@@ -140,7 +140,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 }
 
 // planFile checks one file of a patch and builds its change.
-func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (planned, *Refusal) {
+func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.File, dryRun bool) (planned, *Refusal) {
 	p := t.root.p
 	cur, err := fsys.ReadFileMax(p, t.rel, s.ws.opts.MaxFileBytes)
 	exists := err == nil
@@ -152,7 +152,7 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 		if exists {
 			return planned{}, refuse(KindExists, t.spelled, "%s already exists (%s); the patch adds it; use an update section for an existing file (read it first)", t.spelled, linesWord(receipt.Lines(cur)))
 		}
-		if ref := s.checkParentObserved("patch", t); ref != nil {
+		if ref := s.checkParentObserved(ctx, "patch", t); ref != nil {
 			return planned{}, ref
 		}
 		if ref := s.declaredInput(t, "recreate it", ""); ref != nil {
@@ -231,8 +231,10 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 		if _, err := p.Stat(move.rel); err == nil {
 			return planned{}, refuse(KindExists, move.spelled, "%s already exists; the patch would move %s over it; choose another name or delete it first", move.spelled, t.spelled)
 		}
-		if ref := s.checkParentObserved("patch", *move); ref != nil && move.parent().key() != t.parent().key() {
-			return planned{}, ref
+		if move.parent().key() != t.parent().key() {
+			if ref := s.checkParentObserved(ctx, "patch", *move); ref != nil {
+				return planned{}, ref
+			}
 		}
 		verb += " and moved it to " + move.display()
 	}

@@ -77,8 +77,10 @@ type Refusal struct {
 	Err     error          // the underlying cause, if any
 }
 
-// Error returns the message, as the error interface asks.
-func (r *Refusal) Error() string { return r.Message }
+// Error returns the text a model reads: the message, then what the
+// refusal shows (see Shown), so that a caller that passes the error on
+// shows the model what the session now counts as seen.
+func (r *Refusal) Error() string { return refusalText(r) }
 
 // Unwrap returns the cause.
 func (r *Refusal) Unwrap() error { return r.Err }

@@ -248,6 +248,17 @@ func (s *Session) findRoots(ctx context.Context, a FindArgs, roots []string) (*F
 	if first != errSearched && first != nil {
 		return nil, first // no root could be searched
 	}
+	if a.Limit == 0 {
+		// A default page holds DefaultPageBytes of paths across the roots,
+		// as in one root (find observes nothing, so the cut is free).
+		n := 0
+		for i, p := range res.Paths {
+			if n += len(p); n > DefaultPageBytes {
+				res.Paths, res.Truncated = res.Paths[:i], true
+				break
+			}
+		}
+	}
 	return res, nil
 }
 

@@ -20,6 +20,15 @@ const (
 	DefaultFindLimit = 1000
 	DefaultGrepLimit = 200
 	maxGrepLineBytes = 2000
+	// DefaultPageBytes bounds the names and rows a default page of list,
+	// find or grep shows (one called without limit): a list or find page,
+	// and grep's paths, end, as truncated, before the entry that would take
+	// them past this many bytes; grep starts no new match once its rows
+	// hold this much text (as MaxGrepBytes, a row shows up to 2,000 bytes).
+	// With the per-entry structure of both forms a client receives, it keeps
+	// a default page within the context budget a default read keeps (25,000
+	// tokens; see docs/benchmarks.md).
+	DefaultPageBytes = 24 << 10
 	// MaxGrepBytes bounds the text of grep's rows: no new match is shown
 	// once they hold this much (the result is then truncated).
 	MaxGrepBytes = 2 << 20
@@ -358,6 +367,12 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if info.Type != fsys.TypeDir {
 		return nil, refuse(KindInvalid, t.spelled, "%s is a file, not a directory; read it instead (read path=%s)", t.spelled, t.spelled)
 	}
+	return s.listDir(ctx, t, a)
+}
+
+// listDir lists the directory t, as List does, and records the
+// directories shown as observed.
+func (s *Session) listDir(ctx context.Context, t target, a ListArgs) (*ListResult, error) {
 	depth, limit := a.Depth, a.Limit
 	if depth == 0 {
 		depth = 1
@@ -375,7 +390,7 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if t.rel == "." {
 		prefix = ""
 	}
-	err = s.ws.walk(ctx, t, depth, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, d int) error {
+	err := s.ws.walk(ctx, t, depth, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, d int) error {
 		if len(res.Entries) >= limit {
 			res.Truncated = true
 			return errStopWalk
@@ -392,6 +407,9 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 		return nil, s.ws.fileErr("list", t, err)
 	}
 	sortEntries(res, a.Sort, shown)
+	if a.Limit == 0 {
+		dirs = pageEntries(res, dirs, prefix)
+	}
 	if err := s.observeDirs(dirs...); err != nil {
 		return nil, err
 	}
@@ -427,16 +445,19 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		prefix = ""
 	}
 	res := &FindResult{Paths: []string{}}
+	pageBytes := 0
 	err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true}, func(rel string, e fsys.Info, _ int) error {
 		if e.Type == fsys.TypeDir {
 			return nil
 		}
 		if glob.Match(a.Pattern, strings.TrimPrefix(rel, prefix)) {
-			if len(res.Paths) >= limit {
+			p := s.ws.displayRel(t, rel)
+			if len(res.Paths) >= limit || a.Limit == 0 && pageBytes+len(p) > DefaultPageBytes {
 				res.Truncated = true
 				return errStopWalk
 			}
-			res.Paths = append(res.Paths, s.ws.displayRel(t, rel))
+			pageBytes += len(p)
+			res.Paths = append(res.Paths, p)
 		}
 		return nil
 	})
@@ -444,4 +465,33 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		return nil, s.ws.fileErr("find", t, err)
 	}
 	return res, nil
+}
+
+// pageEntries ends a default page of list (res, in the order shown) before
+// the entry that would take its names past DefaultPageBytes, and returns
+// the directories of dirs still shown (the first, the directory listed,
+// always is): a directory cut from the page is not observed.
+func pageEntries(res *ListResult, dirs []target, prefix string) []target {
+	n := 0
+	for i, e := range res.Entries {
+		if n += len(e.Name); n > DefaultPageBytes {
+			res.Entries = res.Entries[:i]
+			res.Truncated = true
+			break
+		}
+	}
+	if !res.Truncated || len(dirs) < 2 {
+		return dirs
+	}
+	kept := map[string]bool{}
+	for _, e := range res.Entries {
+		kept[prefix+e.Name] = true
+	}
+	out := dirs[:1]
+	for _, d := range dirs[1:] {
+		if kept[d.rel] {
+			out = append(out, d)
+		}
+	}
+	return out
 }

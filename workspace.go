@@ -29,7 +29,12 @@ import (
 
 // Defaults of the read frame and the size limits (SPEC section 3).
 const (
-	DefaultMaxReadBytes = 256 << 10
+	// DefaultMaxReadBytes is the text a default read window shows at most:
+	// with line numbers, and carried in both forms a client receives (the
+	// text and the structured frame), it keeps a default read of ordinary
+	// source within 25,000 tokens, Claude Code's cap on an MCP tool result
+	// (docs/benchmarks.md measures it).
+	DefaultMaxReadBytes = 40 << 10
 	MaxMaxReadBytes     = 8 << 20
 	DefaultMaxFileBytes = 16 << 20
 )

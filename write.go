@@ -81,7 +81,7 @@ func (s *Session) create(ctx context.Context, t target, post []byte, a WriteArgs
 	if a.ExpectedVersion != "" && !s.ws.opts.NoGate {
 		return nil, refuse(KindChanged, t.spelled, "%s does not exist, but expected_version %s was given; check the path (list its directory), then retry", t.spelled, fsys.Version(a.ExpectedVersion).Short())
 	}
-	if ref := s.checkParentObserved("write", t); ref != nil {
+	if ref := s.checkParentObserved(ctx, "write", t); ref != nil {
 		return nil, ref
 	}
 	c := &change{

@@ -10,9 +10,9 @@ import (
 // Window bounds. The byte bounds count the text a window shows (segment
 // bytes and their "\n"), not the line-number prefixes.
 const (
-	DefaultLimit    = 2000      // lines in a window when Options.Limit is 0
-	DefaultMaxBytes = 256 << 10 // text bytes in a window when Options.MaxBytes is 0
-	MaxMaxBytes     = 8 << 20   // the largest byte bound a server may configure; EncodeWindow does not clamp
+	DefaultLimit    = 2000     // lines in a window when Options.Limit is 0
+	DefaultMaxBytes = 40 << 10 // text bytes in a window when Options.MaxBytes is 0 (stet's default read window)
+	MaxMaxBytes     = 8 << 20  // the largest byte bound a server may configure; EncodeWindow does not clamp
 )
 
 // minWidth is the width of every line number in a file under 100,000 lines.

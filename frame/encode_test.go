@@ -211,8 +211,8 @@ func TestEncodeWindowDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.To != 256 || w.End != DefaultMaxBytes {
-			t.Errorf("to = %d, end = %d, want 256, %d", w.To, w.End, DefaultMaxBytes)
+		if want := DefaultMaxBytes / 1024; w.To != want || w.End != DefaultMaxBytes {
+			t.Errorf("to = %d, end = %d, want %d, %d", w.To, w.End, want, DefaultMaxBytes)
 		}
 	})
 }

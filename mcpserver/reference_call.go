@@ -51,7 +51,7 @@ func (rr refRefusal) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	m["content"] = rr.r.Message
+	m["content"] = stet.Text(rr.r) // the message, then the frame or listing it shows
 	return json.Marshal(m)
 }
 
@@ -64,7 +64,7 @@ func refText(text string, changed bool) stet.Output {
 // reference profile's terms.
 func refRefused(tool string, r *stet.Refusal) stet.Output {
 	r = refWords(tool, r)
-	return stet.Output{Structured: refRefusal{r}, Text: r.Message, Refused: r}
+	return stet.Output{Structured: refRefusal{r}, Text: stet.Text(r), Refused: r}
 }
 
 // wholeFile is the line limit of a read that asks for the whole file: the

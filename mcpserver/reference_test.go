@@ -104,8 +104,8 @@ func testRefFlow(t *testing.T, connect connectFunc) {
 			if got, _ := r.Structured["content"].(string); got != r.Text {
 				t.Errorf("%s: structured content %q differs from the text %q", tool, got, r.Text)
 			}
-		} else if r.Structured["content"] != r.Text || r.Structured["message"] != r.Text {
-			t.Errorf("%s: a refusal's structured content and message must be its text: %v", tool, r.Structured)
+		} else if msg, _ := r.Structured["message"].(string); r.Structured["content"] != r.Text || r.Text != msg && !strings.HasPrefix(r.Text, msg+"\n\n") {
+			t.Errorf("%s: a refusal's structured content must be its text, and its message the text (or the text before the frame or listing it shows): %v", tool, r.Structured)
 		}
 		steps = append(steps, refStep{tool, args, r})
 		return r
@@ -139,7 +139,7 @@ func testRefFlow(t *testing.T, connect connectFunc) {
 
 	// An edit of an unread file: refused in the reference's terms.
 	refused("edit_file", map[string]any{"path": "a.txt", "edits": []any{map[string]any{"oldText": "two", "newText": "TWO"}}},
-		stet.KindNotRead, "read it with read_text_file first", "retry edit_file")
+		stet.KindNotRead, "its frame follows", "retry edit_file", "\n\n00001|one\n")
 	ok("read_text_file", map[string]any{"path": "a.txt"}, "one\ntwo\nthree\n")
 	ok("read_text_file", map[string]any{"path": "a.txt", "head": 2}, "one\ntwo")
 	ok("read_text_file", map[string]any{"path": "a.txt", "tail": 1}, "three\n")
@@ -175,7 +175,7 @@ func testRefFlow(t *testing.T, connect connectFunc) {
 
 	// Write: a new file beside one read; a new file in a directory not listed.
 	ok("write_file", map[string]any{"path": "new.txt", "content": "new\n"}, "Successfully wrote to new.txt")
-	refused("write_file", map[string]any{"path": "dir/other.txt", "content": "x\n"}, stet.KindNotRead, "list it with list_directory first")
+	refused("write_file", map[string]any{"path": "dir/other.txt", "content": "x\n"}, stet.KindNotRead, "its listing follows", "\n\nb.md  (18 bytes)\nsub/\n")
 	// A write over a file read in part only.
 	ok("read_text_file", map[string]any{"path": "dir/b.md", "head": 1}, "# B")
 	refused("write_file", map[string]any{"path": "dir/b.md", "content": "gone\n"}, stet.KindNotSeen, "read the whole file with read_text_file (no head or tail), then retry write_file")
@@ -195,7 +195,7 @@ func testRefFlow(t *testing.T, connect connectFunc) {
 	ok("create_directory", map[string]any{"path": "dir/new/deep"}, "Successfully created directory dir/new/deep")
 	ok("move_file", map[string]any{"source": "new.txt", "destination": "dir/new/deep/moved.txt"}, "Successfully moved new.txt to dir/new/deep/moved.txt")
 	disk("dir/new/deep/moved.txt", "new\n")
-	refused("move_file", map[string]any{"source": "dir/sub/c.go", "destination": "c.go"}, stet.KindNotRead, "read it with read_text_file first", "retry move_file")
+	refused("move_file", map[string]any{"source": "dir/sub/c.go", "destination": "c.go"}, stet.KindNotRead, "its frame follows", "retry move_file")
 	refused("move_file", map[string]any{"source": "a.txt", "destination": "dir/b.md"}, stet.KindExists, "move_file never replaces an existing file")
 
 	// Search and info.

@@ -94,13 +94,13 @@ func TestGoSDKValidatesResultsAndRefusals(t *testing.T) {
 }
 
 // TestGoSDKRejectsWhatSchemasForbid shows the validation above is real: a
-// refusal of an unknown kind fails output validation, and an unknown
+// refusal without its message fails output validation, and an unknown
 // argument fails input validation.
 func TestGoSDKRejectsWhatSchemasForbid(t *testing.T) {
-	cs := serve(t, func(string) any { return map[string]any{"refused": "nonsense", "message": "x"} })
+	cs := serve(t, func(string) any { return map[string]any{"refused": "changed"} })
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: json.RawMessage(validArgs["read"])})
 	if err == nil || !strings.Contains(err.Error(), "validating tool output") {
-		t.Errorf("unknown refusal kind: err = %v, want an output validation error", err)
+		t.Errorf("refusal without a message: err = %v, want an output validation error", err)
 	}
 	res := call(t, cs, "read", `{"path":"a","old_str":"x"}`)
 	if !res.IsError {

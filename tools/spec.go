@@ -165,10 +165,10 @@ var catalog = []tool{
 		name: "read", title: "Read file", desc: readDesc, ann: readOnlyAnn,
 		params: []param{
 			{name: "path", kind: kindString, desc: pathDescRead},
-			{name: "offset", kind: kindInt, max: MaxLines, dflt: "1", desc: "First line to show, 1-based (default 1). To continue a window, pass the `next: offset` value from the trailer."},
-			{name: "limit", kind: kindInt, max: MaxLines, desc: "Number of lines to show; 0 or omitted means 2,000. A window never exceeds the byte budget; the trailer tells where it stopped."},
-			{name: "tail", kind: kindInt, max: MaxLines, desc: "Show the last N lines of the file instead of a window from offset (not with offset or limit)."},
-			{name: "paths", kind: kindStrings, max: MaxPaths, desc: "Several files to read in one call, instead of path; each comes back as its own result or refusal, in order."},
+			{name: "offset", kind: kindInt, max: MaxLines, dflt: "1", desc: "First line, 1-based: the trailer's `next: offset`."},
+			{name: "limit", kind: kindInt, max: MaxLines, desc: "Lines to show (default 2,000)."},
+			{name: "tail", kind: kindInt, max: MaxLines, desc: "Show the last N lines instead."},
+			{name: "paths", kind: kindStrings, max: MaxPaths, desc: "Several files, instead of path."},
 		},
 		outDesc: map[string]string{
 			"path":      "The file read, as the call named it.",
@@ -187,7 +187,7 @@ var catalog = []tool{
 	define[InfoArgs, InfoResult](tool{
 		name: "info", title: "File info", desc: infoDesc, ann: readOnlyAnn,
 		params: []param{
-			{name: "path", kind: kindString, required: true, desc: "File or directory to describe."},
+			{name: "path", kind: kindString, required: true, desc: "File or directory."},
 		},
 		outDesc: map[string]string{
 			"path":    "The path described, as the call named it.",
@@ -211,11 +211,11 @@ var catalog = []tool{
 	define[EditArgs, MutationResult](tool{
 		name: "edit", title: "Edit file", desc: editDesc, mutating: true, ann: destructiveAnn,
 		params: []param{
-			{name: "path", kind: kindString, required: true, desc: "File to change; read it first."},
-			{name: "old_string", kind: kindString, desc: "Exact text to replace, copied from the file without the `NNNNN|` prefixes. Not empty; must occur exactly once unless replace_all. Include neighbouring lines to make it unique. Use with new_string, or use edits instead."},
-			{name: "new_string", kind: kindString, desc: "Text to put in place of old_string; empty deletes it. Must differ from old_string."},
-			{name: "replace_all", kind: kindBool, dflt: "false", desc: "Replace every occurrence of old_string instead of requiring exactly one (default false)."},
-			{name: "edits", kind: kindEdits, desc: "Several replacements in this file, instead of old_string/new_string: applied in order, each to the result of the ones before, all or nothing."},
+			{name: "path", kind: kindString, required: true, desc: "File to change."},
+			{name: "old_string", kind: kindString, desc: "Exact text to replace, without `NNNNN|` prefixes; once in the file unless replace_all (add lines to make it unique)."},
+			{name: "new_string", kind: kindString, desc: "Replacement text."},
+			{name: "replace_all", kind: kindBool, dflt: "false", desc: "Replace every occurrence."},
+			{name: "edits", kind: kindEdits, desc: "Several replacements, in order, all or nothing."},
 			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
 			{name: "expected_version", kind: kindString, desc: expectedVersionDesc},
 		},
@@ -227,9 +227,9 @@ var catalog = []tool{
 	define[WriteArgs, MutationResult](tool{
 		name: "write", title: "Write file", desc: writeDesc, mutating: true, ann: destructiveAnn,
 		params: []param{
-			{name: "path", kind: kindString, required: true, desc: "File to create, or to replace with overwrite: true."},
-			{name: "content", kind: kindString, required: true, desc: "The complete text of the file (may be empty), without `NNNNN|` prefixes."},
-			{name: "overwrite", kind: kindBool, dflt: "false", desc: "Replace an existing file, which must have been read (default false). Use it only when the whole file should be replaced; for changes use edit."},
+			{name: "path", kind: kindString, required: true, desc: "File to create or replace."},
+			{name: "content", kind: kindString, required: true, desc: "The complete text, without `NNNNN|` prefixes."},
+			{name: "overwrite", kind: kindBool, dflt: "false", desc: "Replace the user's input file: only if the user asked for a rewrite."},
 			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
 			{name: "expected_version", kind: kindString, desc: expectedVersionDesc},
 		},
@@ -241,7 +241,7 @@ var catalog = []tool{
 	define[PatchArgs, PatchResult](tool{
 		name: "patch", title: "Apply patch", desc: patchDesc, mutating: true, ann: destructiveAnn,
 		params: []param{
-			{name: "patch", kind: kindString, required: true, desc: "The patch: a `*** Begin Patch` ... `*** End Patch` envelope, or a unified diff with `---`/`+++` file headers and `@@` hunks."},
+			{name: "patch", kind: kindString, required: true, desc: "The patch text."},
 			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
 		},
 		outDesc: map[string]string{
@@ -254,10 +254,10 @@ var catalog = []tool{
 	define[ListArgs, ListResult](tool{
 		name: "list", title: "List directory", desc: listDesc, ann: readOnlyAnn,
 		params: []param{
-			{name: "path", kind: kindString, desc: "Directory to list, relative to the workspace root; omitted or empty means the root."},
-			{name: "depth", kind: kindInt, max: MaxDepth, dflt: "1", desc: "Levels to descend: 1 lists the directory's own entries, 2 adds their children, and so on (default 1; 0 means 1)."},
+			{name: "path", kind: kindString, desc: "Directory (default: the root)."},
+			{name: "depth", kind: kindInt, max: MaxDepth, dflt: "1", desc: "Levels to descend (default 1)."},
 			{name: "exclude", kind: kindStrings, desc: excludeDesc},
-			{name: "sort", kind: kindString, dflt: `"name"`, enum: []string{ListSortName, ListSortSize}, desc: "`name` (default): entries in path order; `size`: the largest first, so that with limit you get the largest entries."},
+			{name: "sort", kind: kindString, dflt: `"name"`, enum: []string{ListSortName, ListSortSize}, desc: "`size`: largest first."},
 			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
 			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
@@ -271,8 +271,8 @@ var catalog = []tool{
 	define[FindArgs, FindResult](tool{
 		name: "find", title: "Find files", desc: findDesc, ann: readOnlyAnn,
 		params: []param{
-			{name: "pattern", kind: kindString, required: true, desc: "Glob over slash-separated paths, e.g. `**/*.go` or `cmd/*/main.go`; `**` matches any number of directories."},
-			{name: "path", kind: kindString, desc: "Directory to search in; omitted or empty means the workspace root."},
+			{name: "pattern", kind: kindString, required: true, desc: "Glob, e.g. `**/*.go`."},
+			{name: "path", kind: kindString, desc: "Directory (default: the root)."},
 			{name: "exclude", kind: kindStrings, desc: excludeDesc},
 			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
 			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
@@ -286,20 +286,20 @@ var catalog = []tool{
 	define[GrepArgs, GrepResult](tool{
 		name: "grep", title: "Search file contents", desc: grepDesc, ann: readOnlyAnn,
 		params: []param{
-			{name: "pattern", kind: kindString, required: true, desc: "RE2 regular expression matched against each line, e.g. `func \\w+Handler`; with fixed_strings, literal text."},
-			{name: "path", kind: kindString, desc: "File or directory to search; omitted or empty means the workspace root."},
-			{name: "glob", kind: kindString, desc: "Search only files whose path matches this glob, e.g. `*.go` or `src/**/*.ts`."},
-			{name: "type", kind: kindString, desc: "Search only files of this type: " + typeList() + "."},
-			{name: "ignore_case", kind: kindBool, dflt: "false", desc: "Match letters in either case (default false)."},
-			{name: "fixed_strings", kind: kindBool, dflt: "false", desc: "Treat pattern as literal text, not a regular expression (default false)."},
-			{name: "word", kind: kindBool, dflt: "false", desc: "Match only whole words: the match must not touch a letter, digit or underscore on either side (default false)."},
-			{name: "multiline", kind: kindBool, dflt: "false", desc: "Match pattern against whole files so that a match may span lines (`\\n` matches a line break); every line a match touches is shown (default false)."},
-			{name: "output_mode", kind: kindString, dflt: `"content"`, enum: []string{GrepContent, GrepFilesWithMatches, GrepCount}, desc: "`content` (default): matching lines as path:line:text; `files_with_matches`: only the paths of files with a match; `count`: matching lines per file. The last two show no lines, so they do not count as reading anything."},
-			{name: "before", kind: kindInt, max: MaxContext, desc: "Lines to show before each match (overrides context)."},
-			{name: "after", kind: kindInt, max: MaxContext, desc: "Lines to show after each match (overrides context)."},
-			{name: "context", kind: kindInt, max: MaxContext, dflt: "0", desc: "Lines to show before and after each match (default 0)."},
-			{name: "offset", kind: kindInt, max: MaxResults, dflt: "0", desc: "Results to skip, for paging: matching lines in content mode, files in the other modes, in path order (default 0). To continue a truncated result, pass offset + the number of results shown."},
-			{name: "limit", kind: kindInt, max: MaxResults, desc: "Results to show at most: matching lines in content mode (default 200), files in the other modes (default 1,000)."},
+			{name: "pattern", kind: kindString, required: true, desc: "RE2 regular expression (literal with fixed_strings)."},
+			{name: "path", kind: kindString, desc: "File or directory (default: the root)."},
+			{name: "glob", kind: kindString, desc: "Only paths matching this glob."},
+			{name: "type", kind: kindString, desc: "Only files of this type (go, py, ts, ...)."},
+			{name: "ignore_case", kind: kindBool, dflt: "false", desc: "Case-insensitive."},
+			{name: "fixed_strings", kind: kindBool, dflt: "false", desc: "Pattern is literal text."},
+			{name: "word", kind: kindBool, dflt: "false", desc: "Whole words only."},
+			{name: "multiline", kind: kindBool, dflt: "false", desc: "A match may span lines."},
+			{name: "output_mode", kind: kindString, dflt: `"content"`, enum: []string{GrepContent, GrepFilesWithMatches, GrepCount}, desc: "Rows, paths, or counts per file."},
+			{name: "before", kind: kindInt, max: MaxContext, desc: "Lines before each match."},
+			{name: "after", kind: kindInt, max: MaxContext, desc: "Lines after each match."},
+			{name: "context", kind: kindInt, max: MaxContext, dflt: "0", desc: "Lines around each match."},
+			{name: "offset", kind: kindInt, max: MaxResults, dflt: "0", desc: "Results to skip, to page."},
+			{name: "limit", kind: kindInt, max: MaxResults, desc: "Maximum results (default 200 rows, 1,000 files)."},
 			{name: "exclude", kind: kindStrings, desc: excludeDesc},
 			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
 		},
@@ -318,7 +318,7 @@ var catalog = []tool{
 		name: "mkdir", title: "Make directory", desc: mkdirDesc, mutating: true,
 		ann: Annotations{IdempotentHint: true},
 		params: []param{
-			{name: "path", kind: kindString, required: true, desc: "Directory to create, with any missing parents."},
+			{name: "path", kind: kindString, required: true, desc: "Directory to create."},
 		},
 		outDesc: map[string]string{
 			"message": "What was created.",
@@ -329,9 +329,9 @@ var catalog = []tool{
 	define[MoveArgs, MutationResult](tool{
 		name: "move", title: "Move file", desc: moveDesc, mutating: true, ann: destructiveAnn,
 		params: []param{
-			{name: "from", kind: kindString, required: true, desc: "File to move; read it first."},
-			{name: "to", kind: kindString, required: true, desc: "New path inside the workspace; it must not exist unless overwrite is true."},
-			{name: "overwrite", kind: kindBool, dflt: "false", desc: "Replace an existing file at to, which must have been read (default false)."},
+			{name: "from", kind: kindString, required: true, desc: "File to move."},
+			{name: "to", kind: kindString, required: true, desc: "New path."},
+			{name: "overwrite", kind: kindBool, dflt: "false", desc: "Replace a file at to."},
 		},
 		outDesc: mutationOutDesc,
 	}, func(a *MoveArgs) []any { return []any{&a.From, &a.To, &a.Overwrite} }, checkMove),
@@ -339,7 +339,7 @@ var catalog = []tool{
 	define[DeleteArgs, MutationResult](tool{
 		name: "delete", title: "Delete file", desc: deleteDesc, mutating: true, ann: destructiveAnn,
 		params: []param{
-			{name: "path", kind: kindString, required: true, desc: "File to delete; read it first. Its bytes are saved in the journal."},
+			{name: "path", kind: kindString, required: true, desc: "File to delete."},
 		},
 		outDesc: mutationOutDesc,
 	}, func(a *DeleteArgs) []any { return []any{&a.Path} }, checkPath(func(a *DeleteArgs) string { return a.Path })),
@@ -347,7 +347,7 @@ var catalog = []tool{
 	define[UndoArgs, MutationResult](tool{
 		name: "undo", title: "Undo last change", desc: undoDesc, mutating: true, ann: destructiveAnn,
 		params: []param{
-			{name: "path", kind: kindString, required: true, desc: "File whose last change by this session to revert."},
+			{name: "path", kind: kindString, required: true, desc: "File to revert."},
 		},
 		outDesc: mutationOutDesc,
 	}, func(a *UndoArgs) []any { return []any{&a.Path} }, checkPath(func(a *UndoArgs) string { return a.Path })),
@@ -355,9 +355,9 @@ var catalog = []tool{
 
 // editOpParams are the keys of one element of edit's edits array.
 var editOpParams = []param{
-	{name: "old_string", kind: kindString, required: true, desc: "Exact text to replace in the file as the edits before it left it. Not empty; must occur exactly once unless replace_all."},
-	{name: "new_string", kind: kindString, required: true, desc: "Text to put in its place; empty deletes it. Must differ from old_string."},
-	{name: "replace_all", kind: kindBool, dflt: "false", desc: "Replace every occurrence instead of requiring exactly one (default false)."},
+	{name: "old_string", kind: kindString, required: true, desc: "Exact text to replace, as the edits before left the file."},
+	{name: "new_string", kind: kindString, required: true, desc: "Replacement text."},
+	{name: "replace_all", kind: kindBool, dflt: "false", desc: "Replace every occurrence."},
 }
 
 var mutationOutDesc = map[string]string{
@@ -505,6 +505,7 @@ func (t *tool) spec() (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
+	slim(res)
 	out := outputSchema(res)
 	if t.outFiles {
 		out = filesOutput(out)
@@ -542,15 +543,14 @@ func tuneInput(s *jsonschema.Schema, params []param) error {
 				ps.Enum = append(ps.Enum, e)
 			}
 		}
-		if p.dflt != "" {
+		// A default of false or 0 says nothing a model would not assume;
+		// upper bounds are Decode's, and its refusal names them.
+		if p.dflt != "" && p.dflt != "false" && p.dflt != "0" {
 			ps.Default = json.RawMessage(p.dflt)
 		}
 		switch p.kind {
 		case kindInt:
 			ps.Minimum = jsonschema.Ptr(0.0)
-			if p.max > 0 {
-				ps.Maximum = jsonschema.Ptr(float64(p.max))
-			}
 		case kindStrings:
 			if p.max > 0 {
 				ps.MinItems = jsonschema.Ptr(1)
@@ -562,7 +562,6 @@ func tuneInput(s *jsonschema.Schema, params []param) error {
 			if ps.Items == nil {
 				return fmt.Errorf("argument %q has no item schema", p.name)
 			}
-			ps.Items.Description = "One replacement."
 			if err := tuneInput(ps.Items, editOpParams); err != nil {
 				return fmt.Errorf("%s items: %w", p.name, err)
 			}
@@ -607,26 +606,43 @@ func describeProps(s *jsonschema.Schema, desc map[string]string) error {
 	return nil
 }
 
+// slim reduces the result schema s to what a client validates: each
+// top-level property's JSON type (an array's item type) and the required
+// list. The descriptions and nested shapes stay in SPEC section 2 and the
+// docs: every byte of an output schema is in every tools/list a client
+// takes into its context, and a model reads the result itself, not its
+// schema.
+func slim(s *jsonschema.Schema) {
+	s.Type, s.Description = "", "" // the anyOf around it says object
+	s.PropertyOrder = nil
+	for _, p := range s.Properties {
+		p.Description = ""
+		p.Properties = nil
+		p.PropertyOrder = nil
+		p.Required = nil
+		p.AdditionalProperties = nil
+		if p.Items != nil {
+			p.Items = &jsonschema.Schema{Type: p.Items.Type, Types: p.Items.Types}
+		}
+	}
+}
+
 // outputSchema accepts either the result r or a refusal. Both branches allow
 // additional properties, so a server may add fields (or refusal details)
 // without breaking clients that validate structured content.
 func outputSchema(r *jsonschema.Schema) *jsonschema.Schema {
 	permit(r)
-	r.Description = "The result."
 	refusal := &jsonschema.Schema{
-		Type:        "object",
-		Description: "A refusal: nothing was changed; message names the file, what was seen and the next step. Other properties carry details.",
 		Properties: map[string]*jsonschema.Schema{
-			"refused": {Type: "string", Enum: kindsEnum(), Description: "The refusal's kind."},
-			"message": {Type: "string", Description: "The refusal as text for the model: `refused: ...`."},
+			"refused": {Type: "string"}, // one of RefusalKinds: SPEC section 4 lists them
+			"message": {Type: "string"},
 		},
 		PropertyOrder: []string{"refused", "message"},
 		Required:      []string{"refused", "message"},
 	}
 	return &jsonschema.Schema{
-		Type:        "object",
-		Description: "The tool's result, or a refusal {refused, message, ...}.",
-		AnyOf:       []*jsonschema.Schema{r, refusal},
+		Type:  "object",
+		AnyOf: []*jsonschema.Schema{r, refusal},
 	}
 }
 
@@ -634,26 +650,14 @@ func outputSchema(r *jsonschema.Schema) *jsonschema.Schema {
 // anyOf of the result and a refusal): {files: [...]}, each element one of
 // o's branches.
 func filesOutput(o *jsonschema.Schema) *jsonschema.Schema {
-	each := &jsonschema.Schema{Description: "One file's read result, or its refusal.", AnyOf: []*jsonschema.Schema{o.AnyOf[0].CloneSchemas(), o.AnyOf[1].CloneSchemas()}}
 	files := &jsonschema.Schema{
-		Type:        "object",
-		Description: "The result of a read with paths: one element per path, in order.",
 		Properties: map[string]*jsonschema.Schema{
-			"files": {Type: "array", Description: "Each file's read result or refusal; a refusal of one file does not fail the others.", Items: each},
+			"files": {Type: "array", Items: &jsonschema.Schema{Type: "object"}},
 		},
 		Required: []string{"files"},
 	}
 	o.AnyOf = append(o.AnyOf[:1], files, o.AnyOf[1])
-	o.Description = "The tool's result (with paths: {files: [...]}), or a refusal {refused, message, ...}."
 	return o
-}
-
-func kindsEnum() []any {
-	e := make([]any, len(refusalKinds))
-	for i, k := range refusalKinds {
-		e[i] = k
-	}
-	return e
 }
 
 // permit removes the additionalProperties: false that inference puts on

@@ -317,7 +317,7 @@ func TestOutputSchemasValidate(t *testing.T) {
 				t.Errorf("%s: output schema refuses refusal %s: %v", s.Name, ref, err)
 			}
 		}
-		for _, bad := range []string{`{"refused":"nonsense","message":"x"}`, `{"unrelated":1}`, `[]`} {
+		for _, bad := range []string{`{"refused":1,"message":"x"}`, `{"refused":"changed"}`, `{"unrelated":1}`, `[]`} {
 			if err := validate(r, bad); err == nil {
 				t.Errorf("%s: output schema accepts %s", s.Name, bad)
 			}

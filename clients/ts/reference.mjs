@@ -78,9 +78,9 @@ async function flow(client, root, label) {
     assert.equal(ok(await callTool('list_allowed_directories', {}), 'allowed'), `Allowed directories:\n${root}`);
   });
 
-  await step(`${label}: edit_file of an unread file is refused and names read_text_file`, async () => {
+  await step(`${label}: edit_file of an unread file is refused once, showing the file`, async () => {
     const t = refused(await callTool('edit_file', { path: 'notes.txt', edits: [{ oldText: 'beta', newText: 'BETA' }] }), 'not_read', 'unread edit');
-    assert.ok(t.includes('read it with read_text_file first'), t);
+    assert.ok(t.includes('its frame follows') && t.endsWith('\n\n00001|alpha\n00002|beta\n00003|gamma\n00004|\n(4 lines)'), t);
     assert.equal(onDisk('notes.txt'), 'alpha\nbeta\ngamma\n');
   });
 

@@ -231,8 +231,8 @@ func TestRefusals(t *testing.T) {
 		}, []string{"read", "pipe"}, "not_regular", "regular"},
 		{"read_only", func(w *ws) { w.ok("read", "a.txt") }, []string{"--effects", "read-only", "edit", "a.txt", "--old-string", "one", "--new-string", "two"}, "read_only", "report"},
 		{"protected", func(w *ws) { w.put(".git/config", "[core]\n"); w.ok("read", ".git/config") }, []string{"edit", ".git/config", "--old-string", "core", "--new-string", "x"}, "protected", "leave it alone"},
-		{"not_read", nil, []string{"edit", "a.txt", "--old-string", "one", "--new-string", "two"}, "not_read", "read it first"},
-		{"not_read-create", nil, []string{"write", "new.txt", "--content", "hi\n"}, "not_read", "list it first"},
+		{"not_read", nil, []string{"edit", "a.txt", "--old-string", "one", "--new-string", "two"}, "not_read", "its frame follows"},
+		{"not_read-create", nil, []string{"write", "new.txt", "--content", "hi\n"}, "not_read", "its listing follows"},
 		{"changed", func(w *ws) { w.ok("read", "a.txt"); w.put("a.txt", "one\nchanged\n") }, []string{"edit", "a.txt", "--old-string", "one", "--new-string", "two"}, "changed", "read it again"},
 		{"not_seen", func(w *ws) {
 			w.put("long.txt", strings.Repeat("line\n", 50)+"target\n")
@@ -275,13 +275,19 @@ func TestRefusals(t *testing.T) {
 			if after := treeHash(t, w.root); after != before {
 				t.Fatalf("a refused call changed the workspace")
 			}
-			// Without --json the message goes to stderr, still exit 3.
-			r = w.run("", c.args...)
+			// Without --json the message goes to stderr, still exit 3 (in
+			// another session: a not_read refusal counts as the look it
+			// asked for, so the same session's retry would land).
+			r = w.run("", append([]string{"--session", "text-mode"}, c.args...)...)
 			if c.args[0] == "call" {
 				r.stderr = r.stdout // call prints the refusal object on stdout
 			}
 			if r.code != 3 || !strings.Contains(r.stderr, "refused: ") {
 				t.Fatalf("text mode: exit %d stderr %q", r.code, r.stderr)
+			}
+			// What a not_read refusal shows, it shows in text too.
+			if shown := map[string]string{"not_read": "\n\n00001|one\n", "not_read-create": "\n\na.txt  ("}[c.name]; !strings.Contains(r.stderr, shown) {
+				t.Fatalf("text mode: stderr %q lacks %q", r.stderr, shown)
 			}
 		})
 	}

@@ -121,7 +121,7 @@ func (e *env) finish(name string, err error) int {
 		if e.g.json {
 			e.printJSON(r)
 		} else {
-			fmt.Fprintln(e.stderr, r.Message)
+			fmt.Fprintln(e.stderr, stet.Text(r)) // the message, then the frame or listing it shows
 		}
 		return exitRefused
 	}
@@ -183,7 +183,7 @@ func (g *globals) registerSome(fs *flag.FlagSet, noJSON bool) {
 	fs.Var(&g.protect, "protect", "`GLOB` no tool may change (repeatable; every .git is protected by default)")
 	fs.Var(&g.denyRead, "deny-read", "`GLOB` hidden from every tool (repeatable)")
 	fs.BoolVar(&g.noDefaultProtect, "no-default-protect", g.noDefaultProtect, "do not protect every .git by default")
-	fs.IntVar(&g.maxReadBytes, "max-read-bytes", g.maxReadBytes, "read window byte bound (default 262144, at most 8388608)")
+	fs.IntVar(&g.maxReadBytes, "max-read-bytes", g.maxReadBytes, fmt.Sprintf("read window byte bound (default %d, at most %d)", stet.DefaultMaxReadBytes, stet.MaxMaxReadBytes))
 }
 
 // options turns the globals into workspace options.

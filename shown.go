@@ -1,0 +1,92 @@
+package stet
+
+import (
+	"context"
+
+	"github.com/stet-dev/stet/frame"
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/policy"
+)
+
+// Rule 5 refusals that show what the session must see (SPEC section 4):
+// a not_read refusal of a file that fits in one default read window
+// carries the file's frame, and one of a file to be created in a directory
+// never listed carries the directory's listing. What is shown is recorded
+// as an observation of exactly those bytes, as read or list would record
+// it, so the same call retried lands, unless the file changed in between
+// (then the retry is refused as changed: the observation names the
+// version shown).
+
+// Details keys of a refusal that shows what it asks the model to see.
+const (
+	// ShownFrame holds a *ReadResult: the whole-file frame of a file the
+	// session had not read, now observed at its version.
+	ShownFrame = "frame"
+	// ShownListing holds a *ListResult: the listing (bounded as list) of
+	// a directory the session had not listed, now observed.
+	ShownListing = "listing"
+)
+
+// Shown returns the text of what r shows the model besides its message:
+// the frame or the listing a rule-5 refusal carries, as read or list
+// would show it, or "" when r carries neither.
+func (r *Refusal) Shown() string {
+	switch v := r.Details[ShownFrame].(type) {
+	case *ReadResult:
+		return Text(v)
+	}
+	switch v := r.Details[ShownListing].(type) {
+	case *ListResult:
+		return Text(v)
+	}
+	return ""
+}
+
+// refusalText is the text a model reads of r: its message, then what it
+// shows.
+func refusalText(r *Refusal) string {
+	if shown := r.Shown(); shown != "" {
+		return r.Message + "\n\n" + shown
+	}
+	return r.Message
+}
+
+// shownReadBytes is the byte bound of the window a refusal may show: the
+// default read window's, never a raised --max-read-bytes, so a refusal
+// stays within the context budget of a default read whatever the server
+// settings (and far below any response limit).
+func (s *Session) shownReadBytes() int {
+	return min(s.ws.opts.MaxReadBytes, DefaultMaxReadBytes)
+}
+
+// showFile returns the whole-file read result of cur, the bytes of t at
+// version ver, and records it as this session's observation of t, when cur
+// is text that fits in one default read window; otherwise nil. The caller
+// holds t's lock, so the bytes shown are the bytes at ver.
+func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *ReadResult {
+	if checkText(t, cur) != nil || int64(len(cur)) > s.ws.opts.MaxFileBytes {
+		return nil
+	}
+	w, err := frame.EncodeWindow(cur, frame.Options{MaxBytes: s.shownReadBytes()})
+	if err != nil || !w.Whole {
+		return nil
+	}
+	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, true); err != nil {
+		return nil // not recorded: the refusal says read it first
+	}
+	return &ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+}
+
+// showDir returns the listing of dir, as a list of it with no arguments
+// shows it, and records it as observed (list does); nil when it cannot be
+// listed.
+func (s *Session) showDir(ctx context.Context, dir target) *ListResult {
+	if s.ws.denied(dir) != nil {
+		return nil
+	}
+	res, err := s.listDir(ctx, dir, ListArgs{})
+	if err != nil {
+		return nil
+	}
+	return res
+}
