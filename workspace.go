@@ -54,6 +54,11 @@ type Options struct {
 	// State is the journal directory. Empty means
 	// $XDG_STATE_HOME/stet/<workspace-id> (~/.local/state when unset).
 	State string
+	// StateBase, when State is empty, is the directory the state directory
+	// is made in: StateBase/<workspace-id>, as the default is under
+	// $XDG_STATE_HOME/stet. A server opening workspaces over its clients'
+	// roots uses it, so each set of roots has a journal of its own.
+	StateBase string
 	// NoSweep turns off the removal of leftover temp files, which otherwise
 	// runs once per Workspace, just before the first call that will change
 	// something, outside protected and deny-read trees.
@@ -202,6 +207,9 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 	sum := sha256.Sum256([]byte(strings.Join(ids, "\x00")))
 	ws.id = hex.EncodeToString(sum[:8])
 	state := opts.State
+	if state == "" && opts.StateBase != "" {
+		state = filepath.Join(opts.StateBase, ws.id)
+	}
 	if state == "" {
 		base := os.Getenv("XDG_STATE_HOME")
 		if base == "" {
@@ -379,6 +387,16 @@ const reservedPrefix = "stet:"
 // undos made by stet review and stet undo --session/--receipt (ReviewSession).
 func ReservedSession(id string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), reservedPrefix) || id == reviewSession
+}
+
+// Forget drops session id from this process's memory: its state stays in
+// the journal, and the next Session(id) rebuilds it from there. A server
+// calls it when the last connection that used the session is gone, so
+// that clients which leave without closing do not hold memory for good.
+func (ws *Workspace) Forget(id string) {
+	ws.mu.Lock()
+	delete(ws.sessions, id)
+	ws.mu.Unlock()
 }
 
 // session is Session without the reserved-name check, for stet's own

@@ -69,9 +69,16 @@ func (s *Server) ServeHTTP(ctx context.Context, addr, token string) error {
 // a JSON-RPC error body. Requests without Origin (clients that are not
 // browsers) are not affected.
 func (s *Server) Handler(token string) http.Handler {
+	idle := s.o.IdleTimeout
+	if idle == 0 {
+		idle = DefaultIdleTimeout
+	} else if idle < 0 {
+		idle = 0 // never
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		MaxRequestBodyBytes: MaxMessageBytes,
 		Logger:              s.o.Logger,
+		SessionTimeout:      idle,
 	})
 	mux := http.NewServeMux()
 	mux.Handle(Path, initFirst(h))

@@ -85,7 +85,13 @@ func (s *Server) clientWorkspace(dirs []string) (*stet.Workspace, error) {
 		// roots without end must not use up the process's files.
 		return nil, fmt.Errorf("this server has opened %d sets of client roots, its limit; restart it, or start it with --root", maxClientWorkspaces)
 	}
-	ws, err := stet.Open(dirs, s.o.Workspace)
+	o := s.o.Workspace
+	if o.State != "" {
+		// One state directory serves one workspace: each set of client
+		// roots gets its own under the one the server was given.
+		o.StateBase, o.State = o.State, ""
+	}
+	ws, err := stet.Open(dirs, o)
 	if err != nil {
 		return nil, fmt.Errorf("opening the client's roots %s: %w", strings.Join(dirs, ", "), err)
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,7 +57,21 @@ type Options struct {
 	// Logger receives what broke (errors the model is only told about in
 	// general terms). Nil discards it.
 	Logger *slog.Logger
+	// IdleTimeout closes an HTTP session (Mcp-Session-Id) that sent nothing
+	// for this long, and drops its state; DefaultIdleTimeout when 0,
+	// never when negative.
+	IdleTimeout time.Duration
+	// MaxSessions bounds the live HTTP sessions: opening one more closes
+	// the longest idle first. DefaultMaxSessions when 0.
+	MaxSessions int
 }
+
+// Bounds of the HTTP sessions a server keeps (Options.IdleTimeout,
+// Options.MaxSessions).
+const (
+	DefaultIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions = 256
+)
 
 // Server is stet's MCP server: every facade tool as an MCP tool over one
 // workspace. It is safe for concurrent use and may serve several
@@ -83,6 +98,9 @@ type Server struct {
 // conn is what the server keeps per client connection.
 type conn struct {
 	id string // the connection's stet session id
+	ss *mcp.ServerSession
+
+	used atomic.Int64 // when it last made a call, in Unix nanoseconds
 
 	rootsGen atomic.Int64 // bumped by notifications/roots/list_changed
 
@@ -129,6 +147,9 @@ func New(ws *stet.Workspace, o Options) *Server {
 		// stall withdraws (see stall.go).
 		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.StallSteps > 0}},
 		RootsListChangedHandler: s.rootsChanged,
+		// A connection counts toward MaxSessions from its handshake on,
+		// whether or not it ever calls a tool.
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { s.connOf(req.Session) },
 	})
 	readOnly := s.effects() == policy.ReadOnly
 	if s.reference() {
@@ -305,17 +326,67 @@ func (s *Server) connOf(ss *mcp.ServerSession) *conn {
 		return c
 	}
 	s.nconns++
-	c := &conn{id: s.sessionID(s.nconns)}
+	c := &conn{id: s.sessionID(s.nconns), ss: ss}
+	c.used.Store(time.Now().UnixNano())
 	s.conns[ss] = c
 	if ss != nil {
+		s.evictLocked()
 		go func() {
 			_ = ss.Wait()
-			s.mu.Lock()
-			delete(s.conns, ss)
-			s.mu.Unlock()
+			s.dropConn(ss, c)
 		}()
 	}
 	return c
+}
+
+// evictLocked closes the longest idle connections while more than
+// MaxSessions are live. s.mu is held.
+func (s *Server) evictLocked() {
+	limit := s.o.MaxSessions
+	if limit <= 0 {
+		limit = DefaultMaxSessions
+	}
+	for len(s.conns) > limit {
+		var oldest *conn
+		for ss, c := range s.conns {
+			if ss != nil && (oldest == nil || c.used.Load() < oldest.used.Load()) {
+				oldest = c
+			}
+		}
+		if oldest == nil {
+			return
+		}
+		delete(s.conns, oldest.ss)
+		go oldest.ss.Close() // its Wait then drops its state
+	}
+}
+
+// dropConn forgets a connection that ended (closed, expired or evicted):
+// its stall count and, once no live connection uses its stet session, the
+// session's in-memory state (the journal keeps it).
+func (s *Server) dropConn(ss *mcp.ServerSession, c *conn) {
+	s.mu.Lock()
+	if s.conns[ss] == c {
+		delete(s.conns, ss)
+	}
+	for _, o := range s.conns {
+		if o.id == c.id {
+			s.mu.Unlock()
+			return
+		}
+	}
+	delete(s.stalls, c.id)
+	spaces := make([]*stet.Workspace, 0, 1+len(s.opened))
+	if s.ws != nil {
+		spaces = append(spaces, s.ws)
+	}
+	for _, w := range s.opened {
+		spaces = append(spaces, w)
+	}
+	s.mu.Unlock()
+	for _, w := range spaces {
+		w.Forget(c.id)
+	}
 }
 
 // sessionID is the stet session id of the n-th connection.
@@ -350,6 +421,7 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, name strin
 // handleCall is callTool without the protocol's resultType.
 func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name string, args json.RawMessage, meta map[string]any) (*toolResult, error) {
 	c := s.connOf(ss)
+	c.used.Store(time.Now().UnixNano())
 	pin, ref := parseMeta(meta)
 	id := c.id
 	if ref == nil && pin.session != "" {

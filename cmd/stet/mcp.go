@@ -13,8 +13,8 @@ import (
 
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/mcpserver"
-	"github.com/stet-dev/stet/review"
 	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/review"
 	"github.com/stet-dev/stet/tools"
 )
 
