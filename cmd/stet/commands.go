@@ -43,13 +43,14 @@ tools:
   info    PATH                                     type, size, lines, mode, mtime, version, links
   roots                                            the workspace roots with their effects
   edit    --old-string S --new-string S [--replace-all] [--edits JSON] [--dry-run] [--expected-version V] PATH
-  write   (--content S | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
+  write   (--content S | --content - | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
   patch   [--patch TEXT | --stdin] [--dry-run]    Codex *** Begin Patch envelope or unified diff (stdin by default)
   list    [--depth N] [--sort name|size] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]
   find    [--limit N] [--exclude GLOB]... [--no-ignore] PATTERN [PATH]
-  grep    [-i] [-F] [-w] [-U] [-l | -c] [-A N] [-B N] [-C N] [--glob G] [--type T]
-          [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH]
-                                                   skips what git ignores; exit 1 when nothing matches
+  grep    [-i] [-F] [-w] [-U] [-l | -c] [-h | -H] [-q] [-A N] [-B N] [-C N] [-e PATTERN]... [--glob G]
+          [--type T] [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH ...]
+                                                   skips what git ignores; PATH - is standard input;
+                                                   one-letter flags cluster as grep's do (-il, -C1)
   mkdir   PATH
   move    [--overwrite] FROM TO
   delete  PATH
@@ -190,7 +191,7 @@ func cmdEdit(e *env, args []string) error {
 	fs.Var(&oldS, "old-string", "exact text to replace")
 	fs.Var(&newS, "new-string", "replacement text")
 	fs.BoolVar(&a.ReplaceAll, "replace-all", false, "replace every occurrence")
-	fs.StringVar(&edits, "edits", "", "JSON array of {old_string,new_string,replace_all?}, applied in order")
+	fs.StringVar(&edits, "edits", "", "JSON array of {old_string,new_string,replace_all?}, applied in order (- reads standard input)")
 	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipt and diff, write nothing")
 	fs.StringVar(&a.ExpectedVersion, "expected-version", "", "the version the file must hold (sha256:...)")
 	pos, err := parse(fs, args)
@@ -205,6 +206,15 @@ func cmdEdit(e *env, args []string) error {
 	}
 	if newS.set {
 		a.NewString = &newS.v
+	}
+	if edits == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return fmt.Errorf("standard input: %w", err)
+		}
+		if edits = string(b); strings.TrimSpace(edits) == "" {
+			return usagef("--edits - read nothing from standard input; send the JSON array of edits there")
+		}
 	}
 	if edits != "" {
 		var ops []json.RawMessage
@@ -245,7 +255,7 @@ func cmdWrite(e *env, args []string) error {
 	var fromStdin bool
 	fs := e.newFlags("write", "write (--content S | --stdin) [--overwrite] [--dry-run] PATH")
 	fs.StringVar(&a.Path, "path", "", "file to write")
-	fs.Var(&content, "content", "the file's full new content")
+	fs.Var(&content, "content", "the file's full new content (- reads standard input, as --stdin does)")
 	fs.BoolVar(&fromStdin, "stdin", false, "read the content from standard input")
 	fs.BoolVar(&a.Overwrite, "overwrite", false, "replacing a file the request names is really what the user asked for")
 	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipt and diff, write nothing")
@@ -260,7 +270,7 @@ func cmdWrite(e *env, args []string) error {
 	switch {
 	case content.set && fromStdin:
 		return usagef("give --content or --stdin, not both")
-	case fromStdin:
+	case fromStdin || (content.set && content.v == "-"):
 		b, err := io.ReadAll(e.stdin)
 		if err != nil {
 			return err
@@ -279,7 +289,7 @@ func cmdPatch(e *env, args []string) error {
 	var text optString
 	var fromStdin bool
 	fs := e.newFlags("patch", "patch [--patch TEXT | --stdin] [--dry-run]")
-	fs.Var(&text, "patch", "the patch text (default: read standard input)")
+	fs.Var(&text, "patch", "the patch text (default, or -: read standard input)")
 	fs.BoolVar(&fromStdin, "stdin", false, "read the patch from standard input (the default)")
 	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipts and diff, write nothing")
 	pos, err := parse(fs, args)
@@ -289,7 +299,10 @@ func cmdPatch(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("patch takes no arguments; pass the patch on standard input or with --patch")
 	}
-	if text.set {
+	if text.set && fromStdin && text.v != "-" {
+		return usagef("give --patch or --stdin, not both")
+	}
+	if text.set && text.v != "-" {
 		a.Patch = text.v
 	} else {
 		b, err := io.ReadAll(e.stdin)
