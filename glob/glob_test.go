@@ -85,7 +85,8 @@ func TestMatch(t *testing.T) {
 		{"[!x].go", "d/x.go", false},
 		{"x[!a]y/z", "x/y/z", false},
 		{"x[^a]y/z", "x/y/z", false},
-		{"a[+-0]b", "a/b", false},
+		{"x/a[+-0]b", "x/a/b", false},
+		{"x/a[+-0]b", "x/a.b", true},
 		{"a[+-0]b", "a-b", true},
 		{"a[+-0]b", "a0b", true},
 		{"[a-c]x", "bx", true},
@@ -403,6 +404,9 @@ func TestAlternativesBound(t *testing.T) {
 		if alts, ok := expand(p, MaxAlternatives); !ok || len(alts) != want {
 			t.Errorf("expand(%q) = %q, want %d alternatives", p, alts, want)
 		}
+	}
+	if err := Valid(strings.Repeat("{a,b}", 9)); err == nil || !strings.Contains(err.Error(), "alternatives") {
+		t.Fatalf("Valid(512 alternatives) = %v, want a refusal naming the alternatives", err)
 	}
 	slow := strings.Repeat("{a,b,*}", 20) + "x"
 	if err := Valid(slow); err == nil || !strings.Contains(err.Error(), "alternatives") {
