@@ -490,6 +490,13 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	if a.Type != "" {
 		types = tools.FileTypes[a.Type]
 	}
+	var only *glob.Pattern
+	if a.Glob != "" {
+		var err error
+		if only, err = glob.Compile(a.Glob); err != nil {
+			return refuse(KindInvalid, t.spelled, "glob %v", err) // checkArgs checked it
+		}
+	}
 	hidden := s.ws.linkGuard(ctx, t.root)
 	walkErr := make(chan error, 1)
 	go func() {
@@ -530,7 +537,7 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 				return nil // links and special files are not searched
 			}
 			sub := strings.TrimPrefix(rel, prefix)
-			if a.Glob != "" && !glob.Match(a.Glob, sub) {
+			if only != nil && !only.Match(sub) {
 				return nil
 			}
 			if types != nil && !matchesAny(types, e.Name) {

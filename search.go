@@ -444,13 +444,17 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if t.rel == "." {
 		prefix = ""
 	}
+	pattern, err := glob.Compile(a.Pattern)
+	if err != nil {
+		return nil, refuse(KindInvalid, t.spelled, "pattern %v", err) // checkArgs checked it
+	}
 	res := &FindResult{Paths: []string{}}
 	pageBytes := 0
-	err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true}, func(rel string, e fsys.Info, _ int) error {
+	err = s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true}, func(rel string, e fsys.Info, _ int) error {
 		if e.Type == fsys.TypeDir {
 			return nil
 		}
-		if glob.Match(a.Pattern, strings.TrimPrefix(rel, prefix)) {
+		if pattern.Match(strings.TrimPrefix(rel, prefix)) {
 			p := s.ws.displayRel(t, rel)
 			if len(res.Paths) >= limit || a.Limit == 0 && pageBytes+len(p) > DefaultPageBytes {
 				res.Truncated = true

@@ -8,28 +8,28 @@ import "strings"
 // "app/secrets/key.txt"; "a/*.go" covers "a/x.go/y"; "build/" covers
 // "build/out/x.o". A malformed pattern covers nothing.
 func Covers(pattern, name string) bool {
-	segs, anchored, err := compile(pattern)
-	if err != nil {
-		return false
-	}
-	return covers(segs, anchored, name)
+	p, err := Compile(pattern)
+	return err == nil && p.Covers(name)
 }
 
-// CoversFold is Covers for a filesystem that folds case: pattern and name
-// are compared after Unicode simple lower-casing (strings.ToLower). It is an
-// approximation of what case-insensitive filesystems do (APFS and NTFS fold
-// a few characters differently), exact for ASCII names.
+// CoversFold is Covers for a filesystem that folds case (see CompileFold).
 func CoversFold(pattern, name string) bool {
-	return Covers(strings.ToLower(pattern), strings.ToLower(name))
+	p, err := CompileFold(pattern)
+	return err == nil && p.Covers(name)
 }
 
-func covers(segs []string, anchored bool, name string) bool {
-	if !anchored {
+// Covers reports whether p matches name or any directory above it (see the
+// function Covers).
+func (p *Pattern) Covers(name string) bool {
+	if p.fold {
+		name = strings.ToLower(name)
+	}
+	if !p.anchored {
 		// A slashless pattern matches a base name at any depth, so it
 		// covers name when it matches any of its segments.
 		for rest := name; ; {
 			seg, tail, more := strings.Cut(rest, "/")
-			if ok, _ := pathMatch(segs[0], seg); ok {
+			if matchAny(p.alts, seg) {
 				return true
 			}
 			if !more {
@@ -38,12 +38,7 @@ func covers(segs []string, anchored bool, name string) bool {
 			rest = tail
 		}
 	}
-	parts := strings.Split(name, "/")
-	if len(segs) > 0 && segs[len(segs)-1] == "**" {
-		// "x/**" already matches everything under x.
-		return matchSegments(segs, parts)
-	}
-	// The name itself or one of its parent directories: segs followed by
-	// "**" matches exactly those.
-	return matchSegments(append(segs[:len(segs):len(segs)], "**"), parts)
+	// The name itself or one of its parent directories: the pattern
+	// followed by "/**" matches exactly those ("x/**" matches x too).
+	return matchAny(p.covers, name)
 }

@@ -1,9 +1,18 @@
 // Package glob matches slash-separated relative names against the glob
-// patterns of stet's --protect and --deny-read flags and of the find and
-// grep tools.
+// patterns of stet's --protect and --deny-read flags, of the exclude
+// argument of list, find and grep, and of the find and grep tools: one
+// matcher for all of them (github.com/bmatcuk/doublestar/v4 underneath).
 //
-// The syntax is path.Match's, applied one path segment at a time, plus:
+// The syntax:
 //
+//   - "*" matches any run of characters within one segment, "?" one
+//     character; neither matches a "/";
+//   - "[abc]", "[a-z]" a character class, "[!abc]" or "[^abc]" a negated
+//     one; a class never matches a "/" (and may not contain one);
+//   - "{ts,tsx}" brace alternatives, nested or holding a "/":
+//     "**/*.{ts,tsx}", "{src,lib}/**/*.go"; at most MaxAlternatives
+//     spelt out per pattern;
+//   - "\" escapes the next character: "\*", "\[", "\{", "\\";
 //   - "**" as a whole segment matches zero or more segments:
 //     "a/**/b" matches "a/b", "a/x/b" and "a/x/y/b";
 //   - a pattern ending in "/**" also matches the directory itself:
@@ -11,7 +20,8 @@
 //   - a pattern ending in "/" means the same with "/**" appended:
 //     "build/" matches "build" and everything under it;
 //   - a pattern with no "/" matches the base name at any depth:
-//     "*.pem" matches "k.pem" and "a/b/k.pem";
+//     "*.pem" matches "k.pem" and "a/b/k.pem"; "*.{ts,tsx}" matches
+//     "src/a.tsx";
 //   - a pattern starting with "/" is anchored at the root and matches the
 //     whole name: "/k.pem" matches "k.pem" but not "a/k.pem". Any other
 //     pattern containing a "/" is anchored too: "a/*.go" does not match
@@ -19,15 +29,21 @@
 //
 // Match matches the name itself. Covers adds gitignore's rule for
 // directories: a pattern that matches a directory covers everything under
-// it, so "secrets" covers "app/secrets/key.txt". CoversFold is Covers for
-// filesystems that fold case. A leading "!" is not special (there is no
-// negation), and a trailing "/" does not restrict a pattern to directories.
+// it, so "secrets" covers "app/secrets/key.txt". MatchFold, CoversFold and
+// CompileFold compare names case-insensitively, for filesystems that fold
+// case. A leading "!" is not special (there is no negation), and a trailing
+// "/" does not restrict a pattern to directories. Compile checks a pattern
+// once for many names.
 //
-// "*", "?" and character classes never match a "/"; a "/" may not appear
-// in a class or after a backslash. "**" inside a segment ("a**b") is two
-// stars, the same as "*". Match and Covers are case-sensitive and byte-exact: names
-// are expected in the form io/fs.ValidPath accepts (no leading "/", no "."
-// or ".." segments, no empty segments).
+// "**" inside a segment ("a**b") is two stars, the same as "*"; so is any
+// longer run of stars. Match and Covers are case-sensitive and byte-exact:
+// names are expected in the form io/fs.ValidPath accepts (no leading "/",
+// no "." or ".." segments, no empty segments), and a pattern with an empty,
+// "." or ".." segment (in any of its alternatives) is malformed.
+//
+// Gitignore files are not read with this package: package ignore keeps
+// git's own wildmatch rules (no braces), so that stet skips exactly what git
+// ignores.
 //
 // The package is pure: it does no IO and keeps no state.
 package glob

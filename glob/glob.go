@@ -3,114 +3,402 @@ package glob
 import (
 	"errors"
 	"fmt"
-	"path"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // ErrBadPattern is wrapped by every error Valid returns.
 var ErrBadPattern = errors.New("bad glob pattern")
 
+// Pattern is a compiled glob: Compile checks it once, and its methods
+// match names without checking it again. A Pattern is immutable and safe
+// for concurrent use.
+type Pattern struct {
+	// alts are the brace-free alternatives in the matcher's form: no
+	// leading "/", a trailing "/" turned into "/**", classes that cannot
+	// match "/".
+	alts []string
+	// covers are alts each followed by "/**" (unless it ends so already):
+	// they match a name and everything under it.
+	covers []string
+	// anchored is false for a pattern without any "/", which matches base
+	// names at any depth.
+	anchored bool
+	fold     bool
+}
+
+// Compile checks pattern (see the package documentation for the syntax)
+// and returns it compiled, or an error wrapping ErrBadPattern that says
+// what is wrong with it.
+func Compile(pattern string) (*Pattern, error) { return compile(pattern, false) }
+
+// CompileFold is Compile for a filesystem that folds case: the pattern and
+// every name are compared after Unicode simple lower-casing
+// (strings.ToLower). It is an approximation of what case-insensitive
+// filesystems do (APFS and NTFS fold a few characters differently), exact
+// for ASCII names.
+func CompileFold(pattern string) (*Pattern, error) { return compile(pattern, true) }
+
 // Match reports whether name matches pattern (see the package
 // documentation for the syntax). A malformed pattern matches nothing; use
 // Valid to report it.
 func Match(pattern, name string) bool {
-	segs, anchored, err := compile(pattern)
-	if err != nil {
-		return false
-	}
-	if !anchored {
-		base := name
-		if i := strings.LastIndexByte(name, '/'); i >= 0 {
-			base = name[i+1:]
-		}
-		ok, _ := pathMatch(segs[0], base)
-		return ok
-	}
-	return matchSegments(segs, strings.Split(name, "/"))
+	p, err := Compile(pattern)
+	return err == nil && p.Match(name)
+}
+
+// MatchFold is Match for a filesystem that folds case (see CompileFold).
+func MatchFold(pattern, name string) bool {
+	p, err := CompileFold(pattern)
+	return err == nil && p.Match(name)
 }
 
 // Valid returns nil when pattern is a well-formed glob, or an error
 // wrapping ErrBadPattern that says what is wrong with it.
 func Valid(pattern string) error {
-	_, _, err := compile(pattern)
+	_, err := Compile(pattern)
 	return err
 }
 
-// compile splits pattern into segments. anchored is false for a pattern
-// without any "/", which matches base names at any depth.
-func compile(pattern string) (segs []string, anchored bool, err error) {
+// Match reports whether name, a slash-separated relative name, matches p.
+func (p *Pattern) Match(name string) bool {
+	if p.fold {
+		name = strings.ToLower(name)
+	}
+	if !p.anchored {
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			name = name[i+1:]
+		}
+	}
+	return matchAny(p.alts, name)
+}
+
+func matchAny(alts []string, name string) bool {
+	for _, a := range alts {
+		if doublestar.MatchUnvalidated(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxAlternatives bounds the alternatives a pattern's braces spell out
+// ("{a,b}/{c,d,e}" has 6): each is matched in turn.
+const MaxAlternatives = 256
+
+// compile checks pattern: the matcher's syntax, plus stet's own rules on
+// where a "/" may stand (not in a class, not escaped, not doubled) and no
+// "." or ".." segment, since names never have them. Braces are expanded
+// here, so that the matcher sees none.
+func compile(pattern string, fold bool) (*Pattern, error) {
 	bad := func(why string) error {
 		return fmt.Errorf("glob %q: %s: %w", pattern, why, ErrBadPattern)
 	}
-	if pattern == "" {
-		return nil, false, bad("empty pattern")
+	switch {
+	case pattern == "":
+		return nil, bad("empty pattern")
+	case strings.IndexByte(pattern, 0) >= 0:
+		return nil, bad("NUL byte")
 	}
-	if strings.IndexByte(pattern, 0) >= 0 {
-		return nil, false, bad("NUL byte")
+	if why := checkSlashes(pattern); why != "" {
+		return nil, bad(why)
 	}
-	p := pattern
-	if !strings.Contains(p, "/") {
-		if _, err := path.Match(p, ""); err != nil {
-			return nil, false, bad("malformed segment")
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, bad(syntaxError(pattern))
+	}
+	p := &Pattern{anchored: strings.Contains(pattern, "/"), fold: fold}
+	expr := pattern
+	if fold {
+		expr = strings.ToLower(expr)
+	}
+	if p.anchored {
+		expr = strings.TrimPrefix(expr, "/")
+		if expr == "" {
+			return nil, bad("matches only the root")
 		}
-		return []string{p}, false, nil
+		if strings.HasSuffix(expr, "/") {
+			expr += "**"
+		}
 	}
-	p = strings.TrimPrefix(p, "/")
-	if p == "" {
-		return nil, false, bad("matches only the root")
+	alts, ok := expand(expr, MaxAlternatives)
+	if !ok {
+		return nil, bad(fmt.Sprintf("its braces spell out more than %d alternatives; use fewer braces, or several patterns", MaxAlternatives))
 	}
-	if strings.HasSuffix(p, "/") {
-		p += "**"
+	for _, a := range alts {
+		if p.anchored {
+			for _, s := range strings.Split(a, "/") {
+				switch s {
+				case "":
+					if a == pattern || a == expr {
+						return nil, bad("empty segment")
+					}
+					return nil, bad(fmt.Sprintf("empty segment in its alternative %q", a))
+				case ".", "..":
+					return nil, bad(fmt.Sprintf("%q segment", s))
+				}
+			}
+		}
+		r, why := rewrite(a)
+		if why != "" {
+			return nil, bad(why)
+		}
+		p.alts = append(p.alts, r)
+		if r != "**" && !strings.HasSuffix(r, "/**") {
+			r += "/**"
+		}
+		p.covers = append(p.covers, r)
 	}
-	segs = strings.Split(p, "/")
-	for _, s := range segs {
-		switch {
-		case s == "":
-			return nil, false, bad("empty segment")
-		case s == "." || s == "..":
-			return nil, false, bad(fmt.Sprintf("%q segment", s))
-		case s == "**":
+	return p, nil
+}
+
+// expand returns the brace-free alternatives of a valid pattern, as a
+// shell spells them out ("a.{ts,tsx}": "a.ts", "a.tsx"), or false when
+// there are more than max.
+func expand(pattern string, max int) ([]string, bool) {
+	open := -1
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+		case '[':
+			i = classEnd(pattern, i)
+		case '{':
+			open = i
+		}
+		if open >= 0 {
+			break
+		}
+	}
+	if open < 0 {
+		return []string{pattern}, true
+	}
+	// The parts of the first brace group, split at its own commas.
+	var parts []string
+	depth, from, end := 0, open+1, -1
+	for i := open; i < len(pattern) && end < 0; i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+		case '[':
+			i = classEnd(pattern, i)
+		case '{':
+			depth++
+		case ',':
+			if depth == 1 {
+				parts = append(parts, pattern[from:i])
+				from = i + 1
+			}
+		case '}':
+			depth--
+			if depth == 0 {
+				parts = append(parts, pattern[from:i])
+				end = i
+			}
+		}
+	}
+	head, tail := pattern[:open], pattern[end+1:]
+	var out []string
+	for _, part := range parts {
+		alts, ok := expand(head+part+tail, max-len(out))
+		if !ok {
+			return nil, false
+		}
+		out = append(out, alts...)
+		if len(out) > max {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// classEnd returns the index of the "]" that closes the class opening at
+// pattern[i] (a valid pattern has one).
+func classEnd(pattern string, i int) int {
+	i++
+	if i < len(pattern) && (pattern[i] == '!' || pattern[i] == '^') {
+		i++
+	}
+	for ; i < len(pattern) && pattern[i] != ']'; i++ {
+		if pattern[i] == '\\' {
+			i++
+		}
+	}
+	return i
+}
+
+// checkSlashes returns why pattern has a "/" where a name cannot have one
+// (inside a character class or after a backslash), or "".
+func checkSlashes(pattern string) string {
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			if i+1 < len(pattern) && pattern[i+1] == '/' {
+				return `"/" after a backslash (a "/" always separates names)`
+			}
+			i++
+		case '[':
+			j := i + 1
+			if j < len(pattern) && (pattern[j] == '!' || pattern[j] == '^') {
+				j++
+			}
+			for ; j < len(pattern) && pattern[j] != ']'; j++ {
+				switch pattern[j] {
+				case '\\':
+					j++
+					if j < len(pattern) && pattern[j] == '/' {
+						return `"/" inside a character class (a class matches one character of a name)`
+					}
+				case '/':
+					return `"/" inside a character class (a class matches one character of a name)`
+				}
+			}
+			i = j
+		}
+	}
+	return ""
+}
+
+// syntaxError says what is wrong with a pattern the matcher rejects: an
+// unclosed class or brace, a stray "}", or a trailing backslash.
+func syntaxError(pattern string) string {
+	depth := 0
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			if i+1 == len(pattern) {
+				return `trailing backslash (escape a character, or write \\ for a backslash)`
+			}
+			i++
+		case '[':
+			j := i + 1
+			if j < len(pattern) && (pattern[j] == '!' || pattern[j] == '^') {
+				j++
+			}
+			start := j
+			for ; j < len(pattern) && pattern[j] != ']'; j++ {
+				if pattern[j] == '\\' {
+					j++
+				}
+			}
+			switch {
+			case j >= len(pattern):
+				return `unclosed "[" (write \[ for a literal bracket)`
+			case j == start:
+				return `empty character class "[]"`
+			}
+			i = j
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return `"}" without "{" (write \} for a literal brace)`
+			}
+			depth--
+		}
+	}
+	if depth > 0 {
+		return `unclosed "{" (write \{ for a literal brace)`
+	}
+	return "malformed pattern"
+}
+
+// rewrite puts a valid brace-free alternative in the form the matcher
+// takes, and returns why it is malformed instead when a character range
+// runs backwards ("[z-a]"). A run of three or more stars becomes one star
+// (the matcher would match it against nothing; within a segment it is a
+// star). Character classes are rewritten so that none matches a "/": the
+// matcher lets a negated class ("[!a]") or a range around "/" ("[+-0]")
+// match one, but a class stands for one character of a name here. A
+// negated class gets "/" added to what it excludes; a range across "/" is
+// split into the ranges on either side.
+func rewrite(pattern string) (string, string) {
+	if !strings.Contains(pattern, "[") && !strings.Contains(pattern, "***") {
+		return pattern, ""
+	}
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			b.WriteString(pattern[i : i+2])
+			i++
+			continue
+		case '*':
+			j := i
+			for j < len(pattern) && pattern[j] == '*' {
+				j++
+			}
+			if j-i >= 3 {
+				b.WriteByte('*')
+			} else {
+				b.WriteString(pattern[i:j])
+			}
+			i = j - 1
+			continue
+		case '[':
+		default:
+			b.WriteByte(pattern[i])
 			continue
 		}
-		if _, err := path.Match(s, ""); err != nil {
-			// Splitting at every "/" leaves an unterminated class or a
-			// trailing backslash wherever a "/" sat inside a class or
-			// after a backslash, so this catches those too.
-			return nil, false, bad(fmt.Sprintf("malformed segment %q", s))
+		b.WriteByte('[')
+		i++
+		if pattern[i] == '!' || pattern[i] == '^' {
+			b.WriteString("!/")
+			i++
 		}
-	}
-	return segs, true, nil
-}
-
-// matchSegments matches pattern segments against name segments. ok[j]
-// records whether pat[i:] matches name[j:], filled from the end, so a
-// pattern with many "**" stays O(len(pat)·len(name)).
-func matchSegments(pat, name []string) bool {
-	n := len(name)
-	next := make([]bool, n+1)
-	cur := make([]bool, n+1)
-	next[n] = true // the empty pattern matches only the empty rest
-	for i := len(pat) - 1; i >= 0; i-- {
-		if pat[i] == "**" {
-			cur[n] = next[n]
-			for j := n - 1; j >= 0; j-- {
-				cur[j] = next[j] || cur[j+1]
-			}
-		} else {
-			cur[n] = false
-			for j := n - 1; j >= 0; j-- {
-				if !next[j+1] {
-					cur[j] = false
-					continue
+		// Items as the matcher reads them: a rune (or an escaped one),
+		// optionally followed by "-" and the range's end when that "-"
+		// is not the last thing in the class.
+		const none = -1
+		last := rune(none)
+		for pattern[i] != ']' {
+			r, n := utf8.DecodeRuneInString(pattern[i:])
+			i += n
+			if r == '-' && last != none && pattern[i] != ']' {
+				if pattern[i] == '\\' {
+					i++
 				}
-				ok, _ := path.Match(pat[i], name[j])
-				cur[j] = ok
+				hi, n := utf8.DecodeRuneInString(pattern[i:])
+				i += n
+				if hi < last {
+					return "", fmt.Sprintf("character range %q-%q runs backwards", last, hi)
+				}
+				writeRange(&b, last, hi)
+				last = none
+				continue
 			}
+			if r == '\\' {
+				r, n = utf8.DecodeRuneInString(pattern[i:])
+				i += n
+			}
+			if last != none {
+				writeRange(&b, last, last)
+			}
+			last = r
 		}
-		next, cur = cur, next
+		if last != none {
+			writeRange(&b, last, last)
+		}
+		b.WriteByte(']')
 	}
-	return next[0]
+	return b.String(), ""
 }
 
-// pathMatch is path.Match for one segment.
-func pathMatch(pattern, seg string) (bool, error) { return path.Match(pattern, seg) }
+// writeRange writes the class items for lo-hi less "/", each rune escaped.
+func writeRange(b *strings.Builder, lo, hi rune) {
+	item := func(lo, hi rune) {
+		b.WriteByte('\\')
+		b.WriteRune(lo)
+		if hi != lo {
+			b.WriteString(`-\`)
+			b.WriteRune(hi)
+		}
+	}
+	if lo < '/' && '/' < hi {
+		item(lo, '/'-1)
+		item('/'+1, hi)
+		return
+	}
+	item(lo, hi)
+}

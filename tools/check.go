@@ -225,7 +225,7 @@ func checkPatch(a *PatchArgs) *ArgError {
 
 func checkGlob(field, g string) *ArgError {
 	if err := glob.Valid(g); err != nil {
-		return invalid(field, "%s %q is not a valid glob: %v. Use * within a name, ** across directories, ? for one character and [...] for a set.", field, truncate(g), err)
+		return invalid(field, "%s %q is not a valid glob: %v. Use * within a name, ** across directories, ? for one character, [...] for a set and {a,b} for alternatives.", field, truncate(g), err)
 	}
 	return nil
 }

@@ -7,10 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/tools"
 )
 
@@ -41,13 +43,14 @@ tools:
   info    PATH                                     type, size, lines, mode, mtime, version, links
   roots                                            the workspace roots with their effects
   edit    --old-string S --new-string S [--replace-all] [--edits JSON] [--dry-run] [--expected-version V] PATH
-  write   (--content S | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
+  write   (--content S | --content - | --stdin) [--overwrite] [--dry-run] [--expected-version V] PATH
   patch   [--patch TEXT | --stdin] [--dry-run]    Codex *** Begin Patch envelope or unified diff (stdin by default)
   list    [--depth N] [--sort name|size] [--limit N] [--exclude GLOB]... [--no-ignore] [PATH]
   find    [--limit N] [--exclude GLOB]... [--no-ignore] PATTERN [PATH]
-  grep    [-i] [-F] [-w] [-U] [-l | -c] [-A N] [-B N] [-C N] [--glob G] [--type T]
-          [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH]
-                                                   skips what git ignores; exit 1 when nothing matches
+  grep    [-i] [-F] [-w] [-U] [-l | -c] [-h | -H] [-q] [-A N] [-B N] [-C N] [-e PATTERN]... [--glob G]
+          [--type T] [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH ...]
+                                                   skips what git ignores; PATH - is standard input;
+                                                   one-letter flags cluster as grep's do (-il, -C1)
   mkdir   PATH
   move    [--overwrite] FROM TO
   delete  PATH
@@ -192,7 +195,7 @@ func cmdEdit(e *env, args []string) error {
 	fs.Var(&oldS, "old-string", "exact text to replace")
 	fs.Var(&newS, "new-string", "replacement text")
 	fs.BoolVar(&a.ReplaceAll, "replace-all", false, "replace every occurrence")
-	fs.StringVar(&edits, "edits", "", "JSON array of {old_string,new_string,replace_all?}, applied in order")
+	fs.StringVar(&edits, "edits", "", "JSON array of {old_string,new_string,replace_all?}, applied in order (- reads standard input)")
 	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipt and diff, write nothing")
 	fs.StringVar(&a.ExpectedVersion, "expected-version", "", "the version the file must hold (sha256:...)")
 	pos, err := parse(fs, args)
@@ -207,6 +210,15 @@ func cmdEdit(e *env, args []string) error {
 	}
 	if newS.set {
 		a.NewString = &newS.v
+	}
+	if edits == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return fmt.Errorf("standard input: %w", err)
+		}
+		if edits = string(b); strings.TrimSpace(edits) == "" {
+			return usagef("--edits - read nothing from standard input; send the JSON array of edits there")
+		}
 	}
 	if edits != "" {
 		var ops []json.RawMessage
@@ -247,7 +259,7 @@ func cmdWrite(e *env, args []string) error {
 	var fromStdin bool
 	fs := e.newFlags("write", "write (--content S | --stdin) [--overwrite] [--dry-run] PATH")
 	fs.StringVar(&a.Path, "path", "", "file to write")
-	fs.Var(&content, "content", "the file's full new content")
+	fs.Var(&content, "content", "the file's full new content (- reads standard input, as --stdin does)")
 	fs.BoolVar(&fromStdin, "stdin", false, "read the content from standard input")
 	fs.BoolVar(&a.Overwrite, "overwrite", false, "replacing a file the request names is really what the user asked for")
 	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipt and diff, write nothing")
@@ -262,7 +274,7 @@ func cmdWrite(e *env, args []string) error {
 	switch {
 	case content.set && fromStdin:
 		return usagef("give --content or --stdin, not both")
-	case fromStdin:
+	case fromStdin || (content.set && content.v == "-"):
 		b, err := io.ReadAll(e.stdin)
 		if err != nil {
 			return err
@@ -281,7 +293,7 @@ func cmdPatch(e *env, args []string) error {
 	var text optString
 	var fromStdin bool
 	fs := e.newFlags("patch", "patch [--patch TEXT | --stdin] [--dry-run]")
-	fs.Var(&text, "patch", "the patch text (default: read standard input)")
+	fs.Var(&text, "patch", "the patch text (default, or -: read standard input)")
 	fs.BoolVar(&fromStdin, "stdin", false, "read the patch from standard input (the default)")
 	fs.BoolVar(&a.DryRun, "dry-run", false, "show the receipts and diff, write nothing")
 	pos, err := parse(fs, args)
@@ -291,7 +303,10 @@ func cmdPatch(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("patch takes no arguments; pass the patch on standard input or with --patch")
 	}
-	if text.set {
+	if text.set && fromStdin && text.v != "-" {
+		return usagef("give --patch or --stdin, not both")
+	}
+	if text.set && text.v != "-" {
 		a.Patch = text.v
 	} else {
 		b, err := io.ReadAll(e.stdin)
@@ -367,15 +382,31 @@ func cmdFind(e *env, args []string) error {
 	return e.toolCall(false, &a)
 }
 
-const grepSynopsis = "grep [-i] [-F] [-w] [-U] [-l | -c] [-A N] [-B N] [-C N] [--glob G] [--type T] [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH]"
+const grepSynopsis = "grep [-i] [-F] [-w] [-U] [-l | -c] [-h | -H] [-q] [-A N] [-B N] [-C N] [-e PATTERN]... [--glob G] [--type T] [--exclude GLOB]... [--no-ignore] [--offset N] [--limit N] PATTERN [PATH ...]"
+
+// stdinName names standard input in grep's rows, as grep does.
+const stdinName = "(standard input)"
+
+// grepOpts are the CLI's own grep flags: how rows are printed and which
+// paths are searched.
+type grepOpts struct {
+	noFilename bool
+	quiet      bool
+	paths      []string
+}
 
 func cmdGrep(e *env, args []string) error {
 	var a stet.GrepArgs
+	var o grepOpts
+	var patterns stringList
 	fs := e.newFlags("grep", grepSynopsis)
 	fs.StringVar(&a.Pattern, "pattern", "", "RE2 regular expression")
-	fs.StringVar(&a.Path, "path", "", "file or directory to search (default: the root)")
+	fs.StringVar(&a.Path, "path", "", "file or directory to search (default: the root); - is standard input")
 	fs.StringVar(&a.Glob, "glob", "", "only files whose path matches this glob")
 	fs.StringVar(&a.Type, "type", "", "only files of this type (go, py, js, ts, rs, java, c, cpp, md, json, yaml, ...)")
+	for _, name := range []string{"e", "regexp"} {
+		fs.Var(&patterns, name, "a `PATTERN` (repeatable: a line matching any of them matches; every argument is then a PATH)")
+	}
 	for _, name := range []string{"i", "ignore-case"} {
 		fs.BoolVar(&a.IgnoreCase, name, false, "match letters in either case")
 	}
@@ -388,12 +419,30 @@ func cmdGrep(e *env, args []string) error {
 	for _, name := range []string{"U", "multiline"} {
 		fs.BoolVar(&a.Multiline, name, false, "a match may span lines")
 	}
-	var files, counts bool
+	var files, counts, ignored bool
 	fs.BoolVar(&files, "l", false, "show only the paths of files with a match (output_mode files_with_matches)")
 	fs.BoolVar(&files, "files-with-matches", false, "show only the paths of files with a match (output_mode files_with_matches)")
 	fs.BoolVar(&counts, "c", false, "show matching lines per file (output_mode count)")
 	fs.BoolVar(&counts, "count", false, "show matching lines per file (output_mode count)")
 	fs.StringVar(&a.OutputMode, "output-mode", "", "content, files_with_matches or count")
+	for _, name := range []string{"h", "no-filename"} {
+		fs.BoolVar(&o.noFilename, name, false, "leave the path out of each row (line:text)")
+	}
+	for _, name := range []string{"H", "with-filename"} {
+		fs.BoolVar(new(bool), name, false, "start each row with its path (the default)")
+	}
+	for _, name := range []string{"q", "quiet"} {
+		fs.BoolVar(&o.quiet, name, false, "print nothing: the exit code says whether a line matched")
+	}
+	for _, name := range []string{"n", "line-number"} {
+		fs.BoolVar(&ignored, name, false, "accepted as grep has it: rows always carry line numbers")
+	}
+	for _, name := range []string{"r", "recursive"} {
+		fs.BoolVar(&ignored, name, false, "accepted as grep has it: a directory is always searched through")
+	}
+	for _, name := range []string{"E", "extended-regexp"} {
+		fs.BoolVar(&ignored, name, false, "accepted as grep has it: PATTERN is always RE2, an extended syntax")
+	}
 	for _, name := range []string{"A", "after"} {
 		fs.IntVar(&a.After, name, 0, "lines of context after each match")
 	}
@@ -410,8 +459,24 @@ func cmdGrep(e *env, args []string) error {
 	if err != nil {
 		return parseErr(err)
 	}
-	if err := patternAndPath(&a.Pattern, &a.Path, pos); err != nil {
-		return err
+	switch {
+	case len(patterns) > 0 && a.Pattern != "":
+		return usagef("give the pattern once: -e PATTERN or --pattern PATTERN")
+	case len(patterns) > 0:
+		a.Pattern, a.FixedStrings = joinPatterns(patterns, a.FixedStrings)
+	case a.Pattern == "" && len(pos) > 0:
+		a.Pattern, pos = pos[0], pos[1:]
+	}
+	if a.Pattern == "" {
+		return usagef("missing PATTERN")
+	}
+	switch {
+	case len(pos) > 0 && a.Path != "":
+		return usagef("give the paths once: --path %q and arguments %q", a.Path, pos)
+	case len(pos) > 0:
+		o.paths = pos
+	default:
+		o.paths = []string{a.Path}
 	}
 	switch {
 	case files && counts:
@@ -421,7 +486,24 @@ func cmdGrep(e *env, args []string) error {
 	case counts:
 		a.OutputMode = stet.GrepCount
 	}
-	return e.grep(a)
+	return e.grep(a, o)
+}
+
+// joinPatterns makes one RE2 expression of several -e patterns: a line
+// matches when any of them matches. Fixed strings are quoted first, so
+// the result is a regular expression either way.
+func joinPatterns(patterns []string, fixed bool) (string, bool) {
+	if len(patterns) == 1 {
+		return patterns[0], fixed
+	}
+	alts := make([]string, len(patterns))
+	for i, p := range patterns {
+		if fixed {
+			p = regexp.QuoteMeta(p)
+		}
+		alts[i] = "(?:" + p + ")"
+	}
+	return strings.Join(alts, "|"), false
 }
 
 // errNoMatch ends a grep that found nothing: exit 1, as grep does, with
@@ -435,57 +517,175 @@ type grepFailed struct{ err error }
 func (g grepFailed) Error() string { return g.err.Error() }
 func (g grepFailed) Unwrap() error { return g.err }
 
-// grep runs a grep call. Text output is streamed: each file's rows are
-// written as soon as the files before it are done, so a reader that
-// needs only the first lines gets them at once. --json prints the whole
-// result at the end.
-func (e *env) grep(a stet.GrepArgs) error {
-	ws, s, err := e.open(false)
-	if err != nil {
-		return err
+// grep runs a grep call on each path in turn ("-": standard input's
+// text). Text output is streamed: each file's rows are written as soon as
+// the files before it are done, so a reader that needs only the first
+// lines gets them at once. --json prints the whole result at the end. A
+// refusal for one of several paths is said on standard error and the
+// others are searched; the exit code is then 3.
+func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
+	var (
+		ws       *stet.Workspace
+		s        *stet.Session
+		stdin    []byte
+		stdinErr error
+		readIn   bool
+	)
+	defer func() {
+		if ws != nil {
+			ws.Close()
+		}
+	}()
+	session := func() (*stet.Session, error) {
+		if s == nil {
+			var err error
+			if ws, s, err = e.open(false); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
 	}
-	defer ws.Close()
-	if e.g.json {
-		res, err := s.Grep(e.ctx, a)
-		if err != nil {
-			return grepErr(err)
+	text := func() ([]byte, error) {
+		if !readIn {
+			readIn = true
+			stdin, stdinErr = readBounded(e.stdin, stet.DefaultMaxFileBytes)
 		}
-		e.printJSON(res)
-		if len(res.Matches)+len(res.Paths)+len(res.Counts) == 0 {
-			return errNoMatch
-		}
-		return nil
+		return stdin, stdinErr
+	}
+	if o.quiet {
+		// Whether any line matches is all that is asked.
+		a.OutputMode, a.Offset, a.Limit = stet.GrepFilesWithMatches, 0, 1
 	}
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
-	n := 0
-	var b strings.Builder
-	truncated, err := s.GrepEach(e.ctx, a, func(part *stet.GrepResult) error {
-		b.Reset()
-		n += stet.GrepRowsText(&b, part)
-		if _, err := w.WriteString(b.String()); err != nil {
-			return err
+	all := &stet.GrepResult{}
+	n, truncated := 0, false
+	var refused error
+	for _, p := range o.paths {
+		a.Path = p
+		var part *stet.GrepResult
+		var err error
+		if p == "-" {
+			var b []byte
+			if b, err = text(); err == nil {
+				part, err = stet.GrepText(e.ctx, a, stdinName, b)
+			}
+			if err == nil && !e.g.json && !o.quiet {
+				n += e.writeRows(w, part, o)
+			}
+		} else {
+			var sess *stet.Session
+			if sess, err = session(); err != nil {
+				return err
+			}
+			if e.g.json || o.quiet {
+				part, err = sess.Grep(e.ctx, a)
+			} else {
+				part = &stet.GrepResult{}
+				part.Truncated, err = sess.GrepEach(e.ctx, a, func(rows *stet.GrepResult) error {
+					n += e.writeRows(w, rows, o)
+					return w.Flush()
+				})
+			}
 		}
-		return w.Flush()
-	})
-	if err != nil {
-		w.Flush()
-		return grepErr(err)
+		if err != nil {
+			w.Flush()
+			if _, ok := stet.AsRefusal(err); ok && len(o.paths) > 1 && !e.g.json {
+				r, _ := stet.AsRefusal(err)
+				fmt.Fprintln(e.stderr, r.Message)
+				refused = err
+				continue
+			}
+			return grepErr(err)
+		}
+		all.Matches = append(all.Matches, part.Matches...)
+		all.Paths = append(all.Paths, part.Paths...)
+		all.Counts = append(all.Counts, part.Counts...)
+		truncated = truncated || part.Truncated
 	}
-	shape := &stet.GrepResult{Truncated: truncated}
-	switch a.OutputMode {
-	case stet.GrepFilesWithMatches:
-		shape.Paths = []string{}
-	case stet.GrepCount:
-		shape.Counts = []stet.GrepCountRow{}
+	found := len(all.Matches)+len(all.Paths)+len(all.Counts) > 0 || n > 0
+	switch {
+	case o.quiet:
+		if found {
+			return nil // grep -q: a match is success, whatever else happened
+		}
+	case e.g.json:
+		switch a.OutputMode {
+		case stet.GrepFilesWithMatches:
+			all.Paths = append([]string{}, all.Paths...)
+		case stet.GrepCount:
+			all.Counts = append([]stet.GrepCountRow{}, all.Counts...)
+		default:
+			all.Matches = append([]stet.GrepMatch{}, all.Matches...)
+		}
+		all.Truncated = truncated
+		e.printJSON(all)
+	default:
+		shape := &stet.GrepResult{Truncated: truncated}
+		switch a.OutputMode {
+		case stet.GrepFilesWithMatches:
+			shape.Paths = []string{}
+		case stet.GrepCount:
+			shape.Counts = []stet.GrepCountRow{}
+		}
+		fmt.Fprintln(w, stet.GrepTrailer(shape, n))
+		if err := w.Flush(); err != nil {
+			return grepErr(err)
+		}
 	}
-	fmt.Fprintln(w, stet.GrepTrailer(shape, n))
-	if err := w.Flush(); err != nil {
-		return grepErr(err)
+	if refused != nil {
+		return errRefusedShown
 	}
-	if n == 0 && !truncated {
+	if !found && !truncated {
 		return errNoMatch
 	}
 	return nil
+}
+
+// errRefusedShown ends a grep of several paths one of which was refused:
+// exit 3, the refusal already said.
+var errRefusedShown = errors.New("refused (said above)")
+
+// writeRows writes grep's rows as text, without the path with -h, and
+// returns how many results they hold.
+func (e *env) writeRows(w *bufio.Writer, part *stet.GrepResult, o grepOpts) int {
+	var b strings.Builder
+	if !o.noFilename {
+		n := stet.GrepRowsText(&b, part)
+		w.WriteString(b.String())
+		return n
+	}
+	n := 0
+	for _, m := range part.Matches {
+		sep := ":"
+		if m.Context {
+			sep = "-"
+		} else {
+			n++
+		}
+		fmt.Fprintf(&b, "%d%s%s\n", m.Line, sep, m.Text)
+	}
+	for _, c := range part.Counts {
+		fmt.Fprintf(&b, "%d\n", c.Count)
+		n++
+	}
+	if len(part.Paths) > 0 {
+		// grep -l shows paths whatever -h says.
+		n += stet.GrepRowsText(&b, &stet.GrepResult{Paths: part.Paths})
+	}
+	w.WriteString(b.String())
+	return n
+}
+
+// readBounded reads r to its end, refusing more than max bytes.
+func readBounded(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("standard input: %w", err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("standard input holds more than %s bytes; save it to a file inside the workspace and name that file instead", policy.Thousands(int(max)))
+	}
+	return b, nil
 }
 
 func grepErr(err error) error {

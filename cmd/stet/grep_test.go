@@ -85,3 +85,103 @@ func TestGrepStreams(t *testing.T) {
 		t.Log("grep finished before the pipe closed")
 	}
 }
+
+// TestGrepSpeaksGrep: grep's flags as shell users type them: clusters
+// (-il, -C1), -e PATTERN (repeatable), -h and -H, -q, the accepted -n, -r
+// and -E, several PATHs, "-" for standard input, "--" before a pattern that
+// starts with a dash; grep's exit codes (0 a match, 1 none, 2 bad usage or
+// an error) and 3 for a refusal.
+func TestGrepSpeaksGrep(t *testing.T) {
+	w := newWS(t, map[string]string{
+		"a.go":  "package a\n// Needle here\nfunc needle() {}\n",
+		"b.txt": "one\nneedles\ntwo\nthree\nneedle\n-x flag\n",
+	})
+	w.env = append(w.env, "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1")
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		code  int
+		out   string
+	}{
+		{"", []string{"grep", "-il", "needle", "."}, 0, "a.go\nb.txt\n(2 files)\n"},
+		{"", []string{"grep", "-iw", "needle", "a.go"}, 0, "a.go:2:// Needle here\na.go:3:func needle() {}\n(2 matches)\n"},
+		{"", []string{"grep", "-C1", "three", "b.txt"}, 0, "b.txt-3-two\nb.txt:4:three\nb.txt-5-needle\n(1 match)\n"},
+		{"", []string{"grep", "-A1", "-B", "1", "three", "b.txt"}, 0, "b.txt-3-two\nb.txt:4:three\nb.txt-5-needle\n(1 match)\n"},
+		{"", []string{"grep", "-rnE", "need(le|les)$", "b.txt"}, 0, "b.txt:2:needles\nb.txt:5:needle\n(2 matches)\n"},
+		{"", []string{"grep", "-c", "needle", "b.txt"}, 0, "b.txt:2\n(1 file)\n"},
+		{"", []string{"grep", "-ch", "needle", "b.txt"}, 0, "2\n(1 file)\n"},
+		{"", []string{"grep", "-h", "three", "b.txt"}, 0, "4:three\n(1 match)\n"},
+		{"", []string{"grep", "-H", "three", "b.txt"}, 0, "b.txt:4:three\n(1 match)\n"},
+		{"", []string{"grep", "-e", "one", "-e", "two", "b.txt"}, 0, "b.txt:1:one\nb.txt:3:two\n(2 matches)\n"},
+		{"", []string{"grep", "-F", "-e", "()", "-e", "one", "a.go", "b.txt"}, 0, "a.go:3:func needle() {}\nb.txt:1:one\n(2 matches)\n"},
+		{"", []string{"grep", "three", "a.go", "b.txt"}, 0, "b.txt:4:three\n(1 match)\n"},
+		{"", []string{"grep", "--", "-x", "b.txt"}, 0, "b.txt:6:-x flag\n(1 match)\n"},
+		{"", []string{"grep", "-e", "-x", "b.txt"}, 0, "b.txt:6:-x flag\n(1 match)\n"},
+		{"", []string{"grep", "-q", "needle"}, 0, ""},
+		{"", []string{"grep", "-q", "nothing-here"}, 1, ""},
+		{"", []string{"grep", "-il", "nothing-here", "."}, 1, "(no match)\n"},
+		{"first\nsecond needle\n", []string{"grep", "-n", "needle", "-"}, 0, "(standard input):2:second needle\n(1 match)\n"},
+		{"first\nsecond needle\n", []string{"grep", "-c", "needle", "-", "b.txt"}, 0, "(standard input):1\nb.txt:2\n(2 files)\n"},
+		{"first\n", []string{"grep", "needle", "-"}, 1, "(no match)\n"},
+		{"", []string{"grep", "-v", "needle"}, 2, ""},
+		{"", []string{"grep", "-A"}, 2, ""},
+		{"", []string{"grep", "-Cx", "needle"}, 2, ""},
+		{"", []string{"grep", "-e", "a", "--pattern", "b"}, 2, ""},
+		{"", []string{"grep", "needle", "missing.txt"}, 3, ""},
+		{"", []string{"grep", "three", "missing.txt", "b.txt"}, 3, "b.txt:4:three\n(1 match)\n"},
+	} {
+		r := w.run(c.stdin, c.args...)
+		if r.code != c.code || (c.out != "" && r.stdout != c.out) || (c.out == "" && c.code != 2 && c.code != 3 && r.stdout != "") {
+			t.Errorf("stet %s: exit %d, want %d\nstdout: %q\nwant:   %q\nstderr: %s", strings.Join(c.args, " "), r.code, c.code, r.stdout, c.out, r.stderr)
+		}
+	}
+	// Standard input is no workspace file: grepping it observes nothing,
+	// and needs no workspace at all.
+	journal := func() string {
+		b, _ := os.ReadFile(filepath.Join(w.state, "journal.jsonl"))
+		return string(b)
+	}
+	before := journal()
+	if r := w.run("needle\n", "grep", "needle", "-"); r.code != 0 {
+		t.Fatalf("grep -: exit %d, %s", r.code, r.stderr)
+	}
+	if after := journal(); after != before {
+		t.Errorf("grep - wrote to the journal:\n%s", strings.TrimPrefix(after, before))
+	}
+	if r := w.run("", "grep", "package", "a.go"); r.code != 0 || journal() == before {
+		t.Errorf("grep a.go: exit %d; the journal records nothing (is it where this test looks?)", r.code)
+	}
+	// The messages of bad usage name the flag as typed.
+	for args, want := range map[string]string{
+		"grep -v x":           "stet grep: unknown flag -v; the one-letter flags are -A -B -C -E -F -H -U -c -e -h -i -l -n -q -r -w\n",
+		"grep -A":             "stet grep: flag -A needs a value\n",
+		"grep -Cx x":          "stet grep: invalid value \"x\" for -C: want a whole number\n",
+		"grep -count x":       "stet grep: unknown flag -count; long flags take two dashes: --count\n",
+		"read -json a.go":     "stet read: unknown flag -json; long flags take two dashes: --json\n",
+		"grep --ignore-cas x": "stet grep: unknown flag --ignore-cas; did you mean --ignore-case?\n",
+	} {
+		r := w.run("", strings.Fields(args)...)
+		if first, _, _ := strings.Cut(r.stderr, "\n"); r.code != 2 || first+"\n" != want {
+			t.Errorf("stet %s: exit %d, stderr %q, want first line %q", args, r.code, r.stderr, want)
+		}
+	}
+}
+
+// TestDashIsStandardInput: "-" takes a text from standard input wherever a
+// flag takes a file's whole text: write --content, patch --patch, edit --edits.
+func TestDashIsStandardInput(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\n"})
+	if r := w.run("", "list"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := w.run("from stdin\n", "write", "--content", "-", "new.txt"); r.code != 0 || w.get("new.txt") != "from stdin\n" {
+		t.Errorf("write --content -: exit %d, %s; new.txt = %q", r.code, r.stderr, w.get("new.txt"))
+	}
+	w.run("", "read", "a.txt")
+	if r := w.run(`[{"old_string":"one","new_string":"two"}]`, "edit", "--edits", "-", "a.txt"); r.code != 0 || w.get("a.txt") != "two\n" {
+		t.Errorf("edit --edits -: exit %d, %s; a.txt = %q", r.code, r.stderr, w.get("a.txt"))
+	}
+	if r := w.run("*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch\n", "patch", "--patch", "-"); r.code != 0 || w.get("p.txt") != "p\n" {
+		t.Errorf("patch --patch -: exit %d, %s; p.txt = %q", r.code, r.stderr, w.get("p.txt"))
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/policy"
 )
@@ -69,7 +71,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprint(stdout, usageText)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "stet: %v\n%s", flagError(gfs, err), shortUsage)
+		fmt.Fprintf(stderr, "stet: %v\n%s", flagError(gfs, err, args), shortUsage)
 		return exitUsage
 	}
 	rest := gfs.Args()
@@ -116,6 +118,9 @@ func (e *env) finish(name string, err error) int {
 	}
 	if errors.Is(err, errNoMatch) {
 		return exitFailed
+	}
+	if errors.Is(err, errRefusedShown) {
+		return exitRefused
 	}
 	if r, ok := stet.AsRefusal(err); ok {
 		if e.g.json {
@@ -298,30 +303,26 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// parse parses a command's flags, allowing flags after positional
-// arguments (stet read README.md --json), and returns the positionals.
+// parse parses a command's flags as POSIX utilities do (spf13/pflag over
+// the command's flag set): long flags take two dashes ("--limit 5",
+// "--limit=5"), one-letter flags may be clustered ("-il", "-C1", "-A 2"),
+// flags may follow positional arguments (stet read README.md --json), "--"
+// ends the flags and a lone "-" is an argument. It returns the positionals.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				if h, ok := helpers.LoadAndDelete(fs); ok {
-					h.(func())()
-				}
-				return nil, err
+	ps := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
+	ps.SetOutput(io.Discard)
+	ps.Usage = func() {}
+	fs.VisitAll(ps.AddGoFlag)
+	if err := ps.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			if h, ok := helpers.LoadAndDelete(fs); ok {
+				h.(func())()
 			}
-			return nil, flagError(fs, err)
+			return nil, flag.ErrHelp
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		return nil, flagError(fs, err, args)
 	}
+	return ps.Args(), nil
 }
 
 // newFlags makes a command's flag set with the global flags on it. The

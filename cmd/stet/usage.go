@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/stet-dev/stet/tools"
 )
@@ -69,39 +72,104 @@ var (
 	reBadValue  = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for flag -+([^:]*): (.*)$`)
 )
 
-// flagError turns an error of the flag package into a usage error in our
-// words: flags spelt with two dashes, the nearest known flag suggested for
-// an unknown one.
-func flagError(fs *flag.FlagSet, err error) error {
+// flagError turns an error of the flag parsers (pflag for a command's
+// flags, the flag package for the global flags before the command) into a
+// usage error in our words: flags spelt with two dashes, the nearest known
+// flag suggested for an unknown one. args are the arguments parsed.
+func flagError(fs *flag.FlagSet, err error, args []string) error {
+	var (
+		notExist *pflag.NotExistError
+		noValue  *pflag.ValueRequiredError
+		badValue *pflag.InvalidValueError
+	)
+	switch {
+	case errors.As(err, &notExist):
+		if short := notExist.GetSpecifiedShortnames(); short != "" {
+			return unknownShort(fs, notExist.GetSpecifiedName(), short, args)
+		}
+		return unknownLong(fs, notExist.GetSpecifiedName())
+	case errors.As(err, &noValue):
+		return usagef("flag %s needs a value", dashed(noValue.GetFlag().Name))
+	case errors.As(err, &badValue):
+		return badFlagValue(fs, badValue.GetFlag().Name, badValue.GetValue(), errors.Unwrap(badValue))
+	}
 	msg := err.Error()
 	if m := reUndefined.FindStringSubmatch(msg); m != nil {
-		name, _, _ := strings.Cut(m[1], "=")
-		var known []string
-		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
-		if s := tools.Nearest(name, known); s != "" {
-			return usagef("unknown flag --%s; did you mean --%s?", name, s)
-		}
-		return usagef("unknown flag --%s", name)
+		return unknownLong(fs, m[1])
 	}
 	if m := reNeedsArg.FindStringSubmatch(msg); m != nil {
 		return usagef("flag --%s needs a value", m[1])
 	}
 	if m := reBadValue.FindStringSubmatch(msg); m != nil {
-		why := m[3]
-		if f := fs.Lookup(m[2]); f != nil {
-			switch f.Value.(type) {
-			case flag.Getter:
-				switch f.Value.(flag.Getter).Get().(type) {
-				case int:
-					why = "want a whole number"
-				case bool:
-					why = "want true or false"
-				}
-			}
-		}
-		return usagef("invalid value %q for --%s: %s", m[1], m[2], why)
+		return badFlagValue(fs, m[2], m[1], errors.New(m[3]))
 	}
 	return usagef("%s", msg)
+}
+
+func unknownLong(fs *flag.FlagSet, name string) error {
+	name, _, _ = strings.Cut(name, "=")
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	if s := tools.Nearest(name, known); s != "" {
+		return usagef("unknown flag --%s; did you mean --%s?", name, s)
+	}
+	return usagef("unknown flag --%s", name)
+}
+
+// unknownShort reports an unknown one-letter flag c met in the cluster
+// whose rest is short: a long flag given one dash ("-json"), or a letter
+// the command does not have (naming those it has).
+func unknownShort(fs *flag.FlagSet, c, short string, args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		word, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.HasSuffix(a, short) && len(word) > 1 && fs.Lookup(word) != nil {
+			return usagef("unknown flag %s; long flags take two dashes: --%s", a, strings.TrimPrefix(a, "-"))
+		}
+	}
+	var letters []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if len(f.Name) == 1 {
+			letters = append(letters, "-"+f.Name)
+		}
+	})
+	in := ""
+	if len(short) > 1 {
+		in = fmt.Sprintf(" (in -%s)", short)
+	}
+	if len(letters) == 0 {
+		return usagef("unknown flag -%s%s; this command's flags are long ones, with two dashes (see --help)", c, in)
+	}
+	sort.Strings(letters)
+	return usagef("unknown flag -%s%s; the one-letter flags are %s", c, in, strings.Join(letters, " "))
+}
+
+func badFlagValue(fs *flag.FlagSet, name, value string, cause error) error {
+	why := ""
+	if cause != nil {
+		why = cause.Error()
+	}
+	if f := fs.Lookup(name); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			switch g.Get().(type) {
+			case int:
+				why = "want a whole number"
+			case bool:
+				why = "want true or false"
+			}
+		}
+	}
+	return usagef("invalid value %q for %s: %s", value, dashed(name), why)
+}
+
+// dashed is a flag's name as it is typed: "-A", "--after".
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // printHelp writes a command's help: its usage line, what it does, its own
