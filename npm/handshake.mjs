@@ -6,9 +6,11 @@
 // It starts COMMAND ARG... (e.g. PREFIX/node_modules/.bin/stet mcp DIR),
 // speaks JSON-RPC over its stdin and stdout (initialize,
 // notifications/initialized, tools/list, tools/call read of hello.txt in the
-// served directory) and checks that the read returns the file's text. Exits 0
-// when it does, 1 with the reason otherwise.
+// served directory) and checks that the read returns the file's text, and,
+// given HANDSHAKE_ROOTS (a JSON list of directories), that roots lists each.
+// Exits 0 when all holds, 1 with the reason otherwise.
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import readline from "node:readline";
 
 const [cmd, ...args] = process.argv.slice(2);
@@ -17,7 +19,7 @@ if (!cmd) {
   process.exit(2);
 }
 
-const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"], shell: process.platform === "win32" });
+const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
 const pending = new Map();
 let nextID = 1;
 
@@ -78,10 +80,23 @@ if (read?.isError || !text.includes("hello from the npm package")) {
   fail(`read hello.txt returned ${JSON.stringify(read).slice(0, 500)}`);
 }
 
+// HANDSHAKE_ROOTS (a JSON list of directories): each must be served.
+const wantRoots = JSON.parse(process.env.HANDSHAKE_ROOTS || "[]");
+if (wantRoots.length > 0) {
+  const roots = await request("tools/call", { name: "roots", arguments: {} });
+  const served = JSON.stringify(roots);
+  for (const dir of wantRoots) {
+    const real = fs.realpathSync(dir);
+    if (!served.includes(JSON.stringify(real).slice(1, -1)) && !served.includes(JSON.stringify(dir).slice(1, -1))) {
+      fail(`roots does not list ${dir}: ${served.slice(0, 500)}`);
+    }
+  }
+}
+
 clearTimeout(timer);
 console.log(
   `handshake: ${init.serverInfo.name} ${init.serverInfo.version} (protocol ${init.protocolVersion}), ` +
-    `${names.length} tools, read hello.txt ok`,
+    `${names.length} tools, read hello.txt ok` + (wantRoots.length ? `, ${wantRoots.length} roots served` : ""),
 );
 child.stdin.end();
 child.on("exit", () => process.exit(0));

@@ -77,13 +77,14 @@ trap 'rm -rf "$work"' EXIT
 
 echo "release: stet $version (npm $semver) for: $targets"
 
-# zipdir OUT DIR: a zip of DIR's contents (zip, else python3's zipfile).
+# zipdir OUT PARENT NAME: a zip of the directory PARENT/NAME, as NAME/...
+# (zip, else python3's zipfile).
 zipdir() {
-  local out=$1 dir=$2
+  local out=$1 parent=$2 name=$3
   if command -v zip >/dev/null 2>&1; then
-    (cd "$dir" && zip -q -r -X "$out" .)
+    (cd "$parent" && zip -q -r -X "$out" "$name")
   elif command -v python3 >/dev/null 2>&1; then
-    (cd "$dir" && python3 -m zipfile -c "$out" .)
+    (cd "$parent" && python3 -m zipfile -c "$out" "$name")
   else
     die "neither zip nor python3 is installed; one is needed for the Windows archives"
   fi
@@ -106,7 +107,7 @@ for t in $targets; do
     -ldflags "-s -w -X main.version=$version" -o "$work/bin/$name/$exe" ./cmd/stet
   cp LICENSE README.md "$work/bin/$name/"
   if [ "$goos" = windows ]; then
-    zipdir "$PWD/$dist/$name.zip" "$work/bin/$name"
+    zipdir "$PWD/$dist/$name.zip" "$work/bin" "$name"
   else
     tar -C "$work/bin" -czf "$dist/$name.tar.gz" --owner=0 --group=0 "$name"
   fi
