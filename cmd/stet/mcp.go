@@ -24,7 +24,7 @@ func cmdMCP(e *env, args []string) error {
 	var origins stringList
 	var stallSteps int
 	var profile string
-	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference [DIR ...]] [--http 127.0.0.1:PORT [--token-file F | --no-token] [--allow-origin ORIGIN ...]] [--stall-steps N]")
+	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference] [--http 127.0.0.1:PORT [--token-file F | --no-token] [--allow-origin ORIGIN ...]] [--stall-steps N] [DIR ...]")
 	fs.StringVar(&profile, "tools", mcpserver.ProfileStet, "tool `PROFILE`: stet (stet's own tools) or reference (the tool names, arguments and text results of @modelcontextprotocol/server-filesystem, on stet's rules)")
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (127.0.0.1:PORT) instead of stdio")
 	fs.StringVar(&tokenFile, "token-file", "", "read the bearer token required on every HTTP request from `FILE` (preferred; needed for a non-loopback address)")
@@ -41,9 +41,6 @@ func cmdMCP(e *env, args []string) error {
 			return usagef("--tools %q is not a tool profile; did you mean %q? (%s)", profile, near, strings.Join(mcpserver.Profiles(), ", "))
 		}
 		return usagef("--tools must be one of %s, not %q", strings.Join(mcpserver.Profiles(), ", "), profile)
-	}
-	if len(pos) > 0 && profile != mcpserver.ProfileReference {
-		return usagef("mcp takes no arguments; give roots with --root DIR")
 	}
 	if stallSteps < 0 {
 		return usagef("--stall-steps must be 0 or more")
@@ -82,8 +79,11 @@ func cmdMCP(e *env, args []string) error {
 	// may start it anywhere (some start servers in /).
 	roots := slices.Clone(e.g.roots)
 	if len(pos) > 0 {
-		// As the reference server takes its allowed directories: a client
-		// configured for it keeps its arguments after --tools reference.
+		// Directories after the flags are roots, as the reference server
+		// takes its allowed directories: a client configured for it keeps its
+		// arguments, and a launcher that expands a list of directories into
+		// separate arguments (a desktop extension's user_config) needs no
+		// --root before each.
 		roots = append(roots, pos...)
 	}
 	var ws *stet.Workspace
