@@ -316,6 +316,7 @@ func Text(res any) string {
 		default:
 			fmt.Fprintf(&b, "(%s)", count(len(r.Entries), "entry", "entries"))
 		}
+		writeNotes(&b, r.Notes)
 		return b.String()
 	case *FindResult:
 		var b strings.Builder
@@ -331,17 +332,26 @@ func Text(res any) string {
 		default:
 			fmt.Fprintf(&b, "(%s)", count(len(r.Paths), "path", "paths"))
 		}
+		writeNotes(&b, r.Notes)
 		return b.String()
 	case *GrepResult:
 		var b strings.Builder
 		n := GrepRowsText(&b, r)
 		b.WriteString(GrepTrailer(r, n))
+		writeNotes(&b, r.Notes)
 		return b.String()
 	case *Refusal:
 		return refusalText(r)
 	}
 	b, _ := json.Marshal(res)
 	return string(b)
+}
+
+// writeNotes appends a "note: ..." line for each note.
+func writeNotes(b *strings.Builder, notes []string) {
+	for _, n := range notes {
+		b.WriteString("\nnote: " + n)
+	}
 }
 
 // GrepRowsText writes the rows of a grep result as text, one a line

@@ -444,7 +444,7 @@ func grepWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 16) }
 // grepFiles searches the files of t (t itself when it is a file) with
 // bounded workers and hands each file's hits to fn in path order. fn
 // returning errStopWalk ends the search early.
-func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQuery, fn func(rel string, h fileHits) error) error {
+func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
 	info, err := t.root.p.Stat(t.rel)
 	if err != nil {
 		return s.ws.fileErr("grep", t, err)
@@ -527,7 +527,7 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 		}
 		// Sizes are not listed (no stat of each entry): the open file's
 		// own fstat bounds the read (grepBuf.load).
-		err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true, enter: enter, leave: leave}, func(rel string, e fsys.Info, _ int) error {
+		err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true, enter: enter, leave: leave, unreadable: unreadable}, func(rel string, e fsys.Info, _ int) error {
 			if e.Type == fsys.TypeDir {
 				// The walk enters it next: the files found so far go to
 				// the workers first, so results keep streaming.
@@ -656,6 +656,7 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 		res.Matches = append(res.Matches, part.Matches...)
 		res.Paths = append(res.Paths, part.Paths...)
 		res.Counts = append(res.Counts, part.Counts...)
+		res.Notes = append(res.Notes, part.Notes...)
 		return nil
 	})
 	if err != nil {
@@ -717,7 +718,8 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 		maxBytes = DefaultPageBytes
 	}
 	var recs []journal.Record
-	err = s.grepFiles(ctx, t, a, q, func(rel string, h fileHits) error {
+	var unreadable []string
+	err = s.grepFiles(ctx, t, a, q, &unreadable, func(rel string, h fileHits) error {
 		u := t
 		u.rel = rel
 		name := u.display()
@@ -803,6 +805,11 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	}
 	if len(recs) > 0 {
 		if err := s.append(false, recs...); err != nil {
+			return false, err
+		}
+	}
+	if note := unreadableNote(unreadable); note != nil {
+		if err := each(&GrepResult{Notes: note}); err != nil {
 			return false, err
 		}
 	}

@@ -3,6 +3,7 @@ package stet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -61,6 +62,26 @@ type walkFilter struct {
 	// leave holds it (walkDir.hold).
 	enter func(rel string, d *walkDir)
 	leave func(rel string)
+	// unreadable, when set, collects the directories below the start that
+	// could not be listed; the walk goes on past them (as grep -r does).
+	// Unset, or for the start itself, such an error ends the walk.
+	unreadable *[]string
+}
+
+// unreadableNote is the note of a walk that skipped dirs, or nil.
+func unreadableNote(dirs []string) []string {
+	if len(dirs) == 0 {
+		return nil
+	}
+	shown := make([]string, 0, min(len(dirs), 5))
+	for _, d := range dirs[:min(len(dirs), 5)] {
+		shown = append(shown, shownName(d))
+	}
+	more := ""
+	if len(dirs) > 5 {
+		more = fmt.Sprintf(" and %d more", len(dirs)-5)
+	}
+	return []string{fmt.Sprintf("skipped %s that could not be read: %s%s; name one as path to see why", plural(len(dirs), "directory"), strings.Join(shown, ", "), more)}
 }
 
 // walkDir is a directory a typesOnly walk has open, shared with its
@@ -154,6 +175,10 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 			entries, err = t.root.p.ReadDir(rel)
 		}
 		if err != nil {
+			if f.unreadable != nil && rel != t.rel && ctx.Err() == nil {
+				*f.unreadable = append(*f.unreadable, ws.displayRel(t, rel))
+				return nil
+			}
 			return err
 		}
 		if !f.noIgnore {
@@ -210,6 +235,10 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 		}
 		dir, err := openWalkDir(t.root.p, parent, rel, name)
 		if err != nil {
+			if f.unreadable != nil && rel != t.rel && ctx.Err() == nil {
+				*f.unreadable = append(*f.unreadable, ws.displayRel(t, rel))
+				return nil
+			}
 			return err
 		}
 		defer dir.release()
@@ -390,7 +419,8 @@ func (s *Session) listDir(ctx context.Context, t target, a ListArgs) (*ListResul
 	if t.rel == "." {
 		prefix = ""
 	}
-	err := s.ws.walk(ctx, t, depth, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude}, func(rel string, e fsys.Info, d int) error {
+	var unreadable []string
+	err := s.ws.walk(ctx, t, depth, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, unreadable: &unreadable}, func(rel string, e fsys.Info, d int) error {
 		if len(res.Entries) >= limit {
 			res.Truncated = true
 			return errStopWalk
@@ -406,6 +436,7 @@ func (s *Session) listDir(ctx context.Context, t target, a ListArgs) (*ListResul
 	if err != nil && !errors.Is(err, errStopWalk) {
 		return nil, s.ws.fileErr("list", t, err)
 	}
+	res.Notes = unreadableNote(unreadable)
 	sortEntries(res, a.Sort, shown)
 	if a.Limit == 0 {
 		dirs = pageEntries(res, dirs, prefix)
@@ -450,7 +481,8 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	}
 	res := &FindResult{Paths: []string{}}
 	pageBytes := 0
-	err = s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true}, func(rel string, e fsys.Info, _ int) error {
+	var unreadable []string
+	err = s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true, unreadable: &unreadable}, func(rel string, e fsys.Info, _ int) error {
 		if e.Type == fsys.TypeDir {
 			return nil
 		}
@@ -468,6 +500,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if err != nil && !errors.Is(err, errStopWalk) {
 		return nil, s.ws.fileErr("find", t, err)
 	}
+	res.Notes = unreadableNote(unreadable)
 	return res, nil
 }
 

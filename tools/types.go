@@ -215,12 +215,16 @@ type ListResult struct {
 	Path      string  `json:"path"`
 	Entries   []Entry `json:"entries"`
 	Truncated bool    `json:"truncated"`
+	// Notes say what the walk could not show (a directory it could not
+	// read, skipped as grep -r does).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // FindResult is the structured result of find.
 type FindResult struct {
 	Paths     []string `json:"paths"`
 	Truncated bool     `json:"truncated"`
+	Notes     []string `json:"notes,omitempty"` // as ListResult.Notes
 }
 
 // GrepMatch is one row of a grep result (a match or a context line).
@@ -245,6 +249,7 @@ type GrepResult struct {
 	Paths     []string       `json:"paths,omitzero"`
 	Counts    []GrepCountRow `json:"counts,omitzero"`
 	Truncated bool           `json:"truncated"`
+	Notes     []string       `json:"notes,omitempty"` // as ListResult.Notes
 }
 
 // MkdirResult is the structured result of mkdir.
