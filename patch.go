@@ -150,7 +150,14 @@ func (s *Session) planFile(t target, move *target, f patch.File, dryRun bool) (p
 	switch f.Kind {
 	case patch.Add:
 		if exists {
-			return planned{}, refuse(KindExists, t.spelled, "%s already exists (%s); the patch adds it; use an update section for an existing file (read it first)", t.spelled, linesWord(receipt.Lines(cur)))
+			// Adding a file that exists replaces it, under write's rules:
+			// it must have been read whole, the input guard holds, and its
+			// old bytes are saved.
+			c, ref := s.planReplace("patch", t, cur, f.Content, "", false, dryRun)
+			if ref != nil {
+				return planned{}, ref
+			}
+			return planned{c: c, verb: c.message}, nil
 		}
 		if ref := s.checkParentObserved("patch", t); ref != nil {
 			return planned{}, ref
