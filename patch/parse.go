@@ -245,11 +245,11 @@ func cdDir(cmd string) (string, error) {
 		}
 		dir, rest = rest[:j], rest[j:]
 	}
-	if !strings.HasPrefix(strings.TrimSpace(rest), "&&") {
-		return "", fmt.Errorf("%q: only \"cd DIR && apply_patch <<'EOF'\" is read as a directory for the patch; join the cd with && or drop it and give paths from the workspace root", clip(cmd, 60))
-	}
 	if dir == "" || strings.ContainsAny(dir, "$`~*?[\\") {
 		return "", fmt.Errorf("the cd before the heredoc names %q, which a shell would expand; give the directory as a plain path, or drop the cd and give paths from the workspace root", clip(dir, 60))
+	}
+	if !strings.HasPrefix(strings.TrimSpace(rest), "&&") {
+		return "", fmt.Errorf("%q: only \"cd DIR && apply_patch <<'EOF'\" is read as a directory for the patch; join the cd with && or drop it and give paths from the workspace root", clip(cmd, 60))
 	}
 	return dir, nil
 }
