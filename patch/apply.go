@@ -40,8 +40,10 @@ type Applied struct {
 // run of whole lines of text, equal byte for byte apart from the line
 // terminator, below the previous hunk. With an OldStart hint (moved by the
 // offset the hunk before was found at), a run at the hinted line is taken;
-// otherwise the run must be the only one below the previous hunk, or the
-// hunk is refused as ambiguous with every candidate. With a Context anchor,
+// otherwise the run must be the only one below the previous hunk. When
+// runs occur more than once, the hunks are placed by their order if
+// exactly one placement keeps them in order and apart (placeInOrder);
+// otherwise the hunk is refused as ambiguous with every candidate. With a Context anchor,
 // the first run below the anchor line is taken. An AtEOF hunk must end at
 // the end of the text. A hunk with no Old lines is inserted before line
 // OldStart, below its Context line, or at the end when AtEOF; with none of
