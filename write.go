@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
@@ -67,6 +68,10 @@ func (s *Session) planReplace(tool string, t target, cur, post []byte, expectedV
 	}
 	if len(cur) > 0 && !mine && !s.ws.opts.NoGate {
 		if ref := s.inputGuard(t, counts, overwrite); ref != nil {
+			if tool == "patch" && strings.Contains(ref.Message, "overwrite: true") {
+				// A patch has no overwrite argument: say where there is one.
+				ref.Message += " (a patch cannot: update the file with @@ hunks instead of *** Add File:, or use write with overwrite: true)"
+			}
 			return nil, ref
 		}
 	}
