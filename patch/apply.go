@@ -129,9 +129,11 @@ func placeEach(fl *fileLines, hunks []Hunk) ([]placement, error) {
 // caller's own refusal stands.
 func placeInOrder(fl *fileLines, hunks []Hunk) ([]placement, error) {
 	type cand struct {
-		pl       placement
-		size     int
-		fwd, bwd int // placements of the hunks up to / from this one with it here, capped at 2
+		pl   placement
+		size int
+		// fwd: the hunks before can be placed in order above this one;
+		// bwd: the hunks after can be placed in order below it.
+		fwd, bwd bool
 	}
 	all := make([][]cand, len(hunks))
 	for k, h := range hunks {
@@ -149,39 +151,41 @@ func placeInOrder(fl *fileLines, hunks []Hunk) ([]placement, error) {
 			all[k] = append(all[k], cand{pl: placement{at: p, adapted: m.adapted, space: m.space}, size: len(h.Old)})
 		}
 	}
-	capped := func(n int) int { return min(n, 2) }
+	// Candidates are in file order, so one pass each way suffices: a
+	// candidate is reachable from above when some reachable candidate of
+	// the hunk before ends at or above its start, and from below likewise.
 	for i := range all[0] {
-		all[0][i].fwd = 1
+		all[0][i].fwd = true
 	}
 	for k := 1; k < len(all); k++ {
-		prev, sum, j := all[k-1], 0, 0
+		prev, reach, j := all[k-1], false, 0
 		for i := range all[k] {
 			for j < len(prev) && prev[j].pl.at+prev[j].size <= all[k][i].pl.at {
-				sum = capped(sum + prev[j].fwd)
+				reach = reach || prev[j].fwd
 				j++
 			}
-			all[k][i].fwd = sum
+			all[k][i].fwd = reach
 		}
 	}
 	last := len(all) - 1
 	for i := range all[last] {
-		all[last][i].bwd = 1
+		all[last][i].bwd = true
 	}
 	for k := last - 1; k >= 0; k-- {
-		next, sum, j := all[k+1], 0, len(all[k+1])-1
+		next, reach, j := all[k+1], false, len(all[k+1])-1
 		for i := len(all[k]) - 1; i >= 0; i-- {
 			for j >= 0 && next[j].pl.at >= all[k][i].pl.at+all[k][i].size {
-				sum = capped(sum + next[j].bwd)
+				reach = reach || next[j].bwd
 				j--
 			}
-			all[k][i].bwd = sum
+			all[k][i].bwd = reach
 		}
 	}
 	pls := make([]placement, len(hunks))
 	for k, cs := range all {
 		var feasible []int
 		for _, c := range cs {
-			if c.fwd > 0 && c.bwd > 0 {
+			if c.fwd && c.bwd {
 				feasible = append(feasible, c.pl.at)
 				pls[k] = c.pl
 			}
