@@ -129,6 +129,15 @@ func TestNotWrappers(t *testing.T) {
 			t.Errorf("%q: Parse = %v, want the first line refused", first, err)
 		}
 	}
+	// A heredoc's body is the patch: a fence or heredoc line inside it is
+	// patch text, as the shell would hand it over.
+	for _, inner := range []string{"```\n", "cat <<'X' | apply_patch\n"} {
+		_, err := Parse("apply_patch <<'EOF'\n" + inner + envelope + "EOF\n")
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 2 {
+			t.Errorf("%q inside a heredoc: Parse = %v, want line 2 refused", inner, err)
+		}
+	}
 	// A command whose name starts with cd is no cd.
 	files, err := Parse("cdk_apply <<'EOF'\n" + envelope + "EOF\n")
 	if err != nil || files[0].Path != "src/a.txt" {
