@@ -144,9 +144,6 @@ func placeInOrder(fl *fileLines, hunks []Hunk) ([]placement, error) {
 		// tried them with the offset of the hunks before): only order counts.
 		s := search{ctxLine: -1, expected: -1, atEOF: h.AtEOF || h.OldNoEOL || h.NewNoEOL}
 		ps, m := candidates(fl, h, s)
-		if len(ps) == 0 {
-			return nil, nil
-		}
 		for _, p := range ps {
 			all[k] = append(all[k], cand{pl: placement{at: p, adapted: m.adapted, space: m.space}, size: len(h.Old)})
 		}

@@ -75,6 +75,18 @@ func TestOrderedPlacement(t *testing.T) {
 			msg: "occurs 2 times (at lines 20, 25)",
 		},
 		{
+			name:  "a candidate reached only through an unplaceable one is no candidate",
+			text:  lines(40, map[int]string{10: "a", 30: "a", 5: "b", 20: "b", 15: "c", 25: "c"}),
+			patch: ff + "@@ @@\n-a\n+A\n@@ @@\n-b\n+B\n@@ @@\n-c\n+C\n",
+			want:  lines(40, map[int]string{10: "A", 30: "a", 5: "b", 20: "B", 15: "c", 25: "C"}),
+		},
+		{
+			name:  "a candidate leading only to an unplaceable one is no candidate",
+			text:  lines(30, map[int]string{5: "a", 15: "a", 10: "b", 25: "b", 20: "c"}),
+			patch: ff + "@@ @@\n-a\n+A\n@@ @@\n-b\n+B\n@@ @@\n-c\n+C\n",
+			want:  lines(30, map[int]string{5: "A", 15: "a", 10: "B", 25: "b", 20: "C"}),
+		},
+		{
 			name:  "no placement in order: the first refusal stands",
 			text:  lines(40, map[int]string{10: "dup", 30: "dup", 5: "early"}),
 			patch: ff + "@@ @@\n-dup\n+DUP\n@@ @@\n-early\n+EARLY\n",
@@ -124,5 +136,19 @@ func TestOrderedPlacementCodex(t *testing.T) {
 	a, err = Apply([]byte(text), hunksOf(t, "*** Begin Patch\n*** Update File: f\n@@ line 10\n-dup\n+one\n*** End Patch\n"))
 	if err != nil || string(a.Text) != lines(20, map[int]string{5: "dup", 15: "one"}) {
 		t.Fatalf("anchored chunk: %q, %v", a.Text, err)
+	}
+	// An anchored chunk is not placed by order: its anchor puts it at the
+	// first copy, where the bare chunk before it may be, so the bare
+	// chunk's own ambiguity stands.
+	_, err = Apply([]byte(text), hunksOf(t, "*** Begin Patch\n*** Update File: f\n@@\n-dup\n+one\n@@ line 1\n-dup\n+two\n*** End Patch\n"))
+	var he *HunkError
+	if !errors.As(err, &he) || he.Kind != KindAmbiguous || he.Index != 0 || !slices.Equal(he.Lines, []int{5, 15}) {
+		t.Fatalf("bare then anchored: %v, want hunk 1 ambiguous at 5, 15", err)
+	}
+	// A chunk anchored at the end of the file has only that place.
+	text = lines(40, map[int]string{5: "dup", 30: "dup", 10: "mid", 15: "z", 40: "z"})
+	a, err = Apply([]byte(text), hunksOf(t, "*** Begin Patch\n*** Update File: f\n@@\n-dup\n+DUP\n@@\n-mid\n+MID\n@@\n-z\n+Z\n*** End of File\n*** End Patch\n"))
+	if err != nil || string(a.Text) != lines(40, map[int]string{5: "DUP", 30: "dup", 10: "MID", 15: "z", 40: "Z"}) {
+		t.Fatalf("end-of-file chunk: %q, %v", a.Text, err)
 	}
 }
