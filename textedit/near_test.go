@@ -236,3 +236,39 @@ func TestNearMisspeltWordInLargeText(t *testing.T) {
 		t.Errorf("Near (-want +got):\n%s", diff)
 	}
 }
+
+// TestTypographicKinds: every dash and no-break space named is folded for
+// finding the nearest region, and they split words as quotes do, so a word
+// glued to one by a dash is still an anchor.
+func TestTypographicKinds(t *testing.T) {
+	for _, d := range []string{"\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\u2212"} {
+		if dashLen([]byte(d+"x")) != 3 {
+			t.Errorf("%U is not read as a dash", []rune(d)[0])
+		}
+	}
+	for _, c := range []string{"\u2016", "\u200f", "\u2211", "-"} {
+		if dashLen([]byte(c)) != 0 {
+			t.Errorf("%q is read as a dash", c)
+		}
+	}
+	for _, sp := range []string{"\u00a0", "\u2007", "\u202f"} {
+		if nbspLen([]byte(sp)) != len(sp) {
+			t.Errorf("%U is not read as a no-break space", []rune(sp)[0])
+		}
+	}
+	for _, c := range []string{"\u2008", "\u00a1", " "} {
+		if nbspLen([]byte(c)) != 0 {
+			t.Errorf("%q is read as a no-break space", c)
+		}
+	}
+	got := words([]byte("fast\u2014always\u00a0now\u201cq\u201d"))
+	want := []string{"fast", "always", "now", "q"}
+	if len(got) != len(want) {
+		t.Fatalf("words = %q, want %q", got, want)
+	}
+	for i := range want {
+		if string(got[i]) != want[i] {
+			t.Fatalf("words = %q, want %q", got, want)
+		}
+	}
+}
