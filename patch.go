@@ -71,6 +71,25 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 			return nil, ref
 		}
 	}
+	// A file the patch adds or moves to is a file: no other name of the
+	// patch may lie below it, or that step could only fail once the file
+	// had landed.
+	for i, f := range files {
+		made := []*target{}
+		if f.Kind == patch.Add {
+			made = append(made, &targets[i])
+		}
+		if moves[i] != nil {
+			made = append(made, moves[i])
+		}
+		for _, m := range made {
+			for _, t := range all {
+				if strings.HasPrefix(t.key(), m.key()+"/") {
+					return nil, refuse(KindInvalid, t.spelled, "the patch makes %s a file and also puts %s below it; a name cannot be both: send them in two patches, or choose other names", m.spelled, t.spelled)
+				}
+			}
+		}
+	}
 	unlock, err := s.ws.lockAll(ctx, all...)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,28 @@ func TestRefusedStepsChangeNothing(t *testing.T) {
 		}
 	})
 
+	t.Run("patch: a moved file that another section puts a file below", func(t *testing.T) {
+		ws, s, root := open(t, map[string]string{"a.txt": "a\n"}, stet.Options{})
+		s.List(ctx, stet.ListArgs{Path: "."})
+		s.Read(ctx, stet.ReadArgs{Path: "a.txt"})
+		for _, p := range []string{
+			"*** Begin Patch\n*** Update File: a.txt\n*** Move to: b\n@@\n-a\n+A\n*** Add File: b/c.txt\n+c\n*** End Patch\n",
+			"*** Begin Patch\n*** Add File: b/c.txt\n+c\n*** Update File: a.txt\n*** Move to: b\n@@\n-a\n+A\n*** End Patch\n",
+			"*** Begin Patch\n*** Add File: b\n+b\n*** Add File: b/c/d.txt\n+c\n*** End Patch\n",
+		} {
+			_, err := s.Patch(ctx, stet.PatchArgs{Patch: p})
+			if kindOf(err) != stet.KindInvalid {
+				t.Fatalf("Patch: %v, want invalid\n%s", err, p)
+			}
+			if content(t, root, "a.txt") != "a\n" || receiptCount(t, ws) != 0 {
+				t.Fatalf("a.txt = %q, %d receipts: the refused patch changed something", content(t, root, "a.txt"), receiptCount(t, ws))
+			}
+			if _, err := os.Stat(filepath.Join(root, "b")); !os.IsNotExist(err) {
+				t.Fatalf("b exists after a refused patch: %v", err)
+			}
+		}
+	})
+
 	t.Run("patch: a move into a missing directory lands whole", func(t *testing.T) {
 		ws, s, root := open(t, map[string]string{"old/a.txt": "a\n"}, stet.Options{})
 		s.List(ctx, stet.ListArgs{Path: "."})
