@@ -73,6 +73,24 @@ func TestRefusedStepsChangeNothing(t *testing.T) {
 		}
 	})
 
+	t.Run("move: into a missing directory, then undone", func(t *testing.T) {
+		ws, s, root := open(t, map[string]string{"a.txt": "a\n"}, stet.Options{})
+		s.List(ctx, stet.ListArgs{Path: "."})
+		s.Read(ctx, stet.ReadArgs{Path: "a.txt"})
+		if _, err := s.Move(ctx, stet.MoveArgs{From: "a.txt", To: "x/y/a.txt"}); err != nil {
+			t.Fatal(err)
+		}
+		if content(t, root, "x/y/a.txt") != "a\n" || receiptCount(t, ws) != 1 {
+			t.Fatalf("move: %d receipts", receiptCount(t, ws))
+		}
+		if _, err := s.Undo(ctx, stet.UndoArgs{Path: "x/y/a.txt"}); err != nil {
+			t.Fatal(err)
+		}
+		if content(t, root, "a.txt") != "a\n" {
+			t.Fatal("undo did not bring a.txt back")
+		}
+	})
+
 	t.Run("undo set: a move back below a file an earlier step restores", func(t *testing.T) {
 		ws, s, root := open(t, map[string]string{"d/x.txt": "x\n"}, stet.Options{})
 		s.List(ctx, stet.ListArgs{Path: "."})
