@@ -22,8 +22,10 @@ type planned struct {
 
 // Patch applies a Codex "*** Begin Patch" envelope or a unified diff: it adds,
 // updates, deletes and moves several files, all or nothing. Every file passes
-// the same rules as edit, write and delete; a failure while landing rolls the
-// files already changed back.
+// the same rules as edit, write and delete (an add over an existing file is a
+// replace under write's rules; a move makes its missing directories), and
+// every step is proven possible before the first byte moves; a failure while
+// landing (another writer, the disk) rolls the files already changed back.
 func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) {
 	if err := s.catchUp(); err != nil {
 		return nil, err
