@@ -308,6 +308,15 @@ func (s *Session) swap(c *change, ready func() error) (fsys.Commit, error) {
 	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: ready, Temp: c.temp}
 	switch {
 	case c.src != nil:
+		// A move into a directory that does not exist yet creates it, as a
+		// create does; the plan proved every existing part is a directory.
+		if dir := path.Dir(c.t.rel); dir != "." {
+			if _, err := p.Stat(dir); errors.Is(err, fsys.ErrNotFound) {
+				if err := p.MkdirAll(dir); err != nil {
+					return fsys.Commit{}, err
+				}
+			}
+		}
 		src := fsys.Expected{Version: c.preVer, Bytes: c.pre}
 		if c.dir {
 			src = fsys.Expected{}

@@ -427,25 +427,9 @@ func (s *Session) inputGuard(t target, counts string, overwrite bool) *Refusal {
 // listing (bounded as list), which now counts as listed: the same call
 // retried can land.
 func (s *Session) checkParentObserved(ctx context.Context, tool string, t target) *Refusal {
-	if s.ws.opts.NoGate {
-		return nil
-	}
-	dir := t.parent()
-	for {
-		info, err := dir.root.p.Stat(dir.rel)
-		if err == nil {
-			if info.Type != fsys.TypeDir {
-				return refuse(KindNotFound, t.spelled, "cannot create %s: %s is a file, not a directory; choose another path", t.spelled, dir.display())
-			}
-			break
-		}
-		if errors.Is(err, fsys.ErrOutside) {
-			return s.ws.fileErr(tool, dir, err).(*Refusal)
-		}
-		if dir.rel == "." {
-			break
-		}
-		dir = dir.parent()
+	dir, ref := s.nearestDir(tool, t)
+	if ref != nil || s.ws.opts.NoGate {
+		return ref
 	}
 	if s.dirObserved(dir.key()) {
 		return nil
@@ -460,6 +444,30 @@ func (s *Session) checkParentObserved(ctx context.Context, tool string, t target
 	}
 	return refuse(KindNotRead, t.spelled, "%s would be created in %s, which has not been listed in this session; list it first (list path=%s) to see what is there, then retry",
 		t.spelled, shown, dir.display()).with("dir", dir.display())
+}
+
+// nearestDir returns the nearest existing ancestor of t, which must be a
+// directory: a create or move below a file could only fail once it is under
+// way, so it is refused before anything moves, gate or no gate.
+func (s *Session) nearestDir(tool string, t target) (target, *Refusal) {
+	dir := t.parent()
+	for {
+		info, err := dir.root.p.Stat(dir.rel)
+		if err == nil {
+			if info.Type != fsys.TypeDir {
+				return target{}, refuse(KindNotFound, t.spelled, "cannot create %s: %s is a file, not a directory; choose another path", t.spelled, dir.display())
+			}
+			break
+		}
+		if errors.Is(err, fsys.ErrOutside) {
+			return target{}, s.ws.fileErr(tool, dir, err).(*Refusal)
+		}
+		if dir.rel == "." {
+			break
+		}
+		dir = dir.parent()
+	}
+	return dir, nil
 }
 
 // journalRefusal turns a broken journal chain met while reading what a

@@ -22,8 +22,10 @@ type planned struct {
 
 // Patch applies a Codex "*** Begin Patch" envelope or a unified diff: it adds,
 // updates, deletes and moves several files, all or nothing. Every file passes
-// the same rules as edit, write and delete; a failure while landing rolls the
-// files already changed back.
+// the same rules as edit, write and delete (an add over an existing file is a
+// replace under write's rules; a move makes its missing directories), and
+// every step is proven possible before the first byte moves; a failure while
+// landing (another writer, the disk) rolls the files already changed back.
 func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) {
 	if err := s.catchUp(); err != nil {
 		return nil, err
@@ -69,6 +71,25 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		seen[t.key()] = t.spelled
 		if ref := s.gateWrite("patch", t); ref != nil {
 			return nil, ref
+		}
+	}
+	// A file the patch adds or moves to is a file: no other name of the
+	// patch may lie below it, or that step could only fail once the file
+	// had landed.
+	for i, f := range files {
+		made := []*target{}
+		if f.Kind == patch.Add {
+			made = append(made, &targets[i])
+		}
+		if moves[i] != nil {
+			made = append(made, moves[i])
+		}
+		for _, m := range made {
+			for _, t := range all {
+				if strings.HasPrefix(t.key(), m.key()+"/") {
+					return nil, refuse(KindInvalid, t.spelled, "the patch makes %s a file and also puts %s below it; a name cannot be both: send them in two patches, or choose other names", m.spelled, t.spelled)
+				}
+			}
 		}
 	}
 	unlock, err := s.ws.lockAll(ctx, all...)
@@ -150,7 +171,14 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 	switch f.Kind {
 	case patch.Add:
 		if exists {
-			return planned{}, refuse(KindExists, t.spelled, "%s already exists (%s); the patch adds it; use an update section for an existing file (read it first)", t.spelled, linesWord(receipt.Lines(cur)))
+			// Adding a file that exists replaces it, under write's rules:
+			// it must have been read whole, the input guard holds, and its
+			// old bytes are saved.
+			c, ref := s.planReplace("patch", t, cur, f.Content, "", false, dryRun)
+			if ref != nil {
+				return planned{}, ref
+			}
+			return planned{c: c, verb: c.message}, nil
 		}
 		if ref := s.checkParentObserved(ctx, "patch", t); ref != nil {
 			return planned{}, ref

@@ -320,6 +320,11 @@ func (s *Session) planUndoSet(ctx context.Context, h *history, events []*event, 
 			if err != nil {
 				return nil, h.blocked(e, t, to, err)
 			}
+			if c.create {
+				if ref := s.dirFree(c.t, state); ref != nil {
+					return nil, ref
+				}
+			}
 			if c.delete {
 				state[t.key()] = &simFile{}
 			} else {
@@ -341,6 +346,9 @@ func (s *Session) planUndoSet(ctx context.Context, h *history, events []*event, 
 		if err != nil {
 			return nil, h.blocked(e, t, to, err)
 		}
+		if ref := s.dirFree(ft, state); ref != nil {
+			return nil, ref
+		}
 		state[ft.key()] = &simFile{b: to.b, exists: true, dir: to.dir}
 		state[t.key()] = &simFile{}
 		if len(cs) > 1 {
@@ -349,6 +357,29 @@ func (s *Session) planUndoSet(ctx context.Context, h *history, events []*event, 
 		plan = append(plan, planStep{e: e, changes: cs})
 	}
 	return plan, nil
+}
+
+// dirFree proves, before any step of the set moves, that t can be created
+// when its turn comes: its nearest existing ancestor (as the steps planned
+// before it leave the tree, else as the disk holds it) is a directory. A
+// missing directory is made when the step lands.
+func (s *Session) dirFree(t target, state map[string]*simFile) *Refusal {
+	for dir := t.parent(); ; dir = dir.parent() {
+		exists, isDir := false, false
+		if f, ok := state[dir.key()]; ok {
+			exists, isDir = f.exists, f.dir
+		} else if info, err := dir.root.p.Stat(dir.rel); err == nil {
+			exists, isDir = true, info.Type == fsys.TypeDir
+		} else if !errors.Is(err, fsys.ErrNotFound) && !errors.Is(err, fsys.ErrNotDir) {
+			return asRefusal(s.ws.fileErr("undo", dir, err))
+		}
+		if exists && !isDir {
+			return refuse(KindNotFound, t.spelled, "cannot bring back %s: %s is a file now, not a directory; move or delete it first, then undo again", t.spelled, dir.display())
+		}
+		if exists || dir.rel == "." {
+			return nil
+		}
+	}
 }
 
 // blocked words the refusal of an undo set whose change e no longer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
@@ -42,8 +43,20 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	if err != nil {
 		return nil, s.ws.fileErr("write", t, err)
 	}
+	c, ref := s.planReplace("write", t, cur, post, a.ExpectedVersion, a.Overwrite, a.DryRun)
+	if ref != nil {
+		return nil, ref
+	}
+	return s.commit(ctx, c)
+}
+
+// planReplace checks a whole-file replace of t (which holds cur) by post
+// and builds its change, as write does it: the session must have seen the
+// whole current version, a declared input is never replaced, the input
+// guard holds unless overwrite, and the result warns and saves (rule 9).
+func (s *Session) planReplace(tool string, t target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*change, *Refusal) {
 	ver := fsys.VersionOf(cur)
-	o, ref := s.checkFresh("write", t, cur, ver, a.ExpectedVersion)
+	o, ref := s.checkFresh(tool, t, cur, ver, expectedVersion)
 	if ref != nil {
 		return nil, ref
 	}
@@ -57,12 +70,16 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		return nil, ref
 	}
 	if len(cur) > 0 && !mine && !s.ws.opts.NoGate {
-		if ref := s.inputGuard(t, counts, a.Overwrite); ref != nil {
+		if ref := s.inputGuard(t, counts, overwrite); ref != nil {
+			if tool == "patch" && strings.Contains(ref.Message, "overwrite: true") {
+				// A patch has no overwrite argument: say where there is one.
+				ref.Message += " (a patch cannot: update the file with @@ hunks instead of *** Add File:, or use write with overwrite: true)"
+			}
 			return nil, ref
 		}
 	}
 	c := &change{
-		tool: "write", t: t, key: key, pre: cur, preVer: ver, post: post, dryRun: a.DryRun, seen: &o,
+		tool: tool, t: t, key: key, pre: cur, preVer: ver, post: post, dryRun: dryRun, seen: &o,
 		matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: len(post), Line: 1, Old: cur, New: post}},
 		eol:     textedit.DetectEOL(post),
 		save:    true,
@@ -72,7 +89,7 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	} else {
 		c.message, c.warned = policy.ReplacedMessage(shownName(t.spelled), counts, policy.Alarm(t.rel, cur, post)), true
 	}
-	return s.commit(ctx, c)
+	return c, nil
 }
 
 // create writes a new file: its parent directory (or the nearest existing

@@ -40,8 +40,10 @@ type Applied struct {
 // run of whole lines of text, equal byte for byte apart from the line
 // terminator, below the previous hunk. With an OldStart hint (moved by the
 // offset the hunk before was found at), a run at the hinted line is taken;
-// otherwise the run must be the only one below the previous hunk, or the
-// hunk is refused as ambiguous with every candidate. With a Context anchor,
+// otherwise the run must be the only one below the previous hunk. When
+// runs occur more than once, the hunks are placed by their order if
+// exactly one placement keeps them in order and apart (placeInOrder);
+// otherwise the hunk is refused as ambiguous with every candidate. With a Context anchor,
 // the first run below the anchor line is taken. An AtEOF hunk must end at
 // the end of the text. A hunk with no Old lines is inserted before line
 // OldStart, below its Context line, or at the end when AtEOF; with none of
@@ -64,16 +66,18 @@ type Applied struct {
 // OldNoEOL/NewNoEOL markers say otherwise.
 func Apply(text []byte, hunks []Hunk) (Applied, error) {
 	fl := indexLines(text)
+	pls, err := placeEach(fl, hunks)
+	if he, ok := err.(*HunkError); ok && he.Kind == KindAmbiguous {
+		if ordered, oerr := placeInOrder(fl, hunks); ordered != nil || oerr != nil {
+			pls, err = ordered, oerr
+		}
+	}
+	if err != nil {
+		return Applied{}, err
+	}
 	var out Applied
-	from, drift := 0, 0
 	for k, h := range hunks {
-		pl, err := locate(fl, h, k, from, drift)
-		if err != nil {
-			return Applied{}, err
-		}
-		if h.OldStart > 0 {
-			drift = pl.at - (h.OldStart - 1)
-		}
+		pl := pls[k]
 		if pl.space {
 			h = withFileContext(fl, h, keptLines(h), pl.at, pl.adapted)
 			out.SpaceContext = append(out.SpaceContext, k+1)
@@ -90,10 +94,110 @@ func Apply(text []byte, hunks []Hunk) (Applied, error) {
 		}
 		// An insertion is adapted only if a line got the file's "\r\n".
 		out.CRLFAdapted = out.CRLFAdapted || pl.adapted && (len(h.Old) > 0 || usedEOL)
-		from = pl.at + len(h.Old)
 	}
 	out.Text = splice(text, out.Regions)
 	return out, nil
+}
+
+// placeEach places the hunks one after the other: each below the one
+// before, by its hint, its anchor, or as the only run of its lines there.
+func placeEach(fl *fileLines, hunks []Hunk) ([]placement, error) {
+	pls := make([]placement, len(hunks))
+	from, drift := 0, 0
+	for k, h := range hunks {
+		pl, err := locate(fl, h, k, from, drift)
+		if err != nil {
+			return nil, err
+		}
+		if h.OldStart > 0 {
+			drift = pl.at - (h.OldStart - 1)
+		}
+		pls[k] = pl
+		from = pl.at + len(h.Old)
+	}
+	return pls, nil
+}
+
+// placeInOrder places hunks whose lines occur more than once by the order
+// of the hunks: each hunk's candidates are every run of its lines in the
+// file, and a placement puts every hunk at one of them, in patch order,
+// none overlapping the one before. When exactly one placement exists, it
+// is returned. When several do, the first hunk that is not fixed by them
+// is refused as ambiguous with the lines it could start at. nil, nil when
+// the hunks cannot be placed this way (a hunk with an @@ anchor or no old
+// lines, one whose lines are nowhere, or no placement in order): the
+// caller's own refusal stands.
+func placeInOrder(fl *fileLines, hunks []Hunk) ([]placement, error) {
+	type cand struct {
+		pl   placement
+		size int
+		// fwd: the hunks before can be placed in order above this one;
+		// bwd: the hunks after can be placed in order below it.
+		fwd, bwd bool
+	}
+	all := make([][]cand, len(hunks))
+	for k, h := range hunks {
+		if h.Context != "" || len(h.Old) == 0 {
+			return nil, nil
+		}
+		// Line numbers already failed to tell the runs apart (placeEach
+		// tried them with the offset of the hunks before): only order counts.
+		s := search{ctxLine: -1, expected: -1, atEOF: h.AtEOF || h.OldNoEOL || h.NewNoEOL}
+		ps, m := candidates(fl, h, s)
+		for _, p := range ps {
+			all[k] = append(all[k], cand{pl: placement{at: p, adapted: m.adapted, space: m.space}, size: len(h.Old)})
+		}
+	}
+	// Candidates are in file order, so one pass each way suffices: a
+	// candidate is reachable from above when some reachable candidate of
+	// the hunk before ends at or above its start, and from below likewise.
+	for i := range all[0] {
+		all[0][i].fwd = true
+	}
+	for k := 1; k < len(all); k++ {
+		prev, reach, j := all[k-1], false, 0
+		for i := range all[k] {
+			for j < len(prev) && prev[j].pl.at+prev[j].size <= all[k][i].pl.at {
+				reach = reach || prev[j].fwd
+				j++
+			}
+			all[k][i].fwd = reach
+		}
+	}
+	last := len(all) - 1
+	for i := range all[last] {
+		all[last][i].bwd = true
+	}
+	for k := last - 1; k >= 0; k-- {
+		next, reach, j := all[k+1], false, len(all[k+1])-1
+		for i := len(all[k]) - 1; i >= 0; i-- {
+			for j >= 0 && next[j].pl.at >= all[k][i].pl.at+all[k][i].size {
+				reach = reach || next[j].bwd
+				j--
+			}
+			all[k][i].bwd = reach
+		}
+	}
+	pls := make([]placement, len(hunks))
+	for k, cs := range all {
+		var feasible []int
+		for _, c := range cs {
+			if c.fwd && c.bwd {
+				feasible = append(feasible, c.pl.at)
+				pls[k] = c.pl
+			}
+		}
+		switch {
+		case len(feasible) == 0:
+			return nil, nil // no placement keeps them in order
+		case len(feasible) == 1:
+			continue
+		case len(feasible) == len(cs):
+			return nil, ambiguous(k, hunks[k], feasible) // order rules none out
+		}
+		return nil, ambiguousInOrder(k, hunks[k], feasible, len(cs))
+	}
+	return pls, nil
 }
 
 // splice replaces each region of text with its new bytes.
@@ -462,6 +566,35 @@ func abs(x int) int {
 }
 
 func ambiguous(k int, h Hunk, cands []int) error {
+	what := "its old lines occur"
+	if len(h.Old) == 1 {
+		what = "its old line occurs"
+	}
+	list, lines := candidateList(cands)
+	return &HunkError{Index: k, Kind: KindAmbiguous, Lines: lines,
+		Msg: fmt.Sprintf("%s %d times (at lines %s), and nothing says which is meant: %s", what, len(cands), list, ambiguousFix)}
+}
+
+// ambiguousInOrder refuses hunk k, whose lines occur total times, when
+// cands are the lines it could start at with every hunk of the patch in
+// order and apart.
+func ambiguousInOrder(k int, h Hunk, cands []int, total int) error {
+	what := "its old lines occur"
+	if len(h.Old) == 1 {
+		what = "its old line occurs"
+	}
+	list, lines := candidateList(cands)
+	return &HunkError{Index: k, Kind: KindAmbiguous, Lines: lines,
+		Msg: fmt.Sprintf("%s %d times, and with the patch's hunks in file order and apart it can still go at %d of them (at lines %s): %s",
+			what, total, len(cands), list, ambiguousFix)}
+}
+
+const ambiguousFix = "include more unchanged lines around the change so that it matches once, " +
+	"or give the line where it starts (a unified header \"@@ -N +N @@\" with N its first old line; in a Codex envelope, an \"@@\" line naming a line above it)"
+
+// candidateList names 0-based candidate lines for people (the first ten)
+// and returns them 1-based.
+func candidateList(cands []int) (string, []int) {
 	lines := make([]int, len(cands))
 	shown := make([]string, 0, 10)
 	for i, p := range cands {
@@ -474,11 +607,5 @@ func ambiguous(k int, h Hunk, cands []int) error {
 	if len(cands) > len(shown) {
 		list += fmt.Sprintf(" and %d more", len(cands)-len(shown))
 	}
-	what := "its old lines occur"
-	if len(h.Old) == 1 {
-		what = "its old line occurs"
-	}
-	return &HunkError{Index: k, Kind: KindAmbiguous, Lines: lines,
-		Msg: fmt.Sprintf("%s %d times (at lines %s), and nothing says which is meant: include more unchanged lines around the change so that it matches once, "+
-			"or give the line where it starts (a unified header \"@@ -N +N @@\" with N its first old line; in a Codex envelope, an \"@@\" line naming a line above it)", what, len(cands), list)}
+	return list, lines
 }

@@ -276,7 +276,7 @@ func TestApplyErrors(t *testing.T) {
 		{
 			name:  "pure insertion without a position",
 			text:  "a\n",
-			patch: "*** Begin Patch\n*** Update File: f\n+b\n*** End Patch",
+			patch: "--- a/f\n+++ b/f\n@@\n+b\n",
 			kind:  KindAmbiguous,
 			msg:   []string{"only adds lines"},
 		},

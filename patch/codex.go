@@ -20,6 +20,13 @@ func isCodexFileHeader(t string) bool {
 	return strings.HasPrefix(t, codexAdd) || strings.HasPrefix(t, codexDelete) || strings.HasPrefix(t, codexUpdate)
 }
 
+// isCodexMarker reports whether t, a line with its surrounding whitespace
+// trimmed, is a line of the envelope itself (a file header, "*** Move to:",
+// "*** End of File" or "*** End Patch") rather than a hunk line.
+func isCodexMarker(t string) bool {
+	return t == codexEnd || t == codexEOF || isCodexFileHeader(t) || strings.HasPrefix(t, codexMove)
+}
+
 // parseCodex reads lines lo..hi as one Codex envelope.
 func parseCodex(p patchLines, lo, hi int) ([]File, error) {
 	if t := strings.TrimSpace(p[lo]); t != codexBegin {
@@ -143,6 +150,11 @@ func parseCodexUpdate(p patchLines, i, hi int) (File, int, error) {
 		if err != nil {
 			return err
 		}
+		if len(h.Old) == 0 && h.Context == "" && h.OldStart == 0 {
+			// A chunk of only added lines that says nowhere where goes at
+			// the end of the file, as Codex puts it.
+			h.AtEOF = true
+		}
 		f.Hunks = append(f.Hunks, h)
 		cur = nil
 		return nil
@@ -151,7 +163,9 @@ body:
 	for ; j <= hi; j++ {
 		l := p[j]
 		switch {
-		case strings.HasPrefix(l, "***"):
+		case strings.HasPrefix(l, "***") || isCodexMarker(strings.TrimSpace(l)):
+			// A marker may carry whitespace around it, as Codex accepts:
+			// " *** End Patch" ends the file's hunks, it is no context line.
 			if strings.TrimSpace(l) != codexEOF {
 				break body
 			}

@@ -4,10 +4,16 @@
 // hunks to one file's bytes.
 //
 // Parse is lenient about wrapping and strict about content. It accepts blank
-// lines around the patch, a heredoc wrapper (apply_patch <<'EOF' ... EOF) or
-// a Markdown code fence around it, a patch whose lines all end in "\r\n",
-// a missing final newline, a commit message before a diff, and a Codex
-// first hunk without its "@@" line. A unified hunk header may be written as
+// lines around the patch, a heredoc wrapper (apply_patch <<'EOF' ... EOF,
+// cat <<'EOF' | apply_patch) or a Markdown code fence around it, or both, a
+// patch whose lines all end in "\r\n", a missing final newline, a commit
+// message before a diff, Codex markers with whitespace around them, and a
+// Codex first hunk without its "@@" line. A "cd DIR &&" before the heredoc
+// resolves every path of the patch in DIR (as the shell would, ".." by
+// name); a cd it cannot honour (a DIR the shell would expand, a cd not
+// joined by "&&") is refused, never dropped. A Codex chunk of only added
+// lines with no "@@" text or line number is anchored at the end of the file
+// (Hunk.AtEOF), as Codex appends it. A unified hunk header may be written as
 // git writes it ("@@ -l,s +l,s @@ section"), without counts ("@@ -l +l @@"),
 // unclosed, or bare ("@@", "@@ @@", "@@ @@ section"); counts that disagree
 // with the hunk's lines are ignored, and such a hunk runs to the first line
@@ -25,8 +31,12 @@
 // Apply locates leniently and verifies strictly. A unified line number is
 // a hint: the offset found for one hunk carries to the next, and a hunk
 // whose lines are at the line so hinted goes there; otherwise its lines
-// must occur exactly once below the previous hunk, or it is refused as
-// ambiguous with every candidate line. Hunks apply in order and never
+// must occur exactly once below the previous hunk. When a hunk's lines
+// occur more than once, the hunks are placed by their order: if exactly one
+// placement puts every hunk at a run of its lines, in order and none
+// overlapping the one before, that is where they go; otherwise the first
+// hunk it does not fix is refused as ambiguous with every line it could
+// start at. Hunks apply in order and never
 // overlap. A Codex "@@" line is an anchor: it narrows the search to what
 // follows the first line containing it (consecutive "@@" lines narrow in
 // turn, and an "@@" line repeated from the hunk before is accepted above
@@ -41,7 +51,8 @@
 // is applied to the lines a hunk removes. Indentation, Unicode and fuzzy
 // matching are never applied; a near miss is a *HunkError that names the
 // nearest region and what differs (indentation, trailing space, line
-// endings, quotes, and whether the line is removed or kept). Every byte
+// endings, quotes, dashes, no-break spaces, and whether the line is
+// removed or kept). Every byte
 // outside the replaced lines is kept: a byte order mark, tabs, the final
 // newline or its absence (changed only where a "\ No newline at end of
 // file" marker says so).
@@ -50,7 +61,8 @@
 // must not grow either. It does not decide whether a path is allowed,
 // whether a file exists, or whether a caller may change it: paths are
 // returned as the patch wrote them (with one leading "a/" or "b/" removed
-// from unified diff names) for the caller to confine and check, and a
+// from unified diff names, and joined to a cd wrapper's DIR) for the
+// caller to confine and check, and a
 // plan's files are the caller's to apply all or nothing. It never applies
 // a hunk it could not verify.
 package patch

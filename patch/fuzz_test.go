@@ -20,6 +20,13 @@ func FuzzParse(f *testing.F) {
 		{"--- a/x\n+++ b/x\n@@\n-a\n+b\n", "a\n"},
 		{"--- a/x\n+++ b/x\n@@ -1,3 +1,1 @@\n-a\n", "a\n"},
 		{"```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-\u201ca\u201d\n+b\n```", "\"a\"\n"},
+		// Wrappers and markers as Codex accepts them.
+		{"```bash\ncd \"my dir\" && apply_patch <<'EOF'\n *** Begin Patch\n  *** Update File: ../c\n@@\n-a\n+b\n  *** End of File\n *** End Patch \nEOF\n```\n", "a\n"},
+		{"cd d && cat <<EOF | applypatch\n*** Begin Patch\n*** Update File: c\n@@\n-a\n+b\n@@\n+appended\n*** End Patch\nEOF\n", "a\nz"},
+		{"cd $X; apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: c\n*** End Patch\nEOF\n", ""},
+		// Hunks placed by their order, and a typographic near miss.
+		{"--- a/x\n+++ b/x\n@@ @@\n-dup\n+one\n@@ @@\n-dup\n+two\n", "dup\nx\ndup\ndup\n"},
+		{"--- a/x\n+++ b/x\n@@ @@\n-a - b \"c\"\n+d\n", "a \u2014 b \u201cc\u201d\u00a0\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.patch, s.text)
@@ -102,6 +109,9 @@ func FuzzApply(f *testing.F) {
 			t.Fatalf("Apply gives %q (CRLFAdapted %v), want %q\ndiff:\n%s", a.Text, a.CRLFAdapted, edited, diff)
 		}
 
+		if hasInnerInsertion(files[0].Hunks) {
+			return // a Codex chunk of only added lines goes at the end
+		}
 		codex := toCodex(files[0].Hunks)
 		cf, err := Parse(codex)
 		if err != nil {

@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -150,17 +151,61 @@ func nearestRegion(fl *fileLines, old []string, s search) (int, int) {
 }
 
 // looseKey is a line with surrounding whitespace trimmed and typographic
-// quotes folded: only for finding the nearest region, never for matching.
+// characters folded (foldTypo): only for finding the nearest region, never
+// for matching.
 func looseKey(l []byte) string {
 	l = bytes.TrimSpace(l)
-	if bytes.ContainsAny(l, "‘’“”") {
-		return foldQuotes(string(l))
+	if hasTypo(string(l)) {
+		return string(bytes.TrimSpace([]byte(foldTypo(string(l)))))
 	}
 	return string(l)
 }
 
-func foldQuotes(s string) string {
-	return strings.NewReplacer("‘", "'", "’", "'", "“", `"`, "”", `"`).Replace(s)
+// The typographic characters a model writes as ASCII (or the other way
+// round), by what they are named in a message.
+var typoClasses = []struct {
+	name  string
+	chars string
+	fold  *strings.Replacer
+}{
+	{"quotes", "‘’“”", strings.NewReplacer("‘", "'", "’", "'", "“", `"`, "”", `"`)},
+	{"dashes", "‐‑‒–—―−", strings.NewReplacer("‐", "-", "‑", "-", "‒", "-", "–", "-", "—", "-", "―", "-", "−", "-")},
+	{"no-break spaces", "\u00a0\u2007\u202f", strings.NewReplacer("\u00a0", " ", "\u2007", " ", "\u202f", " ")},
+}
+
+func hasTypo(s string) bool {
+	for _, c := range typoClasses {
+		if strings.ContainsAny(s, c.chars) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldTypo writes curly quotes, dashes and no-break spaces as their ASCII
+// look-alikes.
+func foldTypo(s string) string {
+	for _, c := range typoClasses {
+		if strings.ContainsAny(s, c.chars) {
+			s = c.fold.Replace(s)
+		}
+	}
+	return s
+}
+
+// typoDiff names the typographic characters that make file and patch
+// differ when they are equal once folded, or returns "".
+func typoDiff(file, patch string) string {
+	if foldTypo(file) != foldTypo(patch) {
+		return ""
+	}
+	var kinds []string
+	for _, c := range typoClasses {
+		if strings.ContainsAny(file, c.chars) || strings.ContainsAny(patch, c.chars) {
+			kinds = append(kinds, c.name)
+		}
+	}
+	return strings.Join(kinds, " and ")
 }
 
 // lineDiff names what differs between a file line (without its "\n") and a
@@ -176,6 +221,9 @@ func lineDiff(file []byte, patch string) string {
 		}
 		return "line ending (the patch's ends in \\r\\n, the file's in \\n)"
 	}
+	if kinds := typoDiff(strings.TrimSuffix(f, "\r"), strings.TrimSuffix(patch, "\r")); kinds != "" {
+		return fmt.Sprintf("%s (file %s, patch %s): copy the file's characters", kinds, showTypo(f), showTypo(patch))
+	}
 	fLead, fCore, fTrail := splitSpace(strings.TrimSuffix(f, "\r"))
 	pLead, pCore, pTrail := splitSpace(strings.TrimSuffix(patch, "\r"))
 	if fCore == pCore {
@@ -188,13 +236,20 @@ func lineDiff(file []byte, patch string) string {
 		}
 		return strings.Join(parts, " and ")
 	}
-	if foldQuotes(fCore) == foldQuotes(pCore) {
-		return fmt.Sprintf("quotes (file %q, patch %q)", clip(fCore, 60), clip(pCore, 60))
-	}
 	if strings.Join(strings.Fields(fCore), "") == strings.Join(strings.Fields(pCore), "") {
 		return fmt.Sprintf("spacing inside the line (file %q, patch %q)", clip(fCore, 60), clip(pCore, 60))
 	}
 	return fmt.Sprintf("text (file %q, patch %q)", clip(f, 60), clip(patch, 60))
+}
+
+// showTypo quotes a line for a message, its no-break spaces made visible
+// ("\u00a0"), since they print as spaces; other characters show as they are.
+func showTypo(s string) string {
+	q := strconv.QuoteToGraphic(clip(strings.TrimSuffix(s, "\r"), 60))
+	for _, r := range typoClasses[2].chars {
+		q = strings.ReplaceAll(q, string(r), fmt.Sprintf("\\u%04x", r))
+	}
+	return q
 }
 
 func splitSpace(s string) (lead, core, trail string) {

@@ -2,6 +2,8 @@ package patch
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 )
 
@@ -11,14 +13,14 @@ import (
 // returned.
 func Parse(text string) ([]File, error) {
 	src := splitPatch(text)
-	lo, hi := src.unwrap()
+	lo, hi, dir, err := src.unwrap()
+	if err != nil {
+		return nil, err
+	}
 	if lo > hi {
 		return nil, &ParseError{Line: 1, Msg: "empty patch: expected \"*** Begin Patch\" or a unified diff"}
 	}
-	var (
-		files []File
-		err   error
-	)
+	var files []File
 	switch src.detect(lo, hi) {
 	case formatCodex:
 		files, err = parseCodex(src, lo, hi)
@@ -36,10 +38,28 @@ func Parse(text string) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dir != "" {
+		for i := range files {
+			files[i].Path = inDir(dir, files[i].Path)
+			if files[i].MoveTo != "" {
+				files[i].MoveTo = inDir(dir, files[i].MoveTo)
+			}
+		}
+	}
 	if err := checkPaths(files); err != nil {
 		return nil, err
 	}
 	return files, nil
+}
+
+// inDir resolves a patch path in the directory of a "cd DIR &&" wrapper,
+// as the shell would: an absolute path stays, a relative one is joined to
+// DIR (".." steps are resolved by name, as cd does).
+func inDir(dir, p string) string {
+	if strings.HasPrefix(p, "/") {
+		return p
+	}
+	return path.Join(dir, p)
 }
 
 // checkPaths refuses a patch that touches one path twice: its plans could
@@ -97,32 +117,43 @@ func splitPatch(text string) patchLines {
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // unwrap returns the first and last line index of the patch proper, after
-// blank lines and a heredoc or code fence wrapper.
-func (p patchLines) unwrap() (lo, hi int) {
-	lo, hi = 0, len(p)-1
-	for lo <= hi && blank(p[lo]) {
+// blank lines and the wrappers models put around a patch: a Markdown code
+// fence, a shell heredoc (apply_patch <<'EOF', cat <<'EOF' | apply_patch),
+// or both, the fence outside. dir is the directory of a "cd DIR &&" before
+// the heredoc, "" without one.
+func (p patchLines) unwrap() (lo, hi int, dir string, err error) {
+	lo, hi = p.trim(0, len(p)-1)
+	fenced := false
+	for lo <= hi {
+		first := strings.TrimSpace(p[lo])
+		closer := ""
+		switch {
+		case !fenced && dir == "" && strings.HasPrefix(first, "```"):
+			closer, fenced = "```", true
+		default:
+			w, ok, werr := heredoc(first)
+			if werr != nil {
+				return 0, 0, "", &ParseError{Line: lo + 1, Msg: werr.Error()}
+			}
+			if !ok {
+				return lo, hi, dir, nil
+			}
+			closer, dir = w.tag, w.dir
+		}
 		lo++
+		if hi >= lo && strings.TrimSpace(p[hi]) == closer {
+			hi--
+		}
+		lo, hi = p.trim(lo, hi)
+		if closer != "```" {
+			break // nothing wraps inside a heredoc
+		}
 	}
-	for hi >= lo && blank(p[hi]) {
-		hi--
-	}
-	if lo > hi {
-		return lo, hi
-	}
-	closer := ""
-	first := strings.TrimSpace(p[lo])
-	switch {
-	case strings.HasPrefix(first, "```"):
-		closer = "```"
-	case heredocTag(first) != "":
-		closer = heredocTag(first)
-	default:
-		return lo, hi
-	}
-	lo++
-	if hi >= lo && strings.TrimSpace(p[hi]) == closer {
-		hi--
-	}
+	return lo, hi, dir, nil
+}
+
+// trim narrows lo..hi to the lines between leading and trailing blank ones.
+func (p patchLines) trim(lo, hi int) (int, int) {
 	for lo <= hi && blank(p[lo]) {
 		lo++
 	}
@@ -132,28 +163,95 @@ func (p patchLines) unwrap() (lo, hi int) {
 	return lo, hi
 }
 
-// heredocTag returns the terminator of a shell heredoc opened at the end of
-// line (apply_patch <<'EOF', cat <<-"PATCH", ...), or "".
-func heredocTag(line string) string {
-	i := strings.LastIndex(line, "<<")
+// wrapper is what the first line of a shell heredoc says.
+type wrapper struct {
+	tag string // the heredoc's terminator
+	dir string // the directory of a "cd DIR &&" before it, or ""
+}
+
+// applyCommands are the names a heredoc may be piped to, or given to.
+var applyCommands = []string{"apply_patch", "applypatch"}
+
+// heredoc reads a shell line that opens a heredoc: anything, then "<<" (or
+// "<<-"), the tag (bare or quoted), and optionally "| apply_patch" after
+// it. ok is false when the line opens none. A "cd DIR &&" at its start
+// gives the directory the patch's paths are relative to; a DIR the shell
+// would expand or split is refused, as is a cd not joined by "&&".
+func heredoc(line string) (w wrapper, ok bool, err error) {
+	i := strings.Index(line, "<<")
 	if i < 0 {
-		return ""
+		return wrapper{}, false, nil
 	}
-	tag := strings.TrimSpace(line[i+2:])
-	tag = strings.TrimPrefix(tag, "-")
-	tag = strings.TrimSpace(tag)
-	if len(tag) >= 2 && (tag[0] == '\'' || tag[0] == '"') && tag[len(tag)-1] == tag[0] {
-		tag = tag[1 : len(tag)-1]
+	before, rest := strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+2:])
+	rest = strings.TrimSpace(strings.TrimPrefix(rest, "-"))
+	tag, after := rest, ""
+	if len(rest) > 0 && (rest[0] == '\'' || rest[0] == '"') {
+		end := strings.IndexByte(rest[1:], rest[0])
+		if end < 0 {
+			return wrapper{}, false, nil
+		}
+		tag, after = rest[1:end+1], rest[end+2:]
+	} else if j := strings.IndexAny(rest, " \t|"); j >= 0 {
+		tag, after = rest[:j], rest[j:]
 	}
+	if !heredocTagOK(tag) {
+		return wrapper{}, false, nil
+	}
+	if after = strings.TrimSpace(after); after != "" {
+		cmd, piped := strings.CutPrefix(after, "|")
+		if !piped || !slices.Contains(applyCommands, strings.TrimSpace(cmd)) {
+			return wrapper{}, false, nil
+		}
+	}
+	w.tag = tag
+	w.dir, err = cdDir(before)
+	return w, true, err
+}
+
+// heredocTagOK says whether tag can end a heredoc: letters, digits, "_",
+// "-" and ".".
+func heredocTagOK(tag string) bool {
 	if tag == "" {
-		return ""
+		return false
 	}
 	for _, r := range tag {
 		if !(r == '_' || r == '-' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return ""
+			return false
 		}
 	}
-	return tag
+	return true
+}
+
+// cdDir returns DIR when cmd (the part of a heredoc line before "<<")
+// starts "cd DIR &&"; "" when it does not start with cd.
+func cdDir(cmd string) (string, error) {
+	rest, ok := strings.CutPrefix(cmd, "cd")
+	if !ok || rest == "" || rest[0] != ' ' && rest[0] != '\t' {
+		return "", nil
+	}
+	rest = strings.TrimSpace(rest)
+	var dir string
+	switch {
+	case rest != "" && (rest[0] == '\'' || rest[0] == '"'):
+		end := strings.IndexByte(rest[1:], rest[0])
+		if end < 0 {
+			return "", fmt.Errorf("the cd before the heredoc has an unclosed quote: %q", clip(cmd, 60))
+		}
+		dir, rest = rest[1:end+1], rest[end+2:]
+	default:
+		j := strings.IndexAny(rest, " \t&;|")
+		if j < 0 {
+			j = len(rest)
+		}
+		dir, rest = rest[:j], rest[j:]
+	}
+	if dir == "" || strings.ContainsAny(dir, "$`~*?[\\") {
+		return "", fmt.Errorf("the cd before the heredoc names %q, which a shell would expand; give the directory as a plain path, or drop the cd and give paths from the workspace root", clip(dir, 60))
+	}
+	if !strings.HasPrefix(strings.TrimSpace(rest), "&&") {
+		return "", fmt.Errorf("%q: only \"cd DIR && apply_patch <<'EOF'\" is read as a directory for the patch; join the cd with && or drop it and give paths from the workspace root", clip(cmd, 60))
+	}
+	return dir, nil
 }
 
 // detect decides the format of lines lo..hi: Codex when it starts like an

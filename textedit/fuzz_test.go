@@ -29,6 +29,8 @@ func FuzzApply(f *testing.F) {
 	f.Add("abcdef", "cd", "", false, "bef", "X")
 	f.Add("a\x00\xff\nb", "\xff\nb", "\r\n", true, "\x00", "0")
 	f.Add("", "a", "b", false, "", "")
+	f.Add("fast \u2014 always\nprice 10\u00a0\u20ac\n", "fast - always\nprice 10 \u20ac", "x", false, "", "")
+	f.Add("a \u2212 b\u202f\u2013\n", "a - b -", "y", false, "", "")
 	f.Fuzz(func(t *testing.T, text, old, repl string, all bool, old2, repl2 string) {
 		edits := []Edit{{Old: old, New: repl, ReplaceAll: all}}
 		if old2 != "" {

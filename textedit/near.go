@@ -20,20 +20,23 @@ type Near struct {
 	Text string
 	// Differences names what separates the region from old_string, in this
 	// order: DiffIndentation, DiffTabs, DiffSpacing, DiffTrailingSpace,
-	// DiffLineEndings, DiffQuotes; or DiffContent alone when the region is
+	// DiffLineEndings, DiffQuotes, DiffDashes, DiffNoBreakSpaces; or
+	// DiffContent alone when the region is
 	// only similar.
 	Differences []string
 }
 
 // What a Near region can differ in.
 const (
-	DiffIndentation   = "indentation"    // leading whitespace of a line
-	DiffTabs          = "tabs vs spaces" // a tab where old_string has spaces, or the reverse
-	DiffSpacing       = "spacing"        // runs of blanks inside a line
-	DiffTrailingSpace = "trailing space" // blanks at the end of a line
-	DiffLineEndings   = "line endings"   // "\r\n" against "\n", beyond what CRLF adaptation covers
-	DiffQuotes        = "quotes"         // straight against curly quotes
-	DiffContent       = "content"        // anything else
+	DiffIndentation   = "indentation"     // leading whitespace of a line
+	DiffTabs          = "tabs vs spaces"  // a tab where old_string has spaces, or the reverse
+	DiffSpacing       = "spacing"         // runs of blanks inside a line
+	DiffTrailingSpace = "trailing space"  // blanks at the end of a line
+	DiffLineEndings   = "line endings"    // "\r\n" against "\n", beyond what CRLF adaptation covers
+	DiffQuotes        = "quotes"          // straight against curly quotes
+	DiffDashes        = "dashes"          // "-" against an en or em dash, a hyphen or minus sign
+	DiffNoBreakSpaces = "no-break spaces" // " " against a no-break space
+	DiffContent       = "content"         // anything else
 )
 
 // Bounds that keep a miss cheap on large texts.
@@ -57,10 +60,12 @@ type norm uint8
 const (
 	normCR     norm = 1 << iota // drop a final "\r"
 	normQuotes                  // curly quotes become straight
+	normDashes                  // typographic dashes become "-"
+	normNBSP                    // no-break spaces become " "
 	normInner                   // runs of blanks inside the line become one space
 	normTrail                   // drop blanks at the end
 	normLead                    // drop blanks at the start
-	normAll    = normCR | normQuotes | normInner | normTrail | normLead
+	normAll    = normCR | normQuotes | normDashes | normNBSP | normInner | normTrail | normLead
 )
 
 // nearest finds the region of text most like old, or nil. It is best
@@ -365,7 +370,7 @@ func words(p []byte) [][]byte {
 		if i < len(p) {
 			c := p[i]
 			word = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
-			if quoteLen(p[i:]) > 0 {
+			if typoLen(p[i:]) > 0 {
 				word = false
 			}
 		}
@@ -376,11 +381,38 @@ func words(p []byte) [][]byte {
 			ws = append(ws, p[start:i])
 			start = -1
 		}
-		if i < len(p) && quoteLen(p[i:]) > 0 {
-			i += 2
+		if i < len(p) && typoLen(p[i:]) > 0 {
+			i += typoLen(p[i:]) - 1
 		}
 	}
 	return ws
+}
+
+// typoLen returns the length of the curly quote, typographic dash or
+// no-break space p starts with, or 0.
+func typoLen(p []byte) int {
+	return max(quoteLen(p), dashLen(p), nbspLen(p))
+}
+
+// dashLen returns the length of the typographic dash p starts with
+// (U+2010 to U+2015, U+2212 minus sign), or 0.
+func dashLen(p []byte) int {
+	if len(p) >= 3 && p[0] == 0xE2 && (p[1] == 0x80 && 0x90 <= p[2] && p[2] <= 0x95 || p[1] == 0x88 && p[2] == 0x92) {
+		return 3
+	}
+	return 0
+}
+
+// nbspLen returns the length of the no-break space p starts with (U+00A0,
+// U+2007, U+202F), or 0.
+func nbspLen(p []byte) int {
+	switch {
+	case len(p) >= 2 && p[0] == 0xC2 && p[1] == 0xA0:
+		return 2
+	case len(p) >= 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0x87 || p[2] == 0xAF):
+		return 3
+	}
+	return 0
 }
 
 // quoteLen returns the length of the curly quote p starts with, or 0.
@@ -396,7 +428,7 @@ func quoteLen(p []byte) int {
 // drop.
 func (m *miss) classify(s int) []string {
 	need := normAll
-	for _, f := range []norm{normCR, normQuotes, normInner, normTrail, normLead} {
+	for _, f := range []norm{normCR, normQuotes, normDashes, normNBSP, normInner, normTrail, normLead} {
 		if m.match(s, need&^f) {
 			need &^= f
 		}
@@ -422,6 +454,12 @@ func (m *miss) classify(s int) []string {
 	if need&normQuotes != 0 {
 		add(DiffQuotes)
 	}
+	if need&normDashes != 0 {
+		add(DiffDashes)
+	}
+	if need&normNBSP != 0 {
+		add(DiffNoBreakSpaces)
+	}
 	if len(out) == 0 {
 		// Unreachable while the line model is exact: a window that matches
 		// without normalization is a literal match.
@@ -429,7 +467,7 @@ func (m *miss) classify(s int) []string {
 	}
 	// Keep the documented order even when blankKind answered DiffTabs twice
 	// or in a different position.
-	order := []string{DiffIndentation, DiffTabs, DiffSpacing, DiffTrailingSpace, DiffLineEndings, DiffQuotes}
+	order := []string{DiffIndentation, DiffTabs, DiffSpacing, DiffTrailingSpace, DiffLineEndings, DiffQuotes, DiffDashes, DiffNoBreakSpaces}
 	slices.SortFunc(out, func(a, b string) int {
 		return cmp.Compare(slices.Index(order, a), slices.Index(order, b))
 	})
@@ -511,6 +549,14 @@ func normalize(dst, line []byte, f norm) []byte {
 				dst = append(dst, '"')
 			}
 			i += 2
+			continue
+		case f&normDashes != 0 && dashLen(line[i:]) > 0:
+			dst = append(dst, '-')
+			i += 2
+			continue
+		case f&normNBSP != 0 && nbspLen(line[i:]) > 0:
+			dst = append(dst, ' ')
+			i += nbspLen(line[i:]) - 1
 			continue
 		}
 		dst = append(dst, c)

@@ -69,6 +69,34 @@ func TestNoMatchNear(t *testing.T) {
 			near: &Near{StartLine: 1, EndLine: 1, Text: "00001|it's fine", Differences: []string{DiffQuotes}},
 		},
 		{
+			name: "an em dash written as a hyphen",
+			text: "intro\nfast — always\noutro\n",
+			old:  "fast - always",
+			msg:  "old_string not found; nearest is line 2, which differs in dashes",
+			near: &Near{StartLine: 2, EndLine: 2, Text: "00002|fast — always", Differences: []string{DiffDashes}},
+		},
+		{
+			name: "an en dash and a minus sign in old",
+			text: "pages 10-12, x = a - b\n",
+			old:  "pages 10–12, x = a − b",
+			msg:  "old_string not found; nearest is line 1, which differs in dashes",
+			near: &Near{StartLine: 1, EndLine: 1, Text: "00001|pages 10-12, x = a - b", Differences: []string{DiffDashes}},
+		},
+		{
+			name: "a no-break space",
+			text: "total\nprice: 10\u00a0€\n",
+			old:  "price: 10 €",
+			msg:  "old_string not found; nearest is line 2, which differs in no-break spaces",
+			near: &Near{StartLine: 2, EndLine: 2, Text: "00002|price: 10\u00a0€", Differences: []string{DiffNoBreakSpaces}},
+		},
+		{
+			name: "a narrow no-break space and quotes",
+			text: "say “1\u202f000”\n",
+			old:  `say "1 000"`,
+			msg:  "old_string not found; nearest is line 1, which differs in quotes and no-break spaces",
+			near: &Near{StartLine: 1, EndLine: 1, Text: "00001|say “1\u202f000”", Differences: []string{DiffQuotes, DiffNoBreakSpaces}},
+		},
+		{
 			name: "line endings",
 			text: "one\ntwo\nthree\n",
 			old:  "one\r\ntwo\r\n",
@@ -206,5 +234,41 @@ func TestNearMisspeltWordInLargeText(t *testing.T) {
 	want := &Near{StartLine: 103457, EndLine: 103457, Text: "103457|\tregisterHandlerForEndpoint103456(ctx)", Differences: []string{DiffContent}}
 	if diff := cmp.Diff(want, ne.Near); diff != "" {
 		t.Errorf("Near (-want +got):\n%s", diff)
+	}
+}
+
+// TestTypographicKinds: every dash and no-break space named is folded for
+// finding the nearest region, and they split words as quotes do, so a word
+// glued to one by a dash is still an anchor.
+func TestTypographicKinds(t *testing.T) {
+	for _, d := range []string{"\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\u2212"} {
+		if dashLen([]byte(d+"x")) != 3 {
+			t.Errorf("%U is not read as a dash", []rune(d)[0])
+		}
+	}
+	for _, c := range []string{"\u2016", "\u200f", "\u2211", "-"} {
+		if dashLen([]byte(c)) != 0 {
+			t.Errorf("%q is read as a dash", c)
+		}
+	}
+	for _, sp := range []string{"\u00a0", "\u2007", "\u202f"} {
+		if nbspLen([]byte(sp)) != len(sp) {
+			t.Errorf("%U is not read as a no-break space", []rune(sp)[0])
+		}
+	}
+	for _, c := range []string{"\u2008", "\u00a1", " "} {
+		if nbspLen([]byte(c)) != 0 {
+			t.Errorf("%q is read as a no-break space", c)
+		}
+	}
+	got := words([]byte("fast\u2014always\u00a0now\u201cq\u201d"))
+	want := []string{"fast", "always", "now", "q"}
+	if len(got) != len(want) {
+		t.Fatalf("words = %q, want %q", got, want)
+	}
+	for i := range want {
+		if string(got[i]) != want[i] {
+			t.Fatalf("words = %q, want %q", got, want)
+		}
 	}
 }
