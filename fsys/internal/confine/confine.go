@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
@@ -21,14 +22,32 @@ var ErrLoop = errors.New("too many levels of symbolic links")
 // lexically, slash-separated, "." for the root. An empty name or one with a
 // NUL byte is ErrInvalid; an absolute name or one that climbs above the root
 // with ".." is ErrOutside. Errors are *fsys.PathError with op and name.
+//
+// On Windows a backslash is a separator like the slash, a drive letter,
+// "\\?\" or UNC prefix makes a name absolute (ErrOutside), and a name
+// WindowsName refuses is ErrInvalid.
 func Clean(op, name string) (string, error) {
+	return clean(op, name, runtime.GOOS == "windows")
+}
+
+// clean is Clean, with Windows' rules when windows is true (for tests on
+// every system).
+func clean(op, name string, windows bool) (string, error) {
+	if windows {
+		name = strings.ReplaceAll(name, `\`, "/")
+	}
 	switch {
 	case name == "":
 		return "", fsys.E(op, name, fsys.ErrInvalid, errors.New("empty path"))
 	case strings.IndexByte(name, 0) >= 0:
 		return "", fsys.E(op, name, fsys.ErrInvalid, errors.New("NUL byte in path"))
-	case path.IsAbs(name) || filepath.IsAbs(name):
+	case path.IsAbs(name) || filepath.IsAbs(name) || windows && hasVolume(name):
 		return "", fsys.E(op, name, fsys.ErrOutside, errors.New("absolute path"))
+	}
+	if windows {
+		if err := WindowsName(name); err != nil {
+			return "", fsys.E(op, name, fsys.ErrInvalid, err)
+		}
 	}
 	c := path.Clean(name)
 	if c != "." && !filepath.IsLocal(filepath.FromSlash(c)) {
@@ -274,4 +293,14 @@ func Kind(err error) (kind, cause error) {
 		return pe.Kind, pe.Err
 	}
 	return nil, err
+}
+
+// hasVolume reports whether the slash-separated name starts with a drive
+// letter ("C:") or the "//" of a UNC or "//?/" path.
+func hasVolume(name string) bool {
+	if strings.HasPrefix(name, "//") {
+		return true
+	}
+	return len(name) >= 2 && name[1] == ':' &&
+		('a' <= name[0] && name[0] <= 'z' || 'A' <= name[0] && name[0] <= 'Z')
 }
