@@ -257,5 +257,5 @@ func (j *Journal) syncDir(name string) error {
 		return err
 	}
 	defer d.Close()
-	return d.Sync()
+	return syncDirFile(d)
 }
