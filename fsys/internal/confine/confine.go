@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/winpath"
 )
 
 // MaxHops caps the symlinks one walk follows, as Linux does.
@@ -25,33 +26,34 @@ var ErrLoop = errors.New("too many levels of symbolic links")
 //
 // On Windows a backslash is a separator like the slash, a drive letter,
 // "\\?\" or UNC prefix makes a name absolute (ErrOutside), and a name
-// WindowsName refuses is ErrInvalid.
+// winpath.Check refuses is ErrInvalid.
 func Clean(op, name string) (string, error) {
 	return clean(op, name, runtime.GOOS == "windows")
 }
 
 // clean is Clean, with Windows' rules when windows is true (for tests on
 // every system).
-func clean(op, name string, windows bool) (string, error) {
+func clean(op, spelled string, windows bool) (string, error) {
+	name := spelled // errors name the spelling the caller gave
 	if windows {
 		name = strings.ReplaceAll(name, `\`, "/")
 	}
 	switch {
 	case name == "":
-		return "", fsys.E(op, name, fsys.ErrInvalid, errors.New("empty path"))
+		return "", fsys.E(op, spelled, fsys.ErrInvalid, errors.New("empty path"))
 	case strings.IndexByte(name, 0) >= 0:
-		return "", fsys.E(op, name, fsys.ErrInvalid, errors.New("NUL byte in path"))
+		return "", fsys.E(op, spelled, fsys.ErrInvalid, errors.New("NUL byte in path"))
 	case path.IsAbs(name) || filepath.IsAbs(name) || windows && hasVolume(name):
-		return "", fsys.E(op, name, fsys.ErrOutside, errors.New("absolute path"))
+		return "", fsys.E(op, spelled, fsys.ErrOutside, errors.New("absolute path"))
 	}
 	if windows {
-		if err := WindowsName(name); err != nil {
-			return "", fsys.E(op, name, fsys.ErrInvalid, err)
+		if err := winpath.Check(name); err != nil {
+			return "", fsys.E(op, spelled, fsys.ErrInvalid, err)
 		}
 	}
 	c := path.Clean(name)
 	if c != "." && !filepath.IsLocal(filepath.FromSlash(c)) {
-		return "", fsys.E(op, name, fsys.ErrOutside, nil)
+		return "", fsys.E(op, spelled, fsys.ErrOutside, nil)
 	}
 	return c, nil
 }

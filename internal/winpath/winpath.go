@@ -1,4 +1,8 @@
-package confine
+// Package winpath holds the rules for the spellings that Windows reads as
+// something other than the one ordinary file they name. They are pure
+// functions of the name, tested on every system; fsys/internal/confine and
+// the workspace apply them on Windows only.
+package winpath
 
 import (
 	"errors"
@@ -6,11 +10,11 @@ import (
 	"strings"
 )
 
-// ErrWindowsName is the cause of an ErrInvalid name that Windows would read
-// as something other than the file it spells (see WindowsName).
-var ErrWindowsName = errors.New("not a plain Windows file name")
+// ErrName is wrapped by every error Check returns: a name Windows would read
+// as something other than the file it spells.
+var ErrName = errors.New("not a plain Windows file name")
 
-// WindowsName checks a slash-separated relative name for the spellings
+// Check checks a slash-separated relative name for the spellings
 // that Windows reads as something other than one ordinary file, and
 // returns an error naming the component and why, or nil:
 //
@@ -25,15 +29,15 @@ var ErrWindowsName = errors.New("not a plain Windows file name")
 //     which may name a file whose full name is different.
 //
 // Backslashes must already be slashes. It is pure and runs on every
-// system; Clean applies it on Windows only, since all of these are
+// system; stet applies it on Windows only, since all of these are
 // ordinary names elsewhere.
-func WindowsName(name string) error {
+func Check(name string) error {
 	for c := range strings.SplitSeq(name, "/") {
 		if c == "" || c == "." || c == ".." {
 			continue
 		}
 		if why := windowsComponent(c); why != "" {
-			return fmt.Errorf("%w: %q %s", ErrWindowsName, c, why)
+			return fmt.Errorf("%w: %q %s", ErrName, c, why)
 		}
 	}
 	return nil
