@@ -12,10 +12,10 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/internal/fstree"
 )
 
 // allocated returns the bytes f allocates on the heap.
@@ -183,7 +183,7 @@ func TestReplaceAllResultSizeCheckedFirst(t *testing.T) {
 // blocking on it.
 func TestGrepFIFOIsNotRegular(t *testing.T) {
 	_, s, root := open(t, nil, stet.Options{})
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
+	if err := fstree.Mkfifo(filepath.Join(root, "pipe")); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	_, err := s.Grep(ctx, stet.GrepArgs{Pattern: "x", Path: "pipe"})

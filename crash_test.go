@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,7 +50,11 @@ func crashChild(spec string) int {
 	f := strings.Split(spec, "|")
 	op, root, state, killAt := f[0], f[1], f[2], f[3]
 	delay, _ := strconv.Atoi(f[4])
-	die := func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	die := func(string) { // SIGKILL; TerminateProcess on Windows
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill()
+		}
+	}
 	var hooks stet.Hooks
 	switch killAt {
 	case "swap":

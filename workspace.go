@@ -23,6 +23,7 @@ import (
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/local"
 	"github.com/stet-dev/stet/glob"
+	"github.com/stet-dev/stet/internal/winpath"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 )
@@ -524,6 +525,13 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 			}
 		}
 		return target{}, refuse(KindOutside, p, "%s is outside the workspace (%s); use a path inside it", p, strings.Join(ws.Roots(), ", "))
+	}
+	if runtime.GOOS == "windows" {
+		// No component may be one that Windows reads as a device or as
+		// another file (an absolute path naming one is outside every root).
+		if err := winpath.Check(filepath.ToSlash(native)); err != nil {
+			return target{}, refuse(KindInvalid, p, "%s: %v; use another name", p, err)
+		}
 	}
 	clean := filepath.Clean(native)
 	if clean != "." && !filepath.IsLocal(clean) {

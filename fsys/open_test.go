@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/local"
 	"github.com/stet-dev/stet/fsys/memfs"
+	"github.com/stet-dev/stet/internal/fstree"
 )
 
 // noOpener hides a provider's optional capabilities, to test the fallbacks.
@@ -22,7 +22,7 @@ func providers(t *testing.T) map[string]fsys.Provider {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+	if err := fstree.Mkfifo(filepath.Join(dir, "pipe")); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	l, err := local.Open(dir, local.Options{})

@@ -3,9 +3,10 @@ package ignore
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stet-dev/stet/internal/fstree"
 )
 
 // A global excludes file that is a FIFO (or anything but a regular file) is
@@ -18,7 +19,7 @@ func TestGlobalExcludesFIFODoesNotBlock(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(xdg, "git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(xdg, "git", "ignore"), 0o644); err != nil {
+	if err := fstree.Mkfifo(filepath.Join(xdg, "git", "ignore")); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan *List, 1)

@@ -267,5 +267,5 @@ func (j *Journal) syncDir(name string) error {
 		return err
 	}
 	defer d.Close()
-	return d.Sync()
+	return syncDirFile(d)
 }

@@ -14,8 +14,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
+
+	"github.com/stet-dev/stet/internal/fstree"
 )
 
 // bin is the stet binary built once for the end-to-end tests.
@@ -225,7 +226,7 @@ func TestRefusals(t *testing.T) {
 		}, []string{"read", "link.txt"}, "outside", "inside"},
 		{"not_found", nil, []string{"read", "missing.txt"}, "not_found", "list"},
 		{"not_regular", func(w *ws) {
-			if err := syscall.Mkfifo(filepath.Join(w.root, "pipe"), 0o644); err != nil {
+			if err := fstree.Mkfifo(filepath.Join(w.root, "pipe")); err != nil {
 				t.Skip("no FIFOs here")
 			}
 		}, []string{"read", "pipe"}, "not_regular", "regular"},

@@ -1,3 +1,7 @@
+//go:build unix
+
+// These benchmarks start from a quiet disk with sync(2), a POSIX call.
+
 package local_test
 
 import (

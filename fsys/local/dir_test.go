@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/local"
+	"github.com/stet-dev/stet/internal/fstree"
 )
 
 // TestOpenDir: files opened by name through an open directory are the
@@ -24,7 +24,7 @@ func TestOpenDir(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "d", "a.txt"), []byte("one\n"), 0o644)
 	os.Symlink("a.txt", filepath.Join(root, "d", "in"))
 	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "d", "out"))
-	fifo := syscall.Mkfifo(filepath.Join(root, "d", "pipe"), 0o644) == nil
+	fifo := fstree.Mkfifo(filepath.Join(root, "d", "pipe")) == nil
 	l, err := local.Open(root, local.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,19 @@
 // it is gone (and never anything else: see Sweep), or RemoveTemp removes by
 // name.
 //
+// # Windows
+//
+// On Windows the same operations are built from os.Root (one per
+// directory for the single-component steps), a compare then a replacing
+// rename under the directory lock (no exchange exists, so Commit.Fallback
+// is always set and no compare-and-swap is claimed against programs that
+// do not take the lock), a hard link then a removal for a create that
+// never replaces, FlushFileBuffers for the file's bytes (directories are
+// not flushed), and LockFileEx on one byte of a per-user lock file for
+// the directory locks. Only the read-only flag of a mode is kept. Names
+// Windows reads as devices or as other files are refused (see
+// docs/platforms.md). This is compiled and vetted, not run.
+//
 // # Limits
 //
 //   - Hard links: a file with several names is replaced by rename, so the

@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -159,6 +158,9 @@ func (l *FS) kindOf(err error) error {
 	case errors.Is(err, syscall.ENXIO):
 		return fsys.ErrNotRegular
 	}
+	if kind := sysKind(err); kind != nil {
+		return kind
+	}
 	var busy *fsys.BusyError
 	if errors.As(err, &busy) {
 		return fsys.ErrBusy
@@ -232,14 +234,13 @@ func (l *FS) Check(name string, expect fsys.Expected) (bool, error) {
 	if err := confine.NeedFile(op, name, fi); err != nil {
 		return false, err
 	}
-	fd := int(f.Fd())
 	var ok bool
 	if expect.Bytes == nil {
 		var v fsys.Version
-		v, err = l.versionOf(fd)
+		v, err = l.versionOfFile(f)
 		ok = v == expect.Version
 	} else {
-		ok, err = l.matches(fd, fi.Size(), expect.Bytes)
+		ok, err = l.matchesFile(f, fi.Size(), expect.Bytes)
 	}
 	if err != nil {
 		return false, l.fail(op, name, err)
@@ -292,7 +293,7 @@ func (l *FS) ReadDir(name string) ([]fsys.Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := l.root.OpenFile(r.Path, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	f, err := l.root.OpenFile(r.Path, os.O_RDONLY|oDirectory, 0)
 	if err != nil {
 		return nil, l.fail(op, name, err)
 	}
@@ -377,9 +378,8 @@ func infoOf(name string, fi fs.FileInfo) fsys.Info {
 	if in.Type == fsys.TypeFile {
 		in.Size = fi.Size()
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && in.Type != fsys.TypeDir {
-		in.Links = int(st.Nlink)
-		in.ID = strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10)
+	if in.Type != fsys.TypeDir {
+		sysInfo(fi, &in)
 	}
 	return in
 }
@@ -387,8 +387,8 @@ func infoOf(name string, fi fs.FileInfo) fsys.Info {
 // permOf returns the permission bits of fi as the kernel wants them,
 // including setuid, setgid and sticky.
 func permOf(fi fs.FileInfo) uint32 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint32(st.Mode) & 0o7777
+	if p, ok := sysPerm(fi); ok {
+		return p
 	}
 	return unixPerm(fi.Mode())
 }
@@ -423,5 +423,5 @@ func (l *FS) openForRead(rel string) (*os.File, error) {
 		}
 		defer unlock()
 	}
-	return l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	return l.root.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
 }

@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/fsystest"
 	"github.com/stet-dev/stet/fsys/local"
 	"github.com/stet-dev/stet/fsys/memfs"
+	"github.com/stet-dev/stet/internal/fstree"
 )
 
 // harness lays out base/ws (the root) and base/outside (holding "secret"
@@ -70,7 +70,7 @@ func harness(o local.Options) func(t *testing.T) fsystest.Harness {
 				return filepath.ToSlash(s), err
 			},
 			RemoveAll:     func(name string) error { return os.RemoveAll(at(name)) },
-			Mkfifo:        func(name string) error { return syscall.Mkfifo(at(name), 0o644) },
+			Mkfifo:        func(name string) error { return fstree.Mkfifo(at(name)) },
 			Link:          func(oldname, newname string) error { return os.Link(at(oldname), at(newname)) },
 			OutsideDigest: func() (string, error) { return digest(base, "ws") },
 		}

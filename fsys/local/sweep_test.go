@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/local"
+	"github.com/stet-dev/stet/internal/fstree"
 )
 
 // deadPid is above the kernel's pid limit: never a running process.
@@ -109,7 +109,9 @@ func TestSweepRemovesOnlyItsOwn(t *testing.T) {
 	// Names in the exact format that are not regular files stay.
 	must(t, os.Symlink("keep", filepath.Join(dir, tempName(deadPid, "0000000000000001"))))
 	must(t, os.Mkdir(filepath.Join(dir, tempName(deadPid, "0000000000000002")), 0o755))
-	must(t, syscall.Mkfifo(filepath.Join(dir, tempName(deadPid, "0000000000000003")), 0o644))
+	if err := fstree.Mkfifo(filepath.Join(dir, tempName(deadPid, "0000000000000003"))); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatal(err)
+	}
 
 	l := openRoot(t, dir, local.Options{})
 	var asked []string

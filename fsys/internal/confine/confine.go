@@ -5,9 +5,11 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/winpath"
 )
 
 // MaxHops caps the symlinks one walk follows, as Linux does.
@@ -21,18 +23,37 @@ var ErrLoop = errors.New("too many levels of symbolic links")
 // lexically, slash-separated, "." for the root. An empty name or one with a
 // NUL byte is ErrInvalid; an absolute name or one that climbs above the root
 // with ".." is ErrOutside. Errors are *fsys.PathError with op and name.
+//
+// On Windows a backslash is a separator like the slash, a drive letter,
+// "\\?\" or UNC prefix makes a name absolute (ErrOutside), and a name
+// winpath.Check refuses is ErrInvalid.
 func Clean(op, name string) (string, error) {
+	return clean(op, name, runtime.GOOS == "windows")
+}
+
+// clean is Clean, with Windows' rules when windows is true (for tests on
+// every system).
+func clean(op, spelled string, windows bool) (string, error) {
+	name := spelled // errors name the spelling the caller gave
+	if windows {
+		name = strings.ReplaceAll(name, `\`, "/")
+	}
 	switch {
 	case name == "":
-		return "", fsys.E(op, name, fsys.ErrInvalid, errors.New("empty path"))
+		return "", fsys.E(op, spelled, fsys.ErrInvalid, errors.New("empty path"))
 	case strings.IndexByte(name, 0) >= 0:
-		return "", fsys.E(op, name, fsys.ErrInvalid, errors.New("NUL byte in path"))
-	case path.IsAbs(name) || filepath.IsAbs(name):
-		return "", fsys.E(op, name, fsys.ErrOutside, errors.New("absolute path"))
+		return "", fsys.E(op, spelled, fsys.ErrInvalid, errors.New("NUL byte in path"))
+	case path.IsAbs(name) || filepath.IsAbs(name) || windows && hasVolume(name):
+		return "", fsys.E(op, spelled, fsys.ErrOutside, errors.New("absolute path"))
+	}
+	if windows {
+		if err := winpath.Check(name); err != nil {
+			return "", fsys.E(op, spelled, fsys.ErrInvalid, err)
+		}
 	}
 	c := path.Clean(name)
 	if c != "." && !filepath.IsLocal(filepath.FromSlash(c)) {
-		return "", fsys.E(op, name, fsys.ErrOutside, nil)
+		return "", fsys.E(op, spelled, fsys.ErrOutside, nil)
 	}
 	return c, nil
 }
@@ -274,4 +295,14 @@ func Kind(err error) (kind, cause error) {
 		return pe.Kind, pe.Err
 	}
 	return nil, err
+}
+
+// hasVolume reports whether the slash-separated name starts with a drive
+// letter ("C:") or the "//" of a UNC or "//?/" path.
+func hasVolume(name string) bool {
+	if strings.HasPrefix(name, "//") {
+		return true
+	}
+	return len(name) >= 2 && name[1] == ':' &&
+		('a' <= name[0] && name[0] <= 'z' || 'A' <= name[0] && name[0] <= 'Z')
 }

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/stet-dev/stet"
@@ -213,9 +212,7 @@ func measure(dir string, argv []string, runs int) (measurement, error) {
 		}
 		walls = append(walls, wall)
 		firsts = append(firsts, first)
-		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = max(rss, ru.Maxrss*1024)
-		}
+		rss = max(rss, peakRSS(c.ProcessState))
 	}
 	return measurement{median: median(walls), first: median(firsts), rss: rss}, nil
 }
