@@ -21,7 +21,7 @@ func modeOf(t *testing.T, root, name string) (uint32, uint64) {
 	if err := syscall.Stat(filepath.Join(root, name), &st); err != nil {
 		t.Fatal(err)
 	}
-	return st.Mode & 0o7777, uint64(st.Nlink)
+	return uint32(st.Mode) & 0o7777, uint64(st.Nlink)
 }
 
 func chmod(t *testing.T, root, name string, mode os.FileMode) {

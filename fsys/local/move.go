@@ -73,7 +73,9 @@ func (l *FS) MkdirAll(name string) error {
 // renameat2(RENAME_EXCHANGE), after which the swapped-out target is compared
 // with dst and the moved file with src, and only then unlinked. On a
 // mismatch the names are swapped (or renamed) back and fsys.ErrConflict is
-// returned. Elsewhere both are compared, then renamed (Commit.Fallback).
+// returned. macOS does the same with renameatx_np(RENAME_EXCL) and
+// renameatx_np(RENAME_SWAP). Elsewhere both are compared, then renamed
+// (Commit.Fallback).
 func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsys.Commit, error) {
 	const op = "rename"
 	rf, err := l.walk(op, from, false)
@@ -290,11 +292,11 @@ func noClobber(df *dirHandle, fb string, dt *dirHandle, tb string) (racy bool, e
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		err := retry(func() error { return unix.Linkat(df.fd, fb, dt.fd, tb, 0) })
-		switch err {
-		case nil:
+		switch {
+		case err == nil:
 			df.unlink(fb)
 			return false, nil
-		case unix.EPERM, unix.EOPNOTSUPP, unix.EMLINK, unix.ENOSYS:
+		case noHardLinks(err):
 			// No hard links here: fall through to check then rename.
 		default:
 			return false, err
