@@ -3,8 +3,11 @@ package local
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -114,6 +117,8 @@ func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("cannot rename over the root"))
 	case rt.Path == rf.Path:
 		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are the same file"))
+	case rt.Exists() && oneEntry(rf.Info, rt.Info):
+		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are one file spelled two ways (this filesystem does not tell letter case or Unicode forms apart); nothing to move"))
 	case isDir && (rt.Path+"/" == rf.Path+"/" || strings.HasPrefix(rt.Path+"/", rf.Path+"/")):
 		return fsys.Commit{}, fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot move a directory into itself"))
 	case rt.Exists() && dst == nil:
@@ -337,4 +342,14 @@ func (l *FS) lockPair(df, dt *dirHandle) (unlock func(), err error) {
 		return nil, err
 	}
 	return func() { u2(); u1() }, nil
+}
+
+// oneEntry reports whether a and b, as the walk saw them, are one directory
+// entry spelled two ways, as on a filesystem that folds letter case or
+// Unicode normalization (APFS and HFS+ by default, ext4 casefold): the same
+// file, with a single link. Exchanging such a pair moves nothing, and
+// unlinking the "old target" afterwards would delete the file.
+func oneEntry(a, b fs.FileInfo) bool {
+	st, ok := a.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 1 && os.SameFile(a, b)
 }
