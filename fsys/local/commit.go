@@ -105,7 +105,7 @@ func (d *dirHandle) ino(name string) uint64 {
 	return uint64(st.Ino)
 }
 
-func (d *dirHandle) sync() error { return retry(func() error { return unix.Fsync(d.fd) }) }
+func (d *dirHandle) sync() error { return syncFile(d.fd) }
 
 func (d *dirHandle) unlink(name string) error {
 	return retry(func() error { return unix.Unlinkat(d.fd, name, 0) })
@@ -234,7 +234,7 @@ func (l *FS) writeTemp(d *dirHandle, data []byte, m *meta) (string, uint64, erro
 			err = retry(func() error { return unix.Fchmod(fd, m.perm) })
 		}
 		if err == nil {
-			err = retry(func() error { return unix.Fsync(fd) })
+			err = syncFile(fd)
 		}
 		if cerr := unix.Close(fd); err == nil {
 			err = cerr
@@ -510,11 +510,11 @@ var errFallback = errors.New("fallback forced")
 // owner and group where this process may set them (a note says when it
 // may not), and its extended attributes where the filesystem has them.
 //
-// On Linux the new bytes are exchanged with the old ones in one
-// renameat2(RENAME_EXCHANGE), the swapped-out bytes are compared, and on a
-// mismatch exchanged back, so a change made by anyone up to the swap is
-// never lost. Elsewhere the file is compared, then renamed over
-// (Commit.Fallback).
+// On Linux and macOS the new bytes are exchanged with the old ones in one
+// renameat2(RENAME_EXCHANGE) or renameatx_np(RENAME_SWAP), the swapped-out
+// bytes are compared, and on a mismatch exchanged back, so a change made by
+// anyone up to the swap is never lost. Elsewhere the file is compared, then
+// renamed over (Commit.Fallback).
 func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commit, error) {
 	const op = "replace"
 	if err := checkTemp(op, name, expect.Temp); err != nil {
@@ -616,9 +616,9 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 // Remove deletes the regular file at name if it holds the bytes expect
 // describes; otherwise fsys.ErrConflict. It never removes directories. A
 // symlink on the way is followed: the file it leads to is removed (Commit.
-// Resolved names it) and the link is left dangling. On Linux the file is
-// first renamed to a temp name, compared there, then unlinked or renamed
-// back; elsewhere it is compared, then unlinked (Commit.Fallback).
+// Resolved names it) and the link is left dangling. On Linux and macOS the
+// file is first renamed to a temp name, compared there, then unlinked or
+// renamed back; elsewhere it is compared, then unlinked (Commit.Fallback).
 func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	const op = "remove"
 	if err := checkTemp(op, name, expect.Temp); err != nil {

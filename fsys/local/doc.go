@@ -22,14 +22,17 @@
 // Create, Replace and Remove never write into an existing file. New bytes go
 // to a temp file in the target's directory (exclusive create, named
 // TempPrefix, the process id, "-" and 16 random hex digits: IsTempName), are
-// written and fsynced, given the old file's metadata, then swapped in:
+// written and fsynced (with F_FULLFSYNC on macOS), given the old file's
+// metadata, then swapped in:
 //
-//   - Replace uses renameat2(RENAME_EXCHANGE) on Linux, then compares the
+//   - Replace uses renameat2(RENAME_EXCHANGE) on Linux and
+//     renameatx_np(RENAME_SWAP) on macOS, then compares the
 //     swapped-out bytes with the expected ones and swaps back on a mismatch
 //     (fsys.ErrConflict). Where the exchange is missing it re-reads, compares
 //     and renames over, which leaves a window of microseconds in which
 //     another writer's change can be lost; Commit.Fallback says so.
-//   - Create uses renameat2(RENAME_NOREPLACE), or link-then-unlink: it fails
+//   - Create uses renameat2(RENAME_NOREPLACE) (macOS: renameatx_np with
+//     RENAME_EXCL), or link-then-unlink: it fails
 //     with fsys.ErrExists rather than replace anything.
 //   - Remove renames the file to a temp name, compares, then unlinks (or
 //     renames it back).
@@ -72,15 +75,18 @@
 //   - NFS and other network filesystems: exclusive create, rename and fsync
 //     are only as atomic and durable as the server makes them, and
 //     RENAME_EXCHANGE is often missing there (the fallback is used).
-//   - Filesystems without RENAME_EXCHANGE or RENAME_NOREPLACE (and systems
-//     other than Linux) take the fallback paths described above.
+//   - Filesystems without RENAME_EXCHANGE or RENAME_NOREPLACE (macOS:
+//     RENAME_SWAP or RENAME_EXCL, which APFS has and FAT, exFAT and network
+//     filesystems commonly lack), and systems other than Linux and macOS,
+//     take the fallback paths described above.
 //   - Metadata of a replaced file: the mode (setuid, setgid and sticky
 //     included) is kept exactly; the owner and group are kept where this
 //     process may set them (root: always; another user: the group, if a
 //     member), and a Commit note says when they could not be; extended
 //     attributes this process can read (user.*, security.*, ACLs) are copied
-//     on Linux, skipped where the filesystem or privileges refuse them, and
-//     not copied at all elsewhere. Create sets the mode it is given exactly,
+//     on Linux, and those flistxattr shows on macOS (not its ACLs), skipped
+//     where the filesystem or privileges refuse them, and not copied at all
+//     elsewhere. Create sets the mode it is given exactly,
 //     not through the umask, so a restored file gets its recorded mode back.
 //     The inode number, times and hard links are not kept (a rename makes a
 //     new inode).
@@ -96,7 +102,7 @@
 //     hard-linked names are two keys.
 //
 // The package builds on Unix systems; the atomic swap and no-clobber paths
-// are Linux only.
+// are Linux and macOS only.
 //
 // This package must not decide policy; it only confines and commits. No
 // other package may open a user's path on the host: they go through here.

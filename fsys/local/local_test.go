@@ -336,3 +336,45 @@ func TestReadyGatesTheSwap(t *testing.T) {
 		}
 	}
 }
+
+// TestOneEntry: a single-link file seen under two names is one entry (what a
+// case-folding filesystem shows for "F" and "f"), and a move between the two
+// is refused; two hard links are two entries, and moving one over the other
+// still works.
+func TestOneEntry(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "f"), []byte("one"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "other"), []byte("two"), 0o644))
+	a, err := os.Lstat(filepath.Join(dir, "f"))
+	must(t, err)
+	b, err := os.Lstat(filepath.Join(dir, "f"))
+	must(t, err)
+	o, err := os.Lstat(filepath.Join(dir, "other"))
+	must(t, err)
+	if !local.OneEntry(a, b) {
+		t.Error("one single-link file seen twice is not one entry")
+	}
+	if local.OneEntry(a, o) {
+		t.Error("two files are one entry")
+	}
+
+	must(t, os.Link(filepath.Join(dir, "f"), filepath.Join(dir, "g")))
+	a, err = os.Lstat(filepath.Join(dir, "f"))
+	must(t, err)
+	g, err := os.Lstat(filepath.Join(dir, "g"))
+	must(t, err)
+	if local.OneEntry(a, g) {
+		t.Error("two hard links are one entry")
+	}
+	l := openRoot(t, dir, local.Options{})
+	v := fsys.VersionOf([]byte("one"))
+	if _, err := l.Rename("f", "g", fsys.Expected{Version: v}, &fsys.Expected{Version: v}); err != nil {
+		t.Fatalf("move over its own hard link: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "f")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("f after the move: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "g")); err != nil || string(b) != "one" {
+		t.Errorf("g after the move: %q, %v", b, err)
+	}
+}

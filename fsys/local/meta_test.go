@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 
@@ -19,6 +20,9 @@ import (
 // has none.
 func setxattr(t *testing.T, p, name, value string) {
 	t.Helper()
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("extended attributes are kept on Linux and macOS only")
+	}
 	if err := unix.Setxattr(p, name, []byte(value), 0); err != nil {
 		if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP) {
 			t.Skipf("extended attributes unsupported here: %v", err)

@@ -70,7 +70,9 @@ func (l *FS) MkdirAll(name string) error {
 // renameat2(RENAME_EXCHANGE), after which the swapped-out target is compared
 // with dst and the moved file with src, and only then unlinked. On a
 // mismatch the names are swapped (or renamed) back and fsys.ErrConflict is
-// returned. Elsewhere both are compared, then renamed (Commit.Fallback).
+// returned. macOS does the same with renameatx_np(RENAME_EXCL) and
+// renameatx_np(RENAME_SWAP). Elsewhere both are compared, then renamed
+// (Commit.Fallback).
 func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsys.Commit, error) {
 	const op = "rename"
 	rf, err := l.walk(op, from, false)
@@ -109,6 +111,8 @@ func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("cannot rename over the root"))
 	case rt.Path == rf.Path:
 		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are the same file"))
+	case rt.Exists() && oneEntry(rf.Info, rt.Info):
+		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are one file spelled two ways (this filesystem does not tell letter case or Unicode forms apart); nothing to move"))
 	case isDir && (rt.Path+"/" == rf.Path+"/" || strings.HasPrefix(rt.Path+"/", rf.Path+"/")):
 		return fsys.Commit{}, fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot move a directory into itself"))
 	case rt.Exists() && dst == nil:

@@ -5,6 +5,9 @@ package local
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -106,11 +109,11 @@ func noClobber(df *dirHandle, fb string, dt *dirHandle, tb string) (racy bool, e
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		err := retry(func() error { return unix.Linkat(df.fd, fb, dt.fd, tb, 0) })
-		switch err {
-		case nil:
+		switch {
+		case err == nil:
 			df.unlink(fb)
 			return false, nil
-		case unix.EPERM, unix.EOPNOTSUPP, unix.EMLINK, unix.ENOSYS:
+		case noHardLinks(err):
 			// No hard links here: fall through to check then rename.
 		default:
 			return false, err
@@ -151,4 +154,14 @@ func (l *FS) lockPair(df, dt *dirHandle) (unlock func(), err error) {
 		return nil, err
 	}
 	return func() { u2(); u1() }, nil
+}
+
+// oneEntry reports whether a and b, as the walk saw them, are one directory
+// entry spelled two ways, as on a filesystem that folds letter case or
+// Unicode normalization (APFS and HFS+ by default, ext4 casefold): the same
+// file, with a single link. Exchanging such a pair moves nothing, and
+// unlinking the "old target" afterwards would delete the file.
+func oneEntry(a, b fs.FileInfo) bool {
+	st, ok := a.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 1 && os.SameFile(a, b)
 }

@@ -3,6 +3,7 @@ package local
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path"
 
 	"golang.org/x/sys/windows"
@@ -50,4 +51,13 @@ func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, d
 	}
 	err = l.root.Rename(path.Join(df.rel, fb), path.Join(dt.rel, tb))
 	return moveFound{found: old, side: sideTo}, err
+}
+
+// oneEntry reports whether a and b, as the walk saw them, are one file
+// spelled two ways (NTFS does not tell letter case apart): exchanging such
+// a pair moves nothing, and removing the "old target" afterwards would
+// delete the file. Windows listings give no link count, so a move over
+// another hard link of the same file is refused too.
+func oneEntry(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b)
 }

@@ -22,3 +22,9 @@ func renameNoReplace(olddir int, oldname string, newdir int, newname string) err
 func unsupported(err error) bool {
 	return err == unix.EINVAL || err == unix.ENOSYS || err == unix.EOPNOTSUPP
 }
+
+// noHardLinks reports whether err from linkat says the filesystem or the
+// file takes no hard links.
+func noHardLinks(err error) bool {
+	return err == unix.EPERM || err == unix.EOPNOTSUPP || err == unix.EMLINK || err == unix.ENOSYS
+}

@@ -1,8 +1,11 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package local
 
-import "errors"
+import (
+	"errors"
+	"syscall"
+)
 
 var errNoRenameat2 = errors.New("renameat2 is Linux only")
 
@@ -15,3 +18,9 @@ func renameNoReplace(olddir int, oldname string, newdir int, newname string) err
 }
 
 func unsupported(err error) bool { return err == errNoRenameat2 }
+
+// noHardLinks reports whether err from linkat says the filesystem or the
+// file takes no hard links.
+func noHardLinks(err error) bool {
+	return err == syscall.EPERM || err == syscall.EOPNOTSUPP || err == syscall.EMLINK || err == syscall.ENOSYS
+}

@@ -1,86 +1,16 @@
 package local
 
-import (
-	"bytes"
-	"fmt"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// copyXattrs copies every extended attribute of the file open at src that
-// this process can read to the file open at dst: user.*, and security.*,
-// trusted.* and ACLs (system.posix_acl_*) as far as privileges allow. An
-// attribute the kernel or the filesystem will not take (not supported, not
-// permitted) is skipped; any other failure is returned. src < 0 copies
-// nothing.
-func copyXattrs(src, dst int) error {
-	if src < 0 {
-		return nil
+// xattrRefused reports whether err from fsetxattr says the kernel or the
+// filesystem will not take that attribute (not supported, not permitted),
+// so that copyXattrs skips it. On Linux the attributes copied are user.*,
+// and security.*, trusted.* and ACLs (system.posix_acl_*) as far as
+// privileges allow.
+func xattrRefused(err error) bool {
+	switch err {
+	case unix.ENOTSUP, unix.EPERM, unix.EACCES, unix.EINVAL, unix.ENOSYS:
+		return true
 	}
-	names, err := listXattrs(src)
-	if err != nil || len(names) == 0 {
-		return nil // none, or none readable: nothing to keep
-	}
-	var val []byte
-	for _, name := range names {
-		val, err = getXattr(src, name, val)
-		if err != nil {
-			continue // unreadable by this process: it cannot be kept
-		}
-		err := retry(func() error { return unix.Fsetxattr(dst, name, val, 0) })
-		switch err {
-		case nil, unix.ENOTSUP, unix.EPERM, unix.EACCES, unix.EINVAL, unix.ENOSYS:
-		default:
-			return fmt.Errorf("copying extended attribute %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// listXattrs returns the names of the extended attributes of the file open
-// at fd.
-func listXattrs(fd int) ([]string, error) {
-	for {
-		n, err := unix.Flistxattr(fd, nil)
-		if err != nil || n == 0 {
-			return nil, err
-		}
-		buf := make([]byte, n)
-		n, err = unix.Flistxattr(fd, buf)
-		if err == unix.ERANGE {
-			continue // grew meanwhile
-		}
-		if err != nil {
-			return nil, err
-		}
-		var names []string
-		for _, b := range bytes.Split(buf[:n], []byte{0}) {
-			if len(b) > 0 {
-				names = append(names, string(b))
-			}
-		}
-		return names, nil
-	}
-}
-
-// getXattr returns the value of the attribute name of the file open at fd,
-// reusing buf.
-func getXattr(fd int, name string, buf []byte) ([]byte, error) {
-	for {
-		n, err := unix.Fgetxattr(fd, name, nil)
-		if err != nil {
-			return nil, err
-		}
-		if cap(buf) < n {
-			buf = make([]byte, n)
-		}
-		n, err = unix.Fgetxattr(fd, name, buf[:cap(buf)])
-		if err == unix.ERANGE {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return buf[:n], nil
-	}
+	return false
 }

@@ -1,7 +1,7 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package local
 
-// copyXattrs does nothing outside Linux: extended attributes are not kept
-// there (a documented limit).
+// copyXattrs does nothing outside Linux and macOS: extended attributes are
+// not kept there (a documented limit).
 func copyXattrs(src, dst int) error { return nil }
