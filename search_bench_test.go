@@ -2,8 +2,9 @@ package stet_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stet-dev/stet"
@@ -11,7 +12,11 @@ import (
 
 // goSrc is the Go source tree of the toolchain running the benchmark.
 func goSrc(b *testing.B) string {
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src")
 	if _, err := os.Stat(dir); err != nil {
 		b.Skipf("no Go source tree: %v", err)
 	}

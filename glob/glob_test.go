@@ -284,9 +284,7 @@ func expandBraces(p string) []string {
 			var out []string
 			cuts := append(append([]int{start}, commas...), i)
 			for k := 0; k+1 < len(cuts); k++ {
-				for _, rest := range expandBraces(p[:start] + p[cuts[k]+1:cuts[k+1]] + p[i+1:]) {
-					out = append(out, rest)
-				}
+				out = append(out, expandBraces(p[:start]+p[cuts[k]+1:cuts[k+1]]+p[i+1:])...)
 			}
 			return out
 		}
@@ -300,10 +298,9 @@ func expandBraces(p string) []string {
 func refMatch(alt, name string) bool {
 	alt = strings.ReplaceAll(alt, "[!", "[^")
 	pat, parts := strings.Split(alt, "/"), strings.Split(name, "/")
-	var mm func(i, j int) bool
 	memo := map[[2]int]bool{}
-	var m func(i, j int) bool
-	m = func(i, j int) bool {
+	var mm func(i, j int) bool
+	m := func(i, j int) bool {
 		if v, ok := memo[[2]int{i, j}]; ok {
 			return v
 		}

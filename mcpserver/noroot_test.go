@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 client roots (deprecated by MCP 2026-07-28, kept for its deprecation window) are how clients older than that revision bound the workspace
+
 package mcpserver
 
 import (
@@ -114,7 +116,7 @@ func testNoRootClientRoots(t *testing.T, connect connectFunc) {
 
 	client.RemoveRoots(fileURI(a))
 	client.AddRoots(&mcp.Root{URI: fileURI(b)})
-	r = waitFor(t, func() result { return call(t, cs, "roots", map[string]any{}) }, func(r result) bool {
+	waitFor(t, func() result { return call(t, cs, "roots", map[string]any{}) }, func(r result) bool {
 		got := rootPaths(r)
 		return len(got) == 1 && got[0] == b
 	})

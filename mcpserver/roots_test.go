@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 client roots (deprecated by MCP 2026-07-28, kept for its deprecation window) are how clients older than that revision bound the workspace
+
 package mcpserver
 
 import (

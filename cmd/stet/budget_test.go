@@ -141,10 +141,11 @@ func TestContextBudget(t *testing.T) {
 // deeper tree for find.
 func budgetWorkspace(t *testing.T, dir string) {
 	t.Helper()
-	goroot := runtime.GOROOT()
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		goroot = strings.TrimSpace(string(out))
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
 	}
+	goroot := strings.TrimSpace(string(out))
 	cat := func(name, pkg string) {
 		files, err := filepath.Glob(filepath.Join(goroot, "src", filepath.FromSlash(pkg), "*.go"))
 		if err != nil || len(files) == 0 {

@@ -59,7 +59,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	goSrc := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "go env GOROOT:", err)
+		os.Exit(1)
+	}
+	goSrc := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	_, rgErr := exec.LookPath("rg")
 	// not a workspace path: the benchmark's own trees and state
 	state, err := os.MkdirTemp("", "stet-search-state-")
