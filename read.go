@@ -363,6 +363,9 @@ func (ws *Workspace) fileErr(tool string, t target, err error) error {
 			Message: fmt.Sprintf("refused: another process holds a lock on %s and kept it past the wait; nothing of this call was read or written; retry when it finishes", dir)}
 	case errors.Is(err, fsys.ErrTooLarge):
 		return ws.tooLarge(tool, t, err)
+	case errors.Is(err, fsys.ErrOpenWriter):
+		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: another process has %s open for writing (a logger, tee -a, a dev server?): what it writes after this change would go to the old file and be lost, so nothing was changed; stop that process or wait until it closes the file, then retry", shownName(p))}
 	case errors.Is(err, fsys.ErrConflict):
 		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: %s was changed by another writer while this call was writing it; nothing of this call was written and the other writer's bytes stand; read it again, then retry", p)}

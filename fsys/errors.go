@@ -30,6 +30,10 @@ var (
 	// ErrBusy: another process holds a lock on the directory and did not
 	// release it within the bounded wait (a *BusyError says which).
 	ErrBusy = errors.New("locked by another process")
+	// ErrOpenWriter: another process holds the file open for writing (a
+	// logger, tee -a, a dev server), so whatever it writes after a replace
+	// or a delete would go to the old file and be lost. Nothing moved.
+	ErrOpenWriter = errors.New("held open for writing by another process")
 )
 
 // PathError records a failed operation on a path with its kind.

@@ -545,6 +545,11 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 		d.unlink(tmp)
 		return cm, l.fail(op, name, err)
 	}
+	if err := openWriter(d, base); err != nil {
+		unlock()
+		d.unlink(tmp)
+		return cm, fsys.E(op, name, fsys.ErrOpenWriter, err)
+	}
 	f, err := l.swap(d, tmp, ino, base, expect, &cm)
 	unlock()
 	if err != nil {
@@ -635,6 +640,10 @@ func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	unlock, err := l.lock(d)
 	if err != nil {
 		return cm, l.fail(op, name, err)
+	}
+	if err := openWriter(d, base); err != nil {
+		unlock()
+		return cm, fsys.E(op, name, fsys.ErrOpenWriter, err)
 	}
 	f, err := l.unlinkIf(d, base, expect, &cm)
 	unlock()
