@@ -31,7 +31,9 @@ import (
 // which the tool list of such requests declares on every tool. A later call
 // that passes the handle (as that argument or as _meta "stet/session") runs
 // in the same session, so its reads count for its edits. A host may still
-// name a session of its own in _meta "stet/session", as on any connection.
+// name a session of its own in _meta "stet/session", as on any connection,
+// and with Options.SharedSession a call without a handle runs in the one
+// session Options.Session names (no handle is minted).
 //
 // Live handles are bounded: one idle for handleIdle ends, and when
 // maxHandles are live the longest idle one ends to make room. A handle that
@@ -182,6 +184,10 @@ func (s *Server) statelessCall(ctx context.Context, name string, args json.RawMe
 	if named != "" && passed == "" {
 		// A session the host names itself, as on any connection.
 		return s.handleIn(ctx, nil, nil, "", name, args, meta, "")
+	}
+	if passed == "" && s.o.SharedSession && s.o.Session != "" {
+		// stet mcp --session NAME: every call is in that one session.
+		return s.handleIn(ctx, nil, nil, s.o.Session, name, args, meta, "")
 	}
 	if passed != "" && !s.handles.use(passed) {
 		id, err := s.handles.mint()

@@ -229,3 +229,24 @@ func TestStatelessHandles(t *testing.T) {
 		t.Errorf("a handle idle past %v: refused %q, want invalid", handleIdle, refused)
 	}
 }
+
+// TestStatelessShared: with stet mcp --session NAME (SharedSession), a
+// stateless call without a handle runs in that session, so a client that
+// passes nothing back still reads then edits.
+func TestStatelessShared(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "hello\n"}, stet.Options{})
+	srv := New(f.ws, Options{Session: "agent", SharedSession: true})
+	ts := httptest.NewServer(srv.Handler("tok"))
+	defer ts.Close()
+	url := ts.URL + Path
+	if _, refused, h := callText(t, statelessPost(t, url, "tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": "a.txt"}})); refused != "" || h != "" {
+		t.Fatalf("read: refused %q, handle %q (want none minted)", refused, h)
+	}
+	edit := map[string]any{"path": "a.txt", "old_string": "hello", "new_string": "bye"}
+	if text, refused, _ := callText(t, statelessPost(t, url, "tools/call", map[string]any{"name": "edit", "arguments": edit})); refused != "" {
+		t.Fatalf("edit: refused %q:\n%s", refused, text)
+	}
+	if got := f.read(t, "a.txt"); got != "bye\n" {
+		t.Fatalf("a.txt = %q, want the edit landed", got)
+	}
+}
