@@ -158,11 +158,13 @@ func (h *handles) end(ids []string) {
 	}
 }
 
-// handleEnded drops what the server keeps for a minted session that ended.
+// handleEnded drops what the server and the workspace keep in memory for
+// a minted session that ended (its journal stays).
 func (s *Server) handleEnded(id string) {
 	s.mu.Lock()
 	delete(s.stalls, id)
 	s.mu.Unlock()
+	s.ws.Forget(id)
 }
 
 // statelessCall handles a tools/call that came without an MCP session:
