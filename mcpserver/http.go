@@ -57,8 +57,8 @@ func (s *Server) ServeHTTP(ctx context.Context, addr, token string) error {
 // error body. Each MCP session (Mcp-Session-Id) is one client connection
 // and gets its own stet session; an MCP 2026-07-28 request without one is
 // served statelessly, its stet session named by a handle the server mints
-// and the caller passes back (see stateless.go). Request bodies over MaxMessageBytes get
-// 413.
+// and the caller passes back (see stateless.go). Request bodies over
+// MaxMessageBytes get 413.
 //
 // As the MCP streamable HTTP transport requires (against DNS rebinding and
 // pages of other sites), a request with an Origin header is served only
