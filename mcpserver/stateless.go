@@ -286,7 +286,7 @@ func sessionTools(tools []*mcp.Tool) []*mcp.Tool {
 			}
 			in.Properties[sessionArg] = &jsonschema.Schema{
 				Type:        "string",
-				Description: "The session handle (s_...) an earlier result gave you; pass it on every call.",
+				Description: "The session handle (s_...) an earlier result gave.",
 			}
 			if len(in.PropertyOrder) > 0 {
 				in.PropertyOrder = append(in.PropertyOrder, sessionArg)
