@@ -238,7 +238,9 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 				slices.SortStableFunc(l.Tools, func(a, b *mcp.Tool) int { return rank(a.Name) - rank(b.Name) })
 				if r, ok := req.(*mcp.ListToolsRequest); ok {
 					if statelessReq(r) {
-						l.Tools = sessionTools(l.Tools)
+						if !s.shared() {
+							l.Tools = sessionTools(l.Tools)
+						}
 					} else {
 						s.listTools(r.Session, l)
 					}

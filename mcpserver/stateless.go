@@ -187,8 +187,9 @@ func (s *Server) statelessCall(ctx context.Context, name string, args json.RawMe
 		// A session the host names itself, as on any connection.
 		return s.handleIn(ctx, nil, nil, "", name, args, meta, "")
 	}
-	if passed == "" && s.o.SharedSession && s.o.Session != "" {
-		// stet mcp --session NAME: every call is in that one session.
+	if s.shared() && named == "" {
+		// stet mcp --session NAME: every call is in that one session
+		// (its tool list declares no session argument).
 		return s.handleIn(ctx, nil, nil, s.o.Session, name, args, meta, "")
 	}
 	if passed != "" && !s.handles.use(passed) {
@@ -219,6 +220,10 @@ func (s *Server) statelessCall(ctx context.Context, name string, args json.RawMe
 	}
 	return s.withHandle(r, id), nil
 }
+
+// shared reports whether every call runs in the one session Options.Session
+// names (stet mcp --session NAME), so that no handle is minted.
+func (s *Server) shared() bool { return s.o.SharedSession && s.o.Session != "" }
 
 // takeSessionArg removes the session argument from args, the arguments of a
 // call, and returns its value ("" when absent). A session that is not a

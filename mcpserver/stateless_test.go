@@ -239,6 +239,13 @@ func TestStatelessShared(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler("tok"))
 	defer ts.Close()
 	url := ts.URL + Path
+	list := statelessPost(t, url, "tools/list", map[string]any{})
+	for _, tl := range list["tools"].([]any) {
+		props, _ := tl.(map[string]any)["inputSchema"].(map[string]any)["properties"].(map[string]any)
+		if _, ok := props[sessionArg]; ok {
+			t.Errorf("tool %v declares the %s argument with --session NAME", tl.(map[string]any)["name"], sessionArg)
+		}
+	}
 	if _, refused, h := callText(t, statelessPost(t, url, "tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": "a.txt"}})); refused != "" || h != "" {
 		t.Fatalf("read: refused %q, handle %q (want none minted)", refused, h)
 	}
