@@ -390,16 +390,6 @@ func ReservedSession(id string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), reservedPrefix) || id == reviewSession
 }
 
-// Forget drops session id from this process's memory: its state stays in
-// the journal, and the next Session(id) rebuilds it from there. A server
-// calls it when the last connection that used the session is gone, so
-// that clients which leave without closing do not hold memory for good.
-func (ws *Workspace) Forget(id string) {
-	ws.mu.Lock()
-	delete(ws.sessions, id)
-	ws.mu.Unlock()
-}
-
 // session is Session without the reserved-name check, for stet's own
 // callers.
 func (ws *Workspace) session(id string) (*Session, error) {

@@ -59,8 +59,10 @@ func (s *Server) ServeHTTP(ctx context.Context, addr, token string) error {
 // a non-empty token, every request must carry "Authorization: Bearer
 // <token>" (compared in constant time); others get 401 with a JSON-RPC
 // error body. Each MCP session (Mcp-Session-Id) is one client connection
-// and gets its own stet session. Request bodies over MaxMessageBytes get
-// 413.
+// and gets its own stet session; an MCP 2026-07-28 request without one is
+// served statelessly, its stet session named by a handle the server mints
+// and the caller passes back (see stateless.go). Request bodies over
+// MaxMessageBytes get 413.
 //
 // As the MCP streamable HTTP transport requires (against DNS rebinding and
 // pages of other sites), a request with an Origin header is served only
@@ -80,8 +82,22 @@ func (s *Server) Handler(token string) http.Handler {
 		Logger:              s.o.Logger,
 		SessionTimeout:      idle,
 	})
+	// MCP 2026-07-28 requests without Mcp-Session-Id are served statelessly
+	// (go-sdk serves that revision only so); see stateless.go.
+	sl := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		MaxRequestBodyBytes: MaxMessageBytes,
+		Logger:              s.o.Logger,
+	})
 	mux := http.NewServeMux()
-	mux.Handle(Path, initFirst(h))
+	ih := initFirst(h)
+	mux.Handle(Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if statelessHTTP(r) {
+			sl.ServeHTTP(w, r)
+			return
+		}
+		ih.ServeHTTP(w, r)
+	}))
 	return origins(s.o.AllowOrigins, bearer(token, mux))
 }
 

@@ -109,7 +109,8 @@ func TestHTTPToken(t *testing.T) {
 }
 
 // TestHTTPSessionsPerConnection: two HTTP clients get two stet sessions:
-// what one read does not let the other edit.
+// what one read does not let the other edit. (They speak 2025-11-25, whose
+// MCP sessions are connections; see stateless_test.go for 2026-07-28.)
 func TestHTTPSessionsPerConnection(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "hello\n"}, stet.Options{})
 	srv := New(f.ws, Options{Session: "agent"})
@@ -118,7 +119,7 @@ func TestHTTPSessionsPerConnection(t *testing.T) {
 	ctx := context.Background()
 	dial := func() *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil)
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + Path, MaxRetries: -1}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + Path, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			t.Fatal(err)
 		}

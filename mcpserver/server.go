@@ -95,6 +95,8 @@ type Server struct {
 	stalls map[string]*stallState     // by stet session id
 	opened map[string]*stet.Workspace // over client roots, by the roots; see clientWorkspace
 	closed bool
+
+	handles *handles // session handles minted for stateless requests
 }
 
 // conn is what the server keeps per client connection.
@@ -137,6 +139,7 @@ func New(ws *stet.Workspace, o Options) *Server {
 		stalls:   map[string]*stallState{},
 		opened:   map[string]*stet.Workspace{},
 	}
+	s.handles = newHandles(s.handleEnded)
 	s.impl = &mcp.Implementation{Name: "stet", Title: "stet", Version: version}
 	instr := instructions(ws)
 	if s.reference() {
@@ -265,6 +268,13 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				if statelessReq(r) {
+					res, err := s.statelessCall(ctx, r.Params.Name, r.Params.Arguments, r.Params.Meta)
+					if err == nil {
+						res.complete = true // only 2026-07-28 requests come without a session
+					}
+					return res, err
+				}
 				return s.callTool(ctx, r.Session, r.Params.Name, r.Params.Arguments, r.Params.Meta)
 			}
 		case "tools/list":
@@ -272,7 +282,13 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 			if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 				slices.SortStableFunc(l.Tools, func(a, b *mcp.Tool) int { return rank(a.Name) - rank(b.Name) })
 				if r, ok := req.(*mcp.ListToolsRequest); ok {
-					s.listTools(r.Session, l)
+					if statelessReq(r) {
+						if !s.shared() {
+							l.Tools = sessionTools(l.Tools)
+						}
+					} else {
+						s.listTools(r.Session, l)
+					}
 				}
 			}
 			return res, err
@@ -424,14 +440,30 @@ func (s *Server) callTool(ctx context.Context, ss *mcp.ServerSession, name strin
 func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name string, args json.RawMessage, meta map[string]any) (*toolResult, error) {
 	c := s.connOf(ss)
 	c.used.Store(time.Now().UnixNano())
+	return s.handleIn(ctx, ss, c, c.id, name, args, meta, "")
+}
+
+// handleIn is handleCall in the session base (unless _meta names another)
+// of connection c (nil for none), with note, when set, added to the text
+// of the result (see stateless.go).
+func (s *Server) handleIn(ctx context.Context, ss *mcp.ServerSession, c *conn, base, name string, args json.RawMessage, meta map[string]any, note string) (*toolResult, error) {
 	pin, ref := parseMeta(meta)
-	id := c.id
+	id := base
 	if ref == nil && pin.session != "" {
 		id = pin.session
 	}
+	reply := s.reply
+	if note != "" {
+		reply = func(name string, out stet.Output, notice string) *toolResult {
+			if notice != "" {
+				notice += "\n\n"
+			}
+			return s.reply(name, out, notice+note)
+		}
+	}
 	st := s.stallOf(id)
 	if ref != nil {
-		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
+		return reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
 	ws, roots, ref, err := s.workspaceOf(ctx, ss, c)
 	if err != nil {
@@ -443,24 +475,24 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 	}
 	sess, err := ws.Session(id)
 	if ref, ok := stet.AsRefusal(err); ok {
-		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
+		return reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
 	if err != nil {
 		ref := invalid(name, "_meta %q names session %q, which cannot be used (%s); use a plain id of at most 200 characters", metaSession, id, cause(err))
-		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
+		return reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
 	if pin.turn {
 		if ref, err := applyTurn(sess, pin); ref != nil || err != nil {
 			if err != nil {
 				return s.failed(name, err), nil
 			}
-			return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
+			return reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 		}
 		req, _ := sess.Request()
 		st.turn(req)
 	}
 	if ref := st.guard(name); ref != nil {
-		return s.reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
+		return reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
 	}
 	if roots != nil {
 		sess = sess.Within(roots)
@@ -475,7 +507,7 @@ func (s *Server) handleCall(ctx context.Context, ss *mcp.ServerSession, name str
 		return s.failed(name, err), nil
 	}
 	notice := st.step(name, out.Refused != nil, out.Changed)
-	return s.reply(name, out, notice), nil
+	return reply(name, out, notice), nil
 }
 
 // call runs the tool in its own goroutine, so that a cancelled call is
