@@ -30,7 +30,7 @@ const (
 	readDesc = "Read a text file as numbered lines `NNNNN|text`, then a trailer: `(N lines)` is the whole file; `(lines A-B of N; next: offset B+1)`: call read with that offset for more. " +
 		"The prefixes are not part of the file: never copy them into edits. " +
 		"A window is 2,000 lines (limit) within a byte budget. tail: N reads the last N lines; paths: [...] several files. Images and audio come back as such. " +
-		"Refusals (not_found, binary, not_utf8, too_large, outside) say what to do next."
+		"Refusals say what to do next."
 
 	infoDesc = "Describe a file or directory without reading it: type, size, lines, mode, modification time, version, hard links. It observes nothing."
 
@@ -47,7 +47,7 @@ const (
 		"A replaced file is saved: undo brings it back. dry_run: true shows the diff only."
 
 	patchDesc = "Apply a patch to several files, all or nothing: a `*** Begin Patch` envelope (`*** Add File:`, `*** Update File:` with `@@` hunks and optional `*** Move to:`, `*** Delete File:`, `*** End Patch`) " +
-		"or a unified diff (git diff output). A hunk is found by its lines; numbers may be wrong. " +
+		"or a unified diff (git diff). Hunk line numbers may be wrong. " +
 		"Files it changes must have been read. Refusals name the file and hunk: not_read, changed, no_match, ambiguous. dry_run: true shows the diff only."
 
 	listDesc = "List a directory's entries with type and size, to depth levels (default 1); path defaults to the root. It observes the directory (needed to create files in it). " +

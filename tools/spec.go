@@ -265,7 +265,7 @@ var catalog = []tool{
 			"path":      "The directory listed.",
 			"entries":   "Entries with name (relative to the listed directory), type (file, dir, symlink or other) and size in bytes.",
 			"truncated": "True when more entries exist than were returned.",
-			"notes":     "What was skipped (a directory that could not be read).",
+			"notes":     "Unreadable dirs skipped.",
 		},
 	}, func(a *ListArgs) []any { return []any{&a.Path, &a.Depth, &a.Exclude, &a.Sort, &a.NoIgnore, &a.Limit} }, checkList),
 
@@ -281,7 +281,7 @@ var catalog = []tool{
 		outDesc: map[string]string{
 			"paths":     "Matching paths.",
 			"truncated": "True when more paths matched than were returned.",
-			"notes":     "What was skipped (a directory that could not be read).",
+			"notes":     "Unreadable dirs skipped.",
 		},
 	}, func(a *FindArgs) []any { return []any{&a.Pattern, &a.Path, &a.Exclude, &a.NoIgnore, &a.Limit} }, checkFind),
 
@@ -310,7 +310,7 @@ var catalog = []tool{
 			"paths":     "files_with_matches mode: the paths of files with a match.",
 			"counts":    "count mode: path and number of matching lines of each file with a match.",
 			"truncated": "True when more results exist than were returned.",
-			"notes":     "What was skipped (a directory that could not be read).",
+			"notes":     "Unreadable dirs skipped.",
 		},
 	}, func(a *GrepArgs) []any {
 		return []any{&a.Pattern, &a.Path, &a.Glob, &a.Type, &a.IgnoreCase, &a.FixedStrings, &a.Word, &a.Multiline,
