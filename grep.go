@@ -490,7 +490,7 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	if a.Type != "" {
 		types = tools.FileTypes[a.Type]
 	}
-	hidden := s.ws.linkGuard(ctx, t.root)
+	hidden := s.ws.linkGuard(ctx)
 	walkErr := make(chan error, 1)
 	go func() {
 		defer close(jobs)
