@@ -186,7 +186,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 			}
 			r.p = opts.Providers[i]
 		} else {
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
+			if real, err := filepath.EvalSymlinks(abs); err == nil { // a root argument, before its provider opens: not a workspace path
 				r.real = real
 			}
 			p, err := local.Open(abs, local.Options{Hooks: fsys.Hooks{BeforeSwap: opts.Hooks.BeforeSwap}})
@@ -265,7 +265,7 @@ func (ws *Workspace) ruleRoots(state string) {
 	states := []string{filepath.Clean(state)}
 	if abs, err := filepath.Abs(state); err == nil {
 		states = append(states, abs)
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil { // the state directory: not a workspace path
 			states = append(states, real)
 		}
 	}
