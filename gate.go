@@ -58,7 +58,7 @@ func (ws *Workspace) denied(t target) *Refusal {
 	}
 	// A hard link is another name of the same file: one to a hidden file
 	// hides it too.
-	if info, err := t.root.p.Stat(t.rel); err == nil && ws.hiddenLink(context.Background(), t.root, info) {
+	if info, err := t.root.p.Stat(t.rel); err == nil && ws.hiddenLink(context.Background(), info) {
 		return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
 	}
 	return nil
@@ -81,38 +81,64 @@ func hiddenDiff(p string) string {
 	return fmt.Sprintf("(the diff of %s is not shown: a deny-read rule hides the file)\n", shownName(p))
 }
 
-// hiddenLink reports whether info, a file of root with more than one hard
-// link, is a file a deny-read rule hides under another of its names. It
-// walks root (confined, not following symlinks) for the denied files that
-// have more than one link and compares their identity; only a file that
-// has several links pays for the walk, and a rule-free root never does.
-func (ws *Workspace) hiddenLink(ctx context.Context, r *root, info fsys.Info) bool {
-	if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !r.rules.HasDenied() {
+// hiddenLink reports whether info, a file with more than one hard link,
+// is a file a deny-read rule hides under another of its names, in any
+// root: a link in one root to a hidden file of another is that file too.
+// It walks every root that has deny-read rules (confined, not following
+// symlinks) for the denied files that have more than one link and
+// compares their identity (device and inode). Every root is walked, not
+// only those whose directory is on the file's device: a root can hold a
+// mount of another device. Only a file that has several links pays for
+// the walk, and a rule-free workspace never does.
+func (ws *Workspace) hiddenLink(ctx context.Context, info fsys.Info) bool {
+	if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !ws.anyDenied() {
 		return false
 	}
-	ids := ws.deniedLinks(ctx, r)
-	return ids[info.ID]
+	return ws.deniedLinks(ctx)[info.ID]
 }
 
-// linkGuard returns hiddenLink for the files of one call's walk over r:
-// the walk for the hidden files' identities runs once, on the first file
-// with several links, and is shared by the call's workers.
-func (ws *Workspace) linkGuard(ctx context.Context, r *root) func(fsys.Info) bool {
+// linkGuard returns hiddenLink for the files of one call's walk: the walk
+// for the hidden files' identities runs once, on the first file with
+// several links, and is shared by the call's workers.
+func (ws *Workspace) linkGuard(ctx context.Context) func(fsys.Info) bool {
 	var once sync.Once
 	var ids map[string]bool
+	some := ws.anyDenied()
 	return func(info fsys.Info) bool {
-		if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !r.rules.HasDenied() {
+		if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !some {
 			return false
 		}
-		once.Do(func() { ids = ws.deniedLinks(ctx, r) })
+		once.Do(func() { ids = ws.deniedLinks(ctx) })
 		return ids[info.ID]
 	}
 }
 
-// deniedLinks returns the identities of root's deny-read files that have
-// more than one hard link.
-func (ws *Workspace) deniedLinks(ctx context.Context, r *root) map[string]bool {
+// anyDenied reports whether some root has deny-read rules (the state
+// directory's among them).
+func (ws *Workspace) anyDenied() bool {
+	for _, r := range ws.roots {
+		if r.rules.HasDenied() {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedLinks returns the identities of the deny-read files of every root
+// that have more than one hard link.
+func (ws *Workspace) deniedLinks(ctx context.Context) map[string]bool {
 	ids := map[string]bool{}
+	for _, r := range ws.roots {
+		if r.rules.HasDenied() {
+			ws.rootDeniedLinks(ctx, r, ids)
+		}
+	}
+	return ids
+}
+
+// rootDeniedLinks adds to ids the identities of r's deny-read files that
+// have more than one hard link.
+func (ws *Workspace) rootDeniedLinks(ctx context.Context, r *root, ids map[string]bool) {
 	var visit func(dir string, hidden bool)
 	visit = func(dir string, hidden bool) {
 		if ctx.Err() != nil {
@@ -139,7 +165,6 @@ func (ws *Workspace) deniedLinks(ctx context.Context, r *root) map[string]bool {
 		}
 	}
 	visit(".", false)
-	return ids
 }
 
 // protected applies rule 4's protection on every name t goes by, and on
@@ -152,8 +177,21 @@ func (ws *Workspace) protected(t target) *Refusal {
 		}
 	}
 	if !t.root.rules.NoDefaultProtect {
-		if dir, ok := ws.gitDir(t.root, paths[len(paths)-1]); ok {
+		res := paths[len(paths)-1]
+		if dir, ok := ws.gitDir(t.root, res); ok {
 			return protectedRefusal(t, policy.DefaultProtect).with("git_dir", dir)
+		}
+		// A root inside another: the git directories of the outer root's
+		// path to the file count too (a root inside a bare repository).
+		for _, v := range t.root.rules.views {
+			if !v.outer {
+				continue
+			}
+			if name, ok := v.name(res); ok {
+				if dir, ok := ws.gitDir(v.other, name); ok {
+					return protectedRefusal(t, policy.DefaultProtect).with("git_dir", dir)
+				}
+			}
 		}
 	}
 	return nil

@@ -497,7 +497,7 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 			return refuse(KindInvalid, t.spelled, "glob %v", err) // checkArgs checked it
 		}
 	}
-	hidden := s.ws.linkGuard(ctx, t.root)
+	hidden := s.ws.linkGuard(ctx)
 	walkErr := make(chan error, 1)
 	go func() {
 		defer close(jobs)

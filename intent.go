@@ -231,7 +231,7 @@ func (ws *Workspace) alive(it intentData) bool {
 	}
 	now := procStart(it.PID)
 	if now == "" {
-		if _, err := os.Stat("/proc/self/stat"); err == nil {
+		if _, err := os.Stat("/proc/self/stat"); err == nil { // procfs: not a workspace path
 			return false // /proc works here and has no such process
 		}
 		p, err := os.FindProcess(it.PID)

@@ -1,6 +1,8 @@
 package stet
 
 import (
+	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -71,10 +73,19 @@ func (s *Session) Within(dirs []string) *Session {
 }
 
 // rootsUnder returns, as scope directories, the roots that lie under dir,
-// compared both as spelled and with symlinks resolved.
+// compared both as spelled and with symlinks resolved. A directory that
+// lies in a root, as spelled, holds no root here (Within maps it into its
+// root, or drops it), and dir's symlinks are resolved only while the names
+// on the way lie outside every root (realOutside): a link inside a root is
+// the confined resolver's to follow, and one that leads out of a root
+// cannot make a client's directory hold roots it does not.
 func (ws *Workspace) rootsUnder(dir string) []scopeDir {
-	dirs := []string{filepath.Clean(dir)}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
+	clean := filepath.Clean(dir)
+	if _, in := ws.inRoot(clean); in {
+		return nil
+	}
+	dirs := []string{clean}
+	if real, ok := ws.realOutside(clean); ok {
 		dirs = append(dirs, real)
 	}
 	var out []scopeDir
@@ -90,6 +101,77 @@ func (ws *Workspace) rootsUnder(dir string) []scopeDir {
 		}
 	}
 	return out
+}
+
+// inRoot reports whether the absolute path p lies in a root, as spelled
+// (by the root's path as given or resolved), and whether it is that root
+// itself (root).
+func (ws *Workspace) inRoot(p string) (root, in bool) {
+	for _, r := range ws.roots {
+		for _, base := range []string{r.dir, r.real} {
+			if rel, err := filepath.Rel(base, p); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+				return rel == ".", true
+			}
+		}
+	}
+	return false, false
+}
+
+// realOutside resolves the symlinks of dir, an absolute directory outside
+// every root, one name at a time, as long as each name it looks up lies
+// outside every root: ok is false when the resolution would look inside a
+// root (other than landing on a root itself), or fails.
+func (ws *Workspace) realOutside(dir string) (string, bool) {
+	if !filepath.IsAbs(dir) {
+		return "", false
+	}
+	split := func(p string) (string, []string) {
+		vol := filepath.VolumeName(p)
+		return vol + string(filepath.Separator), strings.FieldsFunc(p[len(vol):], func(r rune) bool { return os.IsPathSeparator(uint8(r)) })
+	}
+	cur, rest := split(filepath.Clean(dir))
+	for hops := 0; len(rest) > 0; {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur) // cur has no symlinks: its parent is its lexical parent
+			continue
+		}
+		next := filepath.Join(cur, name)
+		if root, in := ws.inRoot(next); in {
+			if root && len(rest) == 0 {
+				return next, true
+			}
+			return "", false
+		}
+		st, err := os.Lstat(next) // outside every root (checked above): not a workspace path
+		if err != nil {
+			return "", false
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 255 {
+			return "", false
+		}
+		target, err := os.Readlink(next) // outside every root (checked above): not a workspace path
+		if err != nil {
+			return "", false
+		}
+		if filepath.IsAbs(target) {
+			var more []string
+			cur, more = split(filepath.Clean(target))
+			rest = append(more, rest...)
+		} else {
+			_, more := split(target)
+			rest = append(more, rest...)
+		}
+	}
+	return cur, true
 }
 
 // resolve maps a path a tool names into the workspace, as Workspace.resolve

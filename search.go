@@ -161,7 +161,8 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 	if t.rel == "." {
 		prefix = ""
 	}
-	hiddenLink := ws.linkGuard(ctx, t.root)
+	hiddenLink := ws.linkGuard(ctx)
+	linksHide := ws.anyDenied() // a hard link here may be a hidden file of any root
 	var enter func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error
 	visit := func(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
 		if err := ctx.Err(); err != nil {
@@ -192,7 +193,7 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 			if ws.hiddenEntry(t, child, real, e) {
 				continue
 			}
-			if f.typesOnly && e.Type == fsys.TypeFile && e.ID == "" && t.root.rules.HasDenied() {
+			if f.typesOnly && e.Type == fsys.TypeFile && e.ID == "" && linksHide {
 				// A listing by type knows no links: with deny-read rules
 				// each file is described (grep checks again on the file it
 				// opens).

@@ -118,7 +118,7 @@ type root struct {
 	dir   string // absolute, as given (cleaned)
 	real  string // after EvalSymlinks
 	p     fsys.Provider
-	rules policy.Rules // the workspace's rules, with this root's case folding and state directory
+	rules ruleSet // the workspace's rules, with this root's case folding and state directory, judged in every root that holds a file
 }
 
 // Open opens a workspace over roots (at least one directory). Paths given to
@@ -192,7 +192,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 			}
 			r.p = opts.Providers[i]
 		} else {
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
+			if real, err := filepath.EvalSymlinks(abs); err == nil { // a root argument, before its provider opens: not a workspace path
 				r.real = real
 			}
 			p, err := local.Open(abs, local.Options{Hooks: fsys.Hooks{BeforeSwap: opts.Hooks.BeforeSwap}})
@@ -266,19 +266,20 @@ func (ws *Workspace) owner() journal.Owner {
 }
 
 // ruleRoots gives each root its rules: the workspace's patterns, whether the
-// root's filesystem folds case, and where the state directory lies inside it.
+// root's filesystem folds case, where the state directory lies inside it,
+// and the roots that overlap it (linkRoots).
 // The state directory is denied and protected whatever the options say
 // (policy.Rules.State), so no tool can read or forge the journal.
 func (ws *Workspace) ruleRoots(state string) {
 	states := []string{filepath.Clean(state)}
 	if abs, err := filepath.Abs(state); err == nil {
 		states = append(states, abs)
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil { // the state directory: not a workspace path
 			states = append(states, real)
 		}
 	}
 	for _, r := range ws.roots {
-		r.rules = ws.rules
+		r.rules = ruleSet{Rules: ws.rules}
 		r.rules.FoldCase = foldsCase(r.p)
 		for _, st := range states {
 			for _, base := range []string{r.dir, r.real} {
@@ -302,6 +303,7 @@ func (ws *Workspace) ruleRoots(state string) {
 			}
 		}
 	}
+	ws.linkRoots()
 }
 
 // foldsCase reports whether p's root folds case, by probing: an entry of the

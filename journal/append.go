@@ -225,7 +225,7 @@ func (j *Journal) lastSeq(t tail) (int64, error) {
 // another directory than the one this handle has open: records appended
 // here would be seen by no process that opens the path now.
 func (j *Journal) checkHome() error {
-	named, err := os.Stat(j.dir)
+	named, err := os.Stat(j.dir) // the state directory: not a workspace path
 	if err != nil {
 		return fmt.Errorf("%s: %w", j.dir, ErrMoved)
 	}

@@ -96,7 +96,7 @@ func Open(dir string, o Options) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: open: %w", err)
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := os.OpenRoot(dir) // the state directory: not a workspace path
 	if err != nil {
 		return nil, fmt.Errorf("journal: open: %w", err)
 	}

@@ -51,7 +51,7 @@ func (s *Server) workspaceOf(ctx context.Context, ss *mcp.ServerSession, c *conn
 	}
 	var usable, skipped []string
 	for _, d := range dirs {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
+		if st, err := os.Stat(d); err == nil && st.IsDir() { // a client root, before a workspace opens over it: not a workspace path
 			usable = append(usable, d)
 		} else {
 			skipped = append(skipped, d)

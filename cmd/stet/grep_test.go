@@ -3,9 +3,9 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"path/filepath"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -58,17 +58,22 @@ func TestGrepCLI(t *testing.T) {
 }
 
 // TestGrepStreams: the first rows of a wide grep reach a reader before the
-// search is done; a reader that stops after one line ends the process.
+// search is done; a reader that stops after one line ends the process
+// before the search is done. The output (about 700 KB) is far larger than
+// a pipe holds, so a grep that streams is stopped, writing, by the closed
+// pipe long before its last file; one that writes its answer only at the
+// end has searched everything, and recorded every file it showed as seen
+// in the session, before its first write. So the last file shown must not
+// count as seen afterwards: an edit of it is refused as not read.
 func TestGrepStreams(t *testing.T) {
-	root := t.TempDir()
+	w := newWS(t, nil)
+	pad := strings.Repeat(" padding", 25)
 	for i := range 3000 {
-		p := filepath.Join(root, fmt.Sprintf("d%02d", i%50), fmt.Sprintf("f%04d.txt", i))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte("a needle\nplain\n"), 0o644)
+		w.put(fmt.Sprintf("d%02d/f%04d.txt", i%50, i), "a needle"+pad+"\nplain\n")
 	}
 	cmd := exec.Command(bin, "grep", "needle", "--limit", "100000")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "STET_STATE="+t.TempDir(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	cmd.Dir = w.root
+	cmd.Env = append(os.Environ(), "STET_STATE="+w.state, "STET_SESSION=", "STET_EFFECTS=", "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -77,12 +82,17 @@ func TestGrepStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || line != "d00/f0000.txt:1:a needle\n" {
+	if err != nil || line != "d00/f0000.txt:1:a needle"+pad+"\n" {
 		t.Fatalf("first line %q, %v", line, err)
 	}
 	out.Close() // as head -1 does
 	if err := cmd.Wait(); err == nil {
-		t.Log("grep finished before the pipe closed")
+		t.Error("grep finished though its reader stopped after one line")
+	}
+	last := "d49/f2999.txt"
+	r := w.run("", "edit", "--dry-run", "--old-string", "a needle", "--new-string", "A needle", last)
+	if r.code != 3 || !strings.Contains(r.stdout+r.stderr, "been read") {
+		t.Errorf("edit of %s after the stopped grep: exit %d, %s%s; want it refused as not read (the grep searched on after its reader stopped)", last, r.code, r.stdout, r.stderr)
 	}
 }
 

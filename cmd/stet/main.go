@@ -242,7 +242,7 @@ func broadDir(dir string) string {
 	forms := func(p string) []string {
 		p = filepath.Clean(p)
 		out := []string{p}
-		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p { // a root argument, judged before any workspace opens: not a workspace path
 			out = append(out, real)
 		}
 		return out

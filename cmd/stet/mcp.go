@@ -152,7 +152,7 @@ func mcpToken(flagToken, file string, getenv func(string) string) (string, error
 func usableRoots(w io.Writer, roots []string) []string {
 	var ok []string
 	for _, r := range roots {
-		st, err := os.Stat(r) // a root argument: not yet a workspace path
+		st, err := os.Stat(r) // a root argument, before the workspace opens: not a workspace path
 		switch {
 		case err != nil:
 			fmt.Fprintf(w, "stet mcp: Warning: Cannot access directory %s (%s), skipping\n", r, errCause(err))

@@ -308,7 +308,7 @@ func setupBinary() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("finding the path of this binary: %w", err)
 	}
-	if r, err := filepath.EvalSymlinks(bin); err == nil {
+	if r, err := filepath.EvalSymlinks(bin); err == nil { // this binary's own path: not a workspace path
 		bin = r
 	}
 	return filepath.Abs(bin)
@@ -345,7 +345,7 @@ func setupRoots(given []string, home string) (roots, warnings []string, err erro
 		if wide(a) {
 			warnings = append(warnings, fmt.Sprintf("--root %s gives the agent every file under %s", a, a))
 		}
-		if st, err := os.Stat(a); err != nil || !st.IsDir() {
+		if st, err := os.Stat(a); err != nil || !st.IsDir() { // a root argument: not a workspace path
 			warnings = append(warnings, fmt.Sprintf("--root %s is not a directory (yet); stet mcp skips it until it is", a))
 		}
 		roots = append(roots, a)
@@ -474,7 +474,7 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 			return fmt.Errorf("%s changed while stet merged into it; run again", target)
 		}
 		version = r.Version
-		st, err := os.Stat(target)
+		st, err := os.Stat(target) // the client's configuration file: not a workspace path
 		if err != nil {
 			return err
 		}

@@ -36,7 +36,7 @@ type Tree struct {
 func Host(t testing.TB) *Tree {
 	t.Helper()
 	dir := t.TempDir()
-	base, err := os.OpenRoot(dir)
+	base, err := os.OpenRoot(dir) // not a workspace path: the test's temp directory, opened to confine the tree
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,32 +1,3 @@
-// Package patchcase reads the patch scenarios of testdata/patch-scenarios:
-// an input tree, a patch, and the tree the patch must leave, one scenario a
-// file, so that the CLI, the MCP server and the library can each run every
-// scenario and be held to the same expected tree.
-//
-// A scenario file is in the txtar format: a comment, then sections, each
-// opened by a line "-- NAME --". The sections are:
-//
-//	want            what the call must do, one statement a line (below)
-//	patch           the patch text, exactly as a model sends it
-//	input/PATH      a file of the tree before the call
-//	expected/PATH   a file of the tree after it (when it lands)
-//
-// A PATH ending in "/" is an empty directory. A section whose name ends in
-// " (no final newline)" holds its text without the last "\n" (txtar cannot
-// say that otherwise). The statements of want are:
-//
-//	lands                the call succeeds and leaves exactly the expected tree
-//	refused KIND         the call is refused with KIND and leaves the input tree
-//	receipts N           it lands with N receipts
-//	message TEXT         the result's text contains TEXT (several allowed)
-//	observe all|list|none  what the session sees first: every input file read
-//	                     and every directory listed (all, the default), only
-//	                     the directories listed, or nothing
-//	codex NAME           the scenario recreates Codex's apply-patch fixture NAME
-//	differs RULE         where the Codex fixture expects otherwise: the stet
-//	                     rule that decides it
-//
-// This package is for tests only; it does no IO but Load and the tree helpers.
 package patchcase
 
 import (
@@ -64,14 +35,14 @@ const noFinalNewline = " (no final newline)"
 
 // Load reads every *.txtar scenario in dir, sorted by name.
 func Load(dir string) ([]Scenario, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	names, err := filepath.Glob(filepath.Join(dir, "*.txtar")) // not a workspace path: a test scenario or its scratch tree
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
 	var out []Scenario
 	for _, name := range names {
-		b, err := os.ReadFile(name)
+		b, err := os.ReadFile(name) // not a workspace path: a test scenario or its scratch tree
 		if err != nil {
 			return nil, err
 		}
@@ -200,15 +171,15 @@ func Write(root string, files map[string]string) error {
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
+			if err := os.MkdirAll(p, 0o755); err != nil { // not a workspace path: a test scenario or its scratch tree
 				return err
 			}
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil { // not a workspace path: a test scenario or its scratch tree
 			return err
 		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil { // not a workspace path: a test scenario or its scratch tree
 			return err
 		}
 	}
@@ -219,7 +190,7 @@ func Write(root string, files map[string]string) error {
 // content, and every empty directory.
 func Tree(root string) (map[string]string, error) {
 	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error { // not a workspace path: a test scenario or its scratch tree
 		if err != nil {
 			return err
 		}
@@ -229,7 +200,7 @@ func Tree(root string) (map[string]string, error) {
 		}
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			ents, err := os.ReadDir(p)
+			ents, err := os.ReadDir(p) // not a workspace path: a test scenario or its scratch tree
 			if err != nil {
 				return err
 			}
@@ -238,7 +209,7 @@ func Tree(root string) (map[string]string, error) {
 			}
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := os.ReadFile(p) // not a workspace path: a test scenario or its scratch tree
 		if err != nil {
 			return err
 		}

@@ -238,6 +238,7 @@ func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
 func size(dir string) string {
 	var n int64
+	// not a workspace path: the benchmark's own trees and state
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if info, err := d.Info(); err == nil {
@@ -251,6 +252,7 @@ func size(dir string) string {
 
 func countFiles(dir string) int {
 	n := 0
+	// not a workspace path: the benchmark's own trees and state
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			n++
@@ -265,7 +267,7 @@ func countFiles(dir string) int {
 // holds "needle".
 func generate(dir string, n int) error {
 	done := filepath.Join(dir, ".complete")
-	if _, err := os.Stat(done); err == nil {
+	if _, err := os.Stat(done); err == nil { // not a workspace path: the benchmark's own trees
 		return nil
 	}
 	for i := range n {
@@ -295,7 +297,7 @@ func generate(dir string, n int) error {
 // mib MiB: short lines of text, one in 1,000 holding "needle".
 func generateLarge(dir string, mib int) error {
 	done := filepath.Join(dir, ".complete")
-	if _, err := os.Stat(done); err == nil {
+	if _, err := os.Stat(done); err == nil { // not a workspace path: the benchmark's own trees
 		return nil
 	}
 	// not a workspace path: the benchmark's own trees and state

@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if c.work, err = filepath.EvalSymlinks(work); err != nil {
+	if c.work, err = filepath.EvalSymlinks(work); err != nil { // not a workspace path: the benchmark's own work directory
 		return err
 	}
 	if !o.keep {
