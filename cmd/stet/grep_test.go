@@ -3,9 +3,9 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"path/filepath"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
