@@ -171,8 +171,17 @@ func (h *Handler) about(w http.ResponseWriter, r *http.Request) {
 	reply(w, map[string]any{"roots": h.ws.Roots(), "not_seen": NotSeen, "review_session": stet.ReviewSession}, nil)
 }
 
+// sessionPage is how many sessions /api/sessions gives at most at once
+// (offset pages on; /api/summary counts them all).
+const sessionPage = 100
+
 func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
 	v, err := h.ws.Sessions()
+	if err == nil {
+		off := min(max(intParam(r, "offset", 0), 0), len(v))
+		n := min(max(intParam(r, "limit", sessionPage), 1), sessionPage)
+		v = v[off:min(off+n, len(v))]
+	}
 	reply(w, v, err)
 }
 

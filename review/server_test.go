@@ -345,3 +345,30 @@ func TestCrossSiteNavigationServesOnlyThePage(t *testing.T) {
 		t.Errorf("navigation without the token: %d, want 401", code)
 	}
 }
+
+// The sessions list comes a page at a time (100), the rest by offset; the
+// summary counts them all.
+func TestSessionsPaged(t *testing.T) {
+	srv, _, ws := serve(t)
+	for i := range 105 {
+		s, err := ws.Session(fmt.Sprintf("many-%03d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Do(context.Background(), stet.ReadArgs{Path: "../outside.txt"}) // a refusal makes the session show
+	}
+	count := func(q string) int {
+		code, b := do(t, srv, call{"GET", withToken("/api/sessions"+q, token), "", nil})
+		var v []stet.SessionView
+		if err := json.Unmarshal(b, &v); code != 200 || err != nil {
+			t.Fatalf("sessions%s: %d %s", q, code, b)
+		}
+		return len(v)
+	}
+	if n := count(""); n != 100 {
+		t.Errorf("first page: %d sessions, want 100", n)
+	}
+	if n := count("?offset=100"); n != 108-100 {
+		t.Errorf("second page: %d sessions, want 8", n)
+	}
+}

@@ -99,16 +99,21 @@ async function loadSummary() {
   box.hidden = false;
 }
 
-async function loadSessions() {
-  sessions = await api("sessions");
+async function loadSessions(more) {
+  const page = await api("sessions", { offset: more ? sessions.length : 0 });
+  sessions = more ? sessions.concat(page) : page;
   const nav = $("#sessions");
-  nav.replaceChildren();
-  for (const s of sessions) {
+  if (!more) nav.replaceChildren();
+  const old = $("#more-sessions");
+  if (old) old.remove();
+  for (const s of page) {
     nav.append(el("button", { class: "session", "data-id": s.id, onclick: () => { location.hash = "s=" + encodeURIComponent(s.id); } },
       el("b", {}, s.id), el("br"),
       [plural(s.turns.length, "turn"), plural(s.receipts, "change"), plural(s.files.length, "file"), s.refusals.toLocaleString("en-US") + " refused"].join(", "),
       el("br"), when(s.end)));
   }
+  // The server sends sessions a page at a time; the summary counts them all.
+  if (page.length === 100) nav.append(el("button", { id: "more-sessions", onclick: () => loadSessions(true) }, "More sessions"));
 }
 
 async function showSession(id, preview) {
