@@ -129,14 +129,5 @@ func (l *FS) lockPair(df, dt *dirHandle) (unlock func(), err error) {
 	if a > b {
 		first, second = dt, df
 	}
-	u1, err := l.lock(first)
-	if err != nil {
-		return nil, err
-	}
-	u2, err := l.lock(second)
-	if err != nil {
-		u1()
-		return nil, err
-	}
-	return func() { u2(); u1() }, nil
+	return l.lockBoth(first, second)
 }
