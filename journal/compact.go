@@ -108,6 +108,9 @@ func (j *Journal) Compact(opts CompactOptions) (CompactReport, error) {
 	}
 	var kept [][]byte
 	err = j.withLock(true, func() error {
+		if err := j.checkHome(); err != nil {
+			return err
+		}
 		var err error
 		kept, err = j.compact(opts, &rep)
 		return err

@@ -474,3 +474,27 @@ func TestAppendRefusedWhenStateDirectoryReplaced(t *testing.T) {
 		t.Fatalf("old journal: %d lines, %v", bytes.Count(b, []byte("\n")), err)
 	}
 }
+
+// Compact (stet gc) on a handle whose state directory was replaced under
+// its path rewrites nothing: the journal its path names now is another's.
+func TestCompactRefusedWhenStateDirectoryReplaced(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "state")
+	j, err := journal.Open(dir, journal.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Append(journal.Record{Type: "note", Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir, filepath.Join(base, "old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Compact(journal.CompactOptions{Keep: func(journal.Record) bool { return false }}); !errors.Is(err, journal.ErrMoved) {
+		t.Fatalf("compact after the state directory was replaced: %v, want ErrMoved", err)
+	}
+}
