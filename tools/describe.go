@@ -30,18 +30,18 @@ const (
 	readDesc = "Read a text file as numbered lines `NNNNN|text`, then a trailer: `(N lines)` is the whole file; `(lines A-B of N; next: offset B+1)`: call read with that offset for more. " +
 		"The prefixes are not part of the file: never copy them into edits. " +
 		"A window is 2,000 lines (limit) within a byte budget. tail: N reads the last N lines; paths: [...] several files. Images and audio come back as such. " +
-		"Refusals say what to do next."
+		"Refusals (not_found, binary, not_utf8, too_large) say what to do."
 
 	infoDesc = "Describe a file or directory without reading it: type, size, lines, mode, modification time, version, hard links. It observes nothing."
 
 	rootsDesc = "List the workspace roots and their effects (read-only or workspace-write). A relative path resolves in the root where it exists; a new file goes to the first root."
 
-	editDesc = "Replace exact text in a file you have read: old_string must match its bytes literally and occur once unless replace_all; new_string may be empty. " +
+	editDesc = "Replace exact text in a file you have read: old_string must match its bytes literally and occur once unless replace_all; " +
 		"edits: [{old_string, new_string, replace_all?}] applies several in order, all or nothing. " +
 		"Refusals name the next step: not_read (the refusal shows the file: retry), not_seen (read the range given), changed (read again, redo), " +
 		"no_match (compare with the nearest region shown), ambiguous (add context or replace_all). dry_run: true shows the diff only."
 
-	writeDesc = "Create a file, or replace a whole one (for part of a file use edit). content is the complete text. " +
+	writeDesc = "Create a file, or replace a whole one (edit changes part). content is the complete text. " +
 		"A new file's directory must be listed, an existing file read whole: a not_read refusal shows the listing or the file, and the same call retried lands. changed: read again; exists: read it. " +
 		"input: the user's input file; edit it in place, or pass overwrite: true only if the user asked for a rewrite. " +
 		"A replaced file is saved: undo brings it back. dry_run: true shows the diff only."
