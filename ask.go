@@ -84,7 +84,7 @@ func (s *Session) creating(tool string, t target, post []byte, sameDir bool) (po
 func (s *Session) facts(op policy.Op, t target) policy.Facts {
 	f := policy.Facts{Op: op, NoGate: s.ws.opts.NoGate, Binding: s.ws.opts.Binding, Path: t.spelled}
 	if f.NoGate {
-		return f
+		return f // Decide reads no more: nothing to gather
 	}
 	request, _ := s.pinned()
 	if q, ok := brief.QuotedRequest(request); ok {

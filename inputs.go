@@ -24,9 +24,6 @@ func (s *Session) isDeclared(t target) bool {
 // declaredUnder returns the first declared input (as declared) that lies
 // under the directory t, or "": a move of t would carry it away.
 func (s *Session) declaredUnder(t target) string {
-	if s.ws.opts.NoGate {
-		return ""
-	}
 	_, inputs := s.pinned()
 	prefix := t.key() + "/"
 	for _, in := range inputs {

@@ -259,3 +259,18 @@ func TestRuleOrderAcrossTools(t *testing.T) {
 		}
 	}
 }
+
+// Rule 4 comes before rule 5 for a directory move too: a directory never
+// listed that holds a protected file is refused protected (listing it would
+// not let the move land), and nothing moves.
+func TestMoveDirProtectedBeforeNotListed(t *testing.T) {
+	_, s, root := open(t, map[string]string{"app/conf/prod.yml": "keep\n", "app/main.go": "package main\n"}, stet.Options{Protect: []string{"app/conf/**"}})
+	before := treeBytes(t, root)
+	_, err := s.Move(ctx, stet.MoveArgs{From: "app", To: "app2"})
+	if got := kindOf(err); got != stet.KindProtected {
+		t.Fatalf("move app app2 (never listed, holding a protected file): got %q (%v), want protected", got, err)
+	}
+	if !maps.Equal(before, treeBytes(t, root)) {
+		t.Errorf("the refused move changed the tree")
+	}
+}
