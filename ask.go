@@ -148,7 +148,16 @@ func (s *Session) decide(ctx context.Context, a ask) *Refusal {
 	case policy.DeclaredUnder:
 		return refuse(KindInput, t.spelled, "%s holds %s, an input this fan-out declared; a worker edits it in place (edit / patch) and cannot %s; move the other files one by one, or say so in your reply so the orchestrator can redeclare it", t.spelled, a.f.DeclaredUnder, a.what)
 	case policy.Requested:
-		return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.RequestRefusal(t.spelled, a.counts)}
+		ref := &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.RequestRefusal(t.spelled, a.counts)}
+		if a.tool == "patch" {
+			// A patch has no overwrite argument: say where there is one.
+			if a.f.Op == policy.OpReplace {
+				ref.Message += " (a patch cannot: update the file with @@ hunks instead of *** Add File:, or use write with overwrite: true)"
+			} else {
+				ref.Message += " (a patch cannot: use write with overwrite: true)"
+			}
+		}
+		return ref
 	}
 	return refuse(KindInvalid, t.spelled, "%s: the rules refused this call (%s rule %d); report this to the user", t.spelled, d.Kind, d.Rule)
 }

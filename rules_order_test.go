@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stet-dev/stet"
@@ -272,5 +273,25 @@ func TestMoveDirProtectedBeforeNotListed(t *testing.T) {
 	}
 	if !maps.Equal(before, treeBytes(t, root)) {
 		t.Errorf("the refused move changed the tree")
+	}
+}
+
+// A patch recreating a user's file the request names is refused as write
+// is, and since a patch has no overwrite argument the refusal says where
+// there is one.
+func TestPatchRecreateSaysWhereOverwriteIs(t *testing.T) {
+	_, s, root := open(t, map[string]string{"plan.txt": "step one\nstep two\n"}, stet.Options{})
+	turn(t, s, "Tidy up plan.txt")
+	readAll(t, s, "plan.txt")
+	if _, err := s.Delete(ctx, stet.DeleteArgs{Path: "plan.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	err := patchCall(s, "*** Add File: plan.txt\n+new plan\n")
+	r, ok := stet.AsRefusal(err)
+	if !ok || r.Kind != stet.KindInput || !strings.Contains(r.Message, "a patch cannot: use write with overwrite: true") {
+		t.Fatalf("patch add over a removed request-named file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "plan.txt")); !os.IsNotExist(err) {
+		t.Fatalf("plan.txt was written: %v", err)
 	}
 }
