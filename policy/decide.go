@@ -171,21 +171,24 @@ func Decide(f Facts) *Decision {
 	existing := f.Op != OpCreate && f.Op != OpMoveDir
 	// Rule 5.
 	if !f.Observed {
-		switch f.Op {
-		case OpCreate:
-			return &Decision{Rule: RuleObservation, Kind: "not_read", Reason: ParentNotListed}
-		case OpMoveDir:
-			return &Decision{Rule: RuleObservation, Kind: "not_read", Reason: DirNotListed}
+		reason := NotObserved
+		if f.Op == OpCreate {
+			reason = ParentNotListed
 		}
-		return &Decision{Rule: RuleObservation, Kind: "not_read", Reason: NotObserved}
+		if f.Op == OpMoveDir {
+			reason = DirNotListed
+		}
+		return &Decision{Rule: RuleObservation, Kind: "not_read", Reason: reason}
 	}
-	// Rule 6.
-	switch {
-	case f.Op == OpCreate && f.ExpectedVersion != "":
+	// Rule 6. (The cases are ifs, not a switch, so that mutation testing
+	// sees each condition.)
+	if f.Op == OpCreate && f.ExpectedVersion != "" {
 		return &Decision{Rule: RuleFreshness, Kind: "changed", Reason: ExpectedMissing}
-	case existing && f.ExpectedVersion != "" && f.ExpectedVersion != f.Observation.Version:
+	}
+	if existing && f.ExpectedVersion != "" && f.ExpectedVersion != f.Observation.Version {
 		return &Decision{Rule: RuleFreshness, Kind: "changed", Reason: ExpectedNotObserved}
-	case existing && f.Version != f.Observation.Version:
+	}
+	if existing && f.Version != f.Observation.Version {
 		return &Decision{Rule: RuleFreshness, Kind: "changed", Reason: Stale}
 	}
 	if f.Op == OpEdit && f.Unmatched {
@@ -198,10 +201,10 @@ func Decide(f Facts) *Decision {
 		}
 	}
 	// Rule 8.
-	switch {
-	case f.Declared && (f.Op != OpEdit || f.MovesAway) && f.Op != OpMoveDir:
+	if f.Declared && (f.Op != OpEdit || f.MovesAway) && f.Op != OpMoveDir {
 		return &Decision{Rule: RuleInput, Kind: "input", Reason: Declared}
-	case f.Op == OpMoveDir && f.DeclaredUnder != "":
+	}
+	if f.Op == OpMoveDir && f.DeclaredUnder != "" {
 		return &Decision{Rule: RuleInput, Kind: "input", Reason: DeclaredUnder}
 	}
 	guarded := f.Op == OpReplace && !f.Empty && !f.Created || f.Op == OpCreate && f.Removed
