@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stet-dev/stet"
 )
@@ -350,6 +351,10 @@ func attackDirMove(t *testing.T, actor string) {
 // refused (changed) and the undo of its earlier change too; the other
 // process's bytes stay.
 func attackSecondProcess(t *testing.T, actor string) {
+	if actor == "gc" {
+		gcInSecondProcess(t)
+		return
+	}
 	if !toolActor(actor) && !undoActor(actor) {
 		t.Skip("no check written yet: a " + actor + " while a second process changes files")
 	}
@@ -406,6 +411,33 @@ func attackSecondProcess(t *testing.T, actor string) {
 	mustHold(t, root, "a.txt", theirs)
 }
 
+// gcInSecondProcess: gc run by a second process while the first holds a
+// change of a.txt keeps what that change's undo needs, so the first
+// process's undo still brings the user's bytes back.
+func gcInSecondProcess(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello\n"), 0o644)
+	ws1, err := stet.Open([]string{root}, stet.Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws1.Close()
+	s, _ := ws1.Session("agent")
+	editForUndo(t, s, "a.txt")
+	ws2, err := stet.Open([]string{root}, stet.Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	if _, err := ws2.GC(24 * time.Hour); err != nil {
+		t.Fatalf("gc in the second process: %v", err)
+	}
+	if _, err := s.Undo(ctx, stet.UndoArgs{Path: "a.txt"}); err != nil {
+		t.Fatalf("undo after another process's gc: %v", err)
+	}
+	mustHold(t, root, "a.txt", "hello\n")
+}
+
 // A state directory in use by a workspace over other roots: a workspace
 // over another root cannot open on it, so no actor runs there, and the
 // first workspace's files keep their bytes.
@@ -431,6 +463,9 @@ func attackSharedState(t *testing.T, actor string) {
 // a new one made): every change is refused until a restart, and the file
 // keeps its bytes.
 func attackReplacedState(t *testing.T, actor string) {
+	if actor == "gc" {
+		t.Skip("no guard yet: gc runs without a refusal on a state directory replaced under the workspace (the tools refuse until a restart)")
+	}
 	if !toolActor(actor) && !undoActor(actor) {
 		t.Skip("no check written yet: a " + actor + " after the state directory was replaced")
 	}
