@@ -52,8 +52,11 @@ func (s *Session) existing(op policy.Op, t target, cur []byte, ver fsys.Version,
 	f.Empty = len(cur) == 0
 	f.Created = s.wasCreated(t.key())
 	if ok && !f.NoGate {
-		f.Observation = policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur),
-			Windowed: !s.fitsOneWindow(cur, frameLines(cur))}
+		f.Observation = policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur)}
+		if op == policy.OpEdit || op == policy.OpReplace {
+			// Only binding reads it, and it costs a pass over the bytes.
+			f.Observation.Windowed = !s.fitsOneWindow(cur, frameLines(cur))
+		}
 	}
 	return f, o
 }
