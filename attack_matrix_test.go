@@ -261,6 +261,24 @@ func attackHardLink(t *testing.T, actor string) {
 		}
 		wantKind(t, actor+" of a.txt, now a link to a hidden file", callUndo(ws, s, actor, "a.txt", id), stet.KindNotFound+"|"+stet.KindConflict+"|"+stet.KindChanged)
 		mustHold(t, root, "private/key.txt", secret)
+	case actor == "recovery":
+		// Killed with an edit of a.txt half done; a.txt is then made a hard
+		// link to a hidden file: recovery at the next start leaves it be.
+		root, state := killedAt(t, "edit", "swap")
+		os.MkdirAll(filepath.Join(root, "private"), 0o755)
+		if err := os.WriteFile(filepath.Join(root, "private", "key.txt"), []byte(secret), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(root, "a.txt"))
+		if err := os.Link(filepath.Join(root, "private", "key.txt"), filepath.Join(root, "a.txt")); err != nil {
+			t.Skip("no hard links here:", err)
+		}
+		ws, err := stet.Open([]string{root}, stet.Options{State: state, DenyRead: opts.DenyRead})
+		if err != nil {
+			t.Fatalf("reopen: %v", err)
+		}
+		ws.Close()
+		mustHold(t, root, "private/key.txt", secret)
 	default:
 		t.Skip("no check written yet: a " + actor + " after a.txt became a hard link to a hidden file")
 	}
