@@ -74,6 +74,24 @@ func crashChild(spec string) int {
 	if killAt == "timer" {
 		time.AfterFunc(time.Duration(delay)*time.Microsecond, func() { die("") })
 	}
+	// The undo of a whole session, and of one receipt as the review page
+	// sends it (the attack matrix kills these too).
+	if op == "undo-session" || op == "undo-receipt" {
+		spec := stet.UndoSpec{Session: "crash"}
+		if op == "undo-receipt" {
+			log, err := ws.Log("crash", "a.txt")
+			if err != nil || len(log) == 0 {
+				fmt.Fprintln(os.Stderr, "no receipt of a.txt:", err)
+				return 2
+			}
+			spec = stet.UndoSpec{Receipts: []string{log[len(log)-1].Receipt.ID}}
+		}
+		if _, err := ws.UndoChanges(ctx, spec); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if err := crashOp(s, op); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -153,7 +171,7 @@ func crashSetup(t *testing.T, op string) (root, state string) {
 			t.Fatal(err)
 		}
 	}
-	if op == "undo" {
+	if op == "undo" || op == "undo-session" || op == "undo-receipt" {
 		if _, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("head A\n"), NewString: ptr("HEAD A, before the crash\n")}); err != nil {
 			t.Fatal(err)
 		}

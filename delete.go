@@ -32,11 +32,8 @@ func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, er
 		return nil, s.ws.fileErr("delete", t, err)
 	}
 	ver := fsys.VersionOf(cur)
-	o, ref := s.checkFresh("delete", t, cur, ver, "")
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.declaredInput(t, "delete it", ""); ref != nil {
+	f, o := s.existing(policy.OpDelete, t, cur, ver, "")
+	if ref := s.decide(ctx, ask{tool: "delete", t: t, f: f, cur: cur, ver: ver, o: o, what: "delete it"}); ref != nil {
 		return nil, ref
 	}
 	key := t.key()

@@ -55,17 +55,14 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if ref != nil {
 		return nil, ref
 	}
-	o, ref := s.checkFresh("edit", t, cur, ver, a.ExpectedVersion)
-	if ref != nil {
-		return nil, ref
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
 	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, err
-		}
-		return nil, editRefusal(t, err, len(edits) > 1)
-	}
-	if ref := s.checkBinding(t, o, cur, ver, regions(res.Matches), false); ref != nil {
+	f, o := s.existing(policy.OpEdit, t, cur, ver, a.ExpectedVersion)
+	f.Unmatched, f.Regions = err != nil, regions(res.Matches)
+	q := ask{tool: "edit", t: t, f: f, cur: cur, ver: ver, o: o,
+		unmatched: func() *Refusal { return editRefusal(t, err, len(edits) > 1) }}
+	if ref := s.decide(ctx, q); ref != nil {
 		return nil, ref
 	}
 	c := &change{

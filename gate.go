@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/stet-dev/stet/brief"
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/journal"
@@ -312,82 +311,6 @@ func gitShaped(ents []fsys.Info) bool {
 	return head && objects && refs
 }
 
-// checkFresh applies rules 5 (observation) and 6 (freshness) to an existing
-// file whose current bytes are cur.
-func (s *Session) checkFresh(tool string, t target, cur []byte, ver fsys.Version, expected string) (observation, *Refusal) {
-	o, ok := s.observed(t.key())
-	if s.ws.opts.NoGate {
-		return o, nil
-	}
-	if !ok {
-		if shown := s.showFile(t, cur, ver); shown != nil {
-			o, _ = s.observed(t.key())
-			return o, refuse(KindNotRead, t.spelled, "%s had not been read in this session (it has %s); its frame follows and now counts as read at this version: check the %s against it, then retry the %s",
-				t.spelled, linesWord(shown.Lines), tool, tool).with(ShownFrame, shown)
-		}
-		return o, refuse(KindNotRead, t.spelled, "%s has not been read in this session (it has %s); read it first (read path=%s), then retry the %s",
-			t.spelled, linesWord(frameLines(cur)), t.spelled, tool)
-	}
-	want := o.Version
-	if expected != "" && expected != o.Version {
-		// expected_version binds only to a version this session observed: a
-		// version named by a refusal was never shown as text, and taking it
-		// would replace bytes the model never saw.
-		return o, refuse(KindChanged, t.spelled, "%s: expected_version %s is not the version this session observed (%s; a version named in a refusal is not an observation); read it again, then retry the %s",
-			t.spelled, fsys.Version(expected).Short(), fsys.Version(o.Version).Short(), tool).with(
-			"before", map[string]any{"version": o.Version, "bytes": o.Size, "lines": o.Lines})
-	}
-	if string(ver) != want {
-		ref := refuse(KindChanged, t.spelled, "%s changed since you read it (then %s bytes, %s; now %s bytes, %s); read it again, then retry the %s",
-			t.spelled, policy.Thousands(o.Size), linesWord(o.Lines), policy.Thousands(len(cur)), linesWord(frameLines(cur)), tool)
-		return o, ref.with("before", map[string]any{"version": want, "bytes": o.Size, "lines": o.Lines},
-			"now", map[string]any{"version": string(ver), "bytes": len(cur), "lines": frameLines(cur)})
-	}
-	return o, nil
-}
-
-// checkBinding applies rule 7: the regions an edit replaces must have been
-// shown to the model at this version (mode seen), or the file observed at
-// this version (read), or read whole (full).
-func (s *Session) checkBinding(t target, o observation, cur []byte, ver fsys.Version, regions []policy.Range, whole bool) *Refusal {
-	if s.ws.opts.NoGate {
-		return nil
-	}
-	windowed := !s.fitsOneWindow(cur, frameLines(cur))
-	obs := policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur), Windowed: windowed}
-	if o.Version != string(ver) {
-		obs = policy.Observation{Version: string(ver), Size: len(cur), Windowed: windowed}
-	}
-	ns := policy.CheckBinding(s.ws.opts.Binding, obs, regions, whole)
-	if ns == nil {
-		return nil
-	}
-	n := frameLines(cur)
-	if s.ws.opts.Binding == policy.BindFull {
-		if !windowed {
-			return refuse(KindNotSeen, t.spelled, "%s must be read whole before it is changed (--binding full); read it without offset or limit, then retry", t.spelled).with("offset", 1, "limit", n)
-		}
-		from := frame.LineOf(cur, ns.Gap.Start)
-		return refuse(KindNotSeen, t.spelled, "%s must be read whole at this version before it is changed (--binding full), and it is larger than one read: read it window by window from line %d (offset %d; each read names the next offset) to the end, then retry",
-			t.spelled, from, from).with("offset", from)
-	}
-	from := frame.LineOf(cur, ns.Gap.Start)
-	end := ns.Gap.End - 1
-	if end < ns.Gap.Start {
-		end = ns.Gap.Start
-	}
-	to := frame.LineOf(cur, end)
-	if to < from {
-		to = from
-	}
-	what, were, them := fmt.Sprintf("lines %d-%d", from, to), "were", "them"
-	if from == to {
-		what, were, them = fmt.Sprintf("line %d", from), "was", "it"
-	}
-	return refuse(KindNotSeen, t.spelled, "%s %s %s not shown to you at this version, and the change touches %s; read %s (offset %d, limit %d), then retry",
-		t.spelled, what, were, them, them, from, to-from+1).with("offset", from, "limit", to-from+1)
-}
-
 // claim maps a path about to change into the workspace, applies the rules
 // that need no file content (confinement, effects, protected paths) and
 // takes the file's lock, held until the caller's unlock.
@@ -440,72 +363,6 @@ func (s *Session) editableVersion(t target, cur []byte, work func()) (fsys.Versi
 	}
 	ver := <-done
 	return ver, ref
-}
-
-// inputGuard applies rule 8 to a whole-file replace of an existing
-// non-empty file the session did not create: the facade says whether the
-// file is a declared input (by resolved identity) and which request is
-// pinned; policy.GuardReplace decides and words the refusal.
-func (s *Session) inputGuard(t target, counts string, overwrite bool) *Refusal {
-	request, _ := s.pinned()
-	declared := s.isDeclared(t)
-	if q, ok := brief.QuotedRequest(request); ok {
-		request = q // a worker's request is only the ORIGINAL REQUEST block of its brief
-	}
-	if msg := policy.GuardReplace(t.spelled, counts, request, declared, overwrite); msg != "" {
-		return &Refusal{Kind: KindInput, Path: t.spelled, Message: msg}
-	}
-	return nil
-}
-
-// checkParentObserved applies rule 5 to a file about to be created: the
-// nearest existing ancestor directory must have been observed.
-//
-// When the directory has not been observed, the refusal carries its
-// listing (bounded as list), which now counts as listed: the same call
-// retried can land.
-func (s *Session) checkParentObserved(ctx context.Context, tool string, t target) *Refusal {
-	dir, ref := s.nearestDir(tool, t)
-	if ref != nil || s.ws.opts.NoGate {
-		return ref
-	}
-	if s.dirObserved(dir.key()) {
-		return nil
-	}
-	shown := dir.display()
-	if shown == "." {
-		shown = ". (the workspace root)"
-	}
-	if listing := s.showDir(ctx, dir); listing != nil {
-		return refuse(KindNotRead, t.spelled, "%s would be created in %s, which had not been listed in this session; its listing follows and now counts as listed: check that what you create is not there under another name, then retry the %s",
-			t.spelled, shown, tool).with("dir", dir.display(), ShownListing, listing)
-	}
-	return refuse(KindNotRead, t.spelled, "%s would be created in %s, which has not been listed in this session; list it first (list path=%s) to see what is there, then retry",
-		t.spelled, shown, dir.display()).with("dir", dir.display())
-}
-
-// nearestDir returns the nearest existing ancestor of t, which must be a
-// directory: a create or move below a file could only fail once it is under
-// way, so it is refused before anything moves, gate or no gate.
-func (s *Session) nearestDir(tool string, t target) (target, *Refusal) {
-	dir := t.parent()
-	for {
-		info, err := dir.root.p.Stat(dir.rel)
-		if err == nil {
-			if info.Type != fsys.TypeDir {
-				return target{}, refuse(KindNotFound, t.spelled, "cannot create %s: %s is a file, not a directory; choose another path", t.spelled, dir.display())
-			}
-			break
-		}
-		if errors.Is(err, fsys.ErrOutside) {
-			return target{}, s.ws.fileErr(tool, dir, err).(*Refusal)
-		}
-		if dir.rel == "." {
-			break
-		}
-		dir = dir.parent()
-	}
-	return dir, nil
 }
 
 // journalRefusal turns a broken journal chain met while reading what a

@@ -103,11 +103,8 @@ func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool)
 		return nil, s.ws.fileErr("move", from, err)
 	}
 	ver := fsys.VersionOf(cur)
-	o, ref := s.checkFresh("move", from, cur, ver, "")
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.declaredInput(from, "move it away", ""); ref != nil {
+	f, o := s.existing(policy.OpMoveFrom, from, cur, ver, "")
+	if ref := s.decide(ctx, ask{tool: "move", t: from, f: f, cur: cur, ver: ver, o: o, what: "move it away"}); ref != nil {
 		return nil, ref
 	}
 	c := &change{
@@ -118,13 +115,14 @@ func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool)
 	old, err := fsys.ReadFileMax(p, to.rel, s.ws.opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
-		if ref := s.declaredInput(to, "put another file at its name", ""); ref != nil {
+		// The new name is a create: overwrite is no sign the user asked
+		// for a file the session removed from there to be replaced.
+		ft, dir, counts, ref := s.creating("move", to, cur, to.parent().key() == from.parent().key())
+		if ref != nil {
 			return nil, ref
 		}
-		if to.parent().key() != from.parent().key() {
-			if ref := s.checkParentObserved(ctx, "move", to); ref != nil {
-				return nil, ref
-			}
+		if ref := s.decide(ctx, ask{tool: "move", t: to, f: ft, dir: dir, what: "put another file at its name", counts: counts}); ref != nil {
+			return nil, ref
 		}
 		return c, nil
 	case errors.Is(err, fsys.ErrIsDir):
@@ -136,26 +134,15 @@ func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool)
 		return nil, refuse(KindExists, to.spelled, "%s already exists (%s); pass overwrite: true to replace it (its content is saved), or choose another name", to.spelled, linesWord(receipt.Lines(old)))
 	}
 	oldVer := fsys.VersionOf(old)
-	oo, ref := s.checkFresh("move", to, old, oldVer, "")
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.checkBinding(to, oo, old, oldVer, nil, true); ref != nil {
-		return nil, ref
-	}
+	// overwrite is what any move over a file needs, so it is no sign that
+	// the user asked for this file to be replaced: only the request itself
+	// lifts the guard here (Facts.Overwrite stays false).
+	ft, oo := s.existing(policy.OpReplace, to, old, oldVer, "")
 	counts := policy.Counts(len(old), receipt.Lines(old), len(cur), receipt.Lines(cur))
-	mine := s.wasCreated(to.key())
-	if len(old) > 0 && !mine && !s.ws.opts.NoGate {
-		// overwrite is what any move over a file needs, so it is no sign
-		// that the user asked for this file to be replaced: only the
-		// request itself lifts the guard here.
-		if ref := s.inputGuard(to, counts, false); ref != nil {
-			return nil, ref
-		}
-	}
-	if ref := s.declaredInput(to, "replace it", ""); ref != nil {
+	if ref := s.decide(ctx, ask{tool: "move", t: to, f: ft, cur: old, ver: oldVer, o: oo, what: "replace it", counts: counts}); ref != nil {
 		return nil, ref
 	}
+	mine := ft.Created
 	c.over, c.overVer, c.save = old, oldVer, true
 	if fi, err := p.Stat(to.rel); err == nil {
 		c.overMode = fi.Mode
@@ -172,25 +159,25 @@ func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool)
 // planMoveDir checks a directory move and builds its change: the session
 // must have listed the directory, and nothing may be at the new name.
 func (s *Session) planMoveDir(ctx context.Context, from, to target) (*change, error) {
-	if !s.ws.opts.NoGate && !s.dirObserved(from.key()) {
-		if listing := s.showDir(ctx, from); listing != nil {
-			return nil, refuse(KindNotRead, from.spelled, "%s is a directory this session had not listed; its listing follows and now counts as listed: check that it is the directory to move, then retry the move", from.spelled).with(ShownListing, listing)
-		}
-		return nil, refuse(KindNotRead, from.spelled, "%s is a directory this session has not listed; list it first (list path=%s), then retry the move", from.spelled, from.spelled)
-	}
+	// Rule 4 on everything under the directory comes before rule 5.
 	if err := s.gateTree(ctx, "move", from, to); err != nil {
 		return nil, err
 	}
-	if ref := s.declaredUnder(from, "move it away"); ref != nil {
+	f := s.facts(policy.OpMoveDir, from)
+	f.Observed, f.DeclaredUnder = s.dirObserved(from.key()), s.declaredUnder(from)
+	if ref := s.decide(ctx, ask{tool: "move", t: from, f: f, what: "move it away"}); ref != nil {
 		return nil, ref
 	}
 	if _, err := from.root.p.Stat(to.rel); err == nil {
 		return nil, refuse(KindExists, to.spelled, "%s already exists; a directory is never moved over something else; choose another name", to.spelled)
 	}
-	if to.parent().key() != from.parent().key() {
-		if ref := s.checkParentObserved(ctx, "move", to); ref != nil {
-			return nil, ref
-		}
+	ft, dir, _, ref := s.creating("move", to, nil, to.parent().key() == from.parent().key())
+	if ref != nil {
+		return nil, ref
+	}
+	ft.Removed = false // a directory puts no bytes where a removed file stood
+	if ref := s.decide(ctx, ask{tool: "move", t: to, f: ft, dir: dir, what: "put another file at its name"}); ref != nil {
+		return nil, ref
 	}
 	c := &change{
 		tool: "move", t: to, key: to.key(), src: &from, dir: true,

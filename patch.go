@@ -174,16 +174,17 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 			// Adding a file that exists replaces it, under write's rules:
 			// it must have been read whole, the input guard holds, and its
 			// old bytes are saved.
-			c, ref := s.planReplace("patch", t, cur, f.Content, "", false, dryRun)
+			c, ref := s.planReplace(ctx, "patch", t, cur, f.Content, "", false, dryRun)
 			if ref != nil {
 				return planned{}, ref
 			}
 			return planned{c: c, verb: c.message}, nil
 		}
-		if ref := s.checkParentObserved(ctx, "patch", t); ref != nil {
+		af, dir, counts, ref := s.creating("patch", t, f.Content, false)
+		if ref != nil {
 			return planned{}, ref
 		}
-		if ref := s.declaredInput(t, "recreate it", ""); ref != nil {
+		if ref := s.decide(ctx, ask{tool: "patch", t: t, f: af, dir: dir, what: "recreate it", counts: counts}); ref != nil {
 			return planned{}, ref
 		}
 		c := &change{tool: "patch", t: t, key: t.key(), post: f.Content, create: true, dryRun: dryRun,
@@ -196,11 +197,8 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 			return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot delete it; drop that section", t.spelled)
 		}
 		ver := fsys.VersionOf(cur)
-		o, ref := s.checkFresh("patch", t, cur, ver, "")
-		if ref != nil {
-			return planned{}, ref
-		}
-		if ref := s.declaredInput(t, "delete it", ""); ref != nil {
+		df, o := s.existing(policy.OpDelete, t, cur, ver, "")
+		if ref := s.decide(ctx, ask{tool: "patch", t: t, f: df, cur: cur, ver: ver, o: o, what: "delete it"}); ref != nil {
 			return planned{}, ref
 		}
 		c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, delete: true, save: true, dryRun: dryRun, seen: &o,
@@ -219,19 +217,19 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 		return planned{}, ref
 	}
 	ver := fsys.VersionOf(cur)
-	o, ref := s.checkFresh("patch", t, cur, ver, "")
-	if ref != nil {
-		return planned{}, ref
-	}
 	ap, err := patch.Apply(cur, f.Hunks)
-	if err != nil {
-		return planned{}, hunkRefusal(t, err)
+	var ms []receipt.Match
+	if err == nil {
+		ms = make([]receipt.Match, len(ap.Regions))
+		for i, r := range ap.Regions {
+			ms[i] = receipt.Match{Offset: r.Offset, OldBytes: r.OldBytes, NewBytes: len(r.New), Line: r.Line, Old: cur[r.Offset : r.Offset+r.OldBytes], New: r.New}
+		}
 	}
-	ms := make([]receipt.Match, len(ap.Regions))
-	for i, r := range ap.Regions {
-		ms[i] = receipt.Match{Offset: r.Offset, OldBytes: r.OldBytes, NewBytes: len(r.New), Line: r.Line, Old: cur[r.Offset : r.Offset+r.OldBytes], New: r.New}
-	}
-	if ref := s.checkBinding(t, o, cur, ver, regions(ms), false); ref != nil {
+	uf, o := s.existing(policy.OpEdit, t, cur, ver, "")
+	uf.Unmatched, uf.Regions, uf.MovesAway = err != nil, regions(ms), move != nil
+	q := ask{tool: "patch", t: t, f: uf, cur: cur, ver: ver, o: o, what: "move it away",
+		unmatched: func() *Refusal { return hunkRefusal(t, err) }}
+	if ref := s.decide(ctx, q); ref != nil {
 		return planned{}, ref
 	}
 	eol := textedit.DetectEOL(cur)
@@ -250,19 +248,15 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 	verb := fmt.Sprintf("updated %s (%s)", t.display(), plural(len(f.Hunks), "hunk"))
 	c.message = verb
 	if move != nil {
-		if ref := s.declaredInput(t, "move it away", ""); ref != nil {
-			return planned{}, ref
-		}
-		if ref := s.declaredInput(*move, "put another file at its name", ""); ref != nil {
-			return planned{}, ref
-		}
 		if _, err := p.Stat(move.rel); err == nil {
 			return planned{}, refuse(KindExists, move.spelled, "%s already exists; the patch would move %s over it; choose another name or delete it first", move.spelled, t.spelled)
 		}
-		if move.parent().key() != t.parent().key() {
-			if ref := s.checkParentObserved(ctx, "patch", *move); ref != nil {
-				return planned{}, ref
-			}
+		mf, dir, counts, ref := s.creating("patch", *move, ap.Text, move.parent().key() == t.parent().key())
+		if ref != nil {
+			return planned{}, ref
+		}
+		if ref := s.decide(ctx, ask{tool: "patch", t: *move, f: mf, dir: dir, what: "put another file at its name", counts: counts}); ref != nil {
+			return planned{}, ref
 		}
 		verb += " and moved it to " + move.display()
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
@@ -32,18 +31,12 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	}
 	cur, err := fsys.ReadFileMax(t.root.p, t.rel, s.ws.opts.MaxFileBytes)
 	if errors.Is(err, fsys.ErrNotFound) {
-		if ref := s.declaredInput(t, "recreate it", ""); ref != nil {
-			return nil, ref
-		}
-		if ref := s.recreateGuard(t, post, a.Overwrite); ref != nil {
-			return nil, ref
-		}
 		return s.create(ctx, t, post, a)
 	}
 	if err != nil {
 		return nil, s.ws.fileErr("write", t, err)
 	}
-	c, ref := s.planReplace("write", t, cur, post, a.ExpectedVersion, a.Overwrite, a.DryRun)
+	c, ref := s.planReplace(ctx, "write", t, cur, post, a.ExpectedVersion, a.Overwrite, a.DryRun)
 	if ref != nil {
 		return nil, ref
 	}
@@ -51,33 +44,20 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 }
 
 // planReplace checks a whole-file replace of t (which holds cur) by post
-// and builds its change, as write does it: the session must have seen the
-// whole current version, a declared input is never replaced, the input
-// guard holds unless overwrite, and the result warns and saves (rule 9).
-func (s *Session) planReplace(tool string, t target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*change, *Refusal) {
+// against the rules and builds its change, as write does it: the session
+// must have seen the whole current version, a declared input is never
+// replaced, the input guard holds unless overwrite, and the result warns
+// and saves (rule 9).
+func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*change, *Refusal) {
 	ver := fsys.VersionOf(cur)
-	o, ref := s.checkFresh(tool, t, cur, ver, expectedVersion)
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.checkBinding(t, o, cur, ver, nil, true); ref != nil {
+	f, o := s.existing(policy.OpReplace, t, cur, ver, expectedVersion)
+	f.Overwrite = overwrite
+	counts := policy.Counts(len(cur), receipt.Lines(cur), len(post), receipt.Lines(post))
+	if ref := s.decide(ctx, ask{tool: tool, t: t, f: f, cur: cur, ver: ver, o: o, what: "replace it", counts: counts, ruleText: true}); ref != nil {
 		return nil, ref
 	}
 	key := t.key()
-	mine := s.wasCreated(key)
-	counts := policy.Counts(len(cur), receipt.Lines(cur), len(post), receipt.Lines(post))
-	if ref := s.declaredInput(t, "replace it", counts); ref != nil {
-		return nil, ref
-	}
-	if len(cur) > 0 && !mine && !s.ws.opts.NoGate {
-		if ref := s.inputGuard(t, counts, overwrite); ref != nil {
-			if tool == "patch" && strings.Contains(ref.Message, "overwrite: true") {
-				// A patch has no overwrite argument: say where there is one.
-				ref.Message += " (a patch cannot: update the file with @@ hunks instead of *** Add File:, or use write with overwrite: true)"
-			}
-			return nil, ref
-		}
-	}
+	mine := f.Created
 	c := &change{
 		tool: tool, t: t, key: key, pre: cur, preVer: ver, post: post, dryRun: dryRun, seen: &o,
 		matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: len(post), Line: 1, Old: cur, New: post}},
@@ -95,10 +75,12 @@ func (s *Session) planReplace(tool string, t target, cur, post []byte, expectedV
 // create writes a new file: its parent directory (or the nearest existing
 // ancestor) must have been observed.
 func (s *Session) create(ctx context.Context, t target, post []byte, a WriteArgs) (*MutationResult, error) {
-	if a.ExpectedVersion != "" && !s.ws.opts.NoGate {
-		return nil, refuse(KindChanged, t.spelled, "%s does not exist, but expected_version %s was given; check the path (list its directory), then retry", t.spelled, fsys.Version(a.ExpectedVersion).Short())
+	f, dir, counts, ref := s.creating("write", t, post, false)
+	if ref != nil {
+		return nil, ref
 	}
-	if ref := s.checkParentObserved(ctx, "write", t); ref != nil {
+	f.ExpectedVersion, f.Overwrite = a.ExpectedVersion, a.Overwrite
+	if ref := s.decide(ctx, ask{tool: "write", t: t, f: f, dir: dir, what: "recreate it", counts: counts}); ref != nil {
 		return nil, ref
 	}
 	c := &change{

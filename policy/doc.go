@@ -20,22 +20,30 @@
 //     always covering stet's state directory (Rules.State). The facade
 //     checks them on every name a path goes by (spelled, each symlink,
 //     resolved) and on everything under a moved directory.
-//     5-9 below are the policy gate that Options.NoGate drops; 2-4 are the
-//     floor that stays.
-//  5. Observation (not_read): the facade checks that the session observed
-//     the file (or, for a create, its parent directory).
-//  6. Freshness (changed): the facade compares the observed version with
-//     the file's version under the per-file lock, and the provider's
-//     compare-and-swap proves it again at the swap (conflict).
-//  7. Binding (not_seen): CheckBinding, with the mode (Binding, ParseBinding),
-//     the session's Observation and the byte regions the call replaces. The
-//     facade carries seen ranges through the session's own mutations with
-//     Ranges.Carry and words the refusal in lines.
-//  8. Input guard (input): GuardReplace, which the facade calls for a
-//     whole-file replace of an existing non-empty file the session did not
-//     create, telling it whether the file is a declared input (inputs are
-//     cleaned by NormalizeInputs) and the pinned request; it uses NamesFile
-//     and AsksToReplace, and words InputRefusal and RequestRefusal.
+//     5-9 below are the policy gate that Options.NoGate drops
+//     (Facts.NoGate, the one switch); 2-4 are the floor that stays.
+//
+// Rules 5-8 are decided in one place, Decide, in order, from the Facts the
+// facade gathered for one target of one call (a move: the old name, then
+// the new); every mutating tool asks it, and the facade words the
+// refusal from the Decision's Reason:
+//
+//  5. Observation (not_read): the session observed the file (or, for a
+//     create, its nearest existing ancestor directory; for a directory
+//     move, the directory). The facade shows the frame or listing.
+//  6. Freshness (changed): the observed version (or expected_version) is
+//     the file's version now; the provider's compare-and-swap proves it
+//     again at the swap (conflict). The call's edits are matched next
+//     (Unmatched), before binding, which needs the regions a match finds.
+//  7. Binding (not_seen): CheckBinding, with the mode (Binding,
+//     ParseBinding), the session's Observation and the byte regions the
+//     call replaces. The facade carries seen ranges through the session's
+//     own mutations with Ranges.Carry and words the refusal in lines.
+//  8. Input guard (input): a declared input (inputs are cleaned by
+//     NormalizeInputs) is edit-only; a whole-file replace of a file the
+//     request names, or a create where the session removed such a file,
+//     needs overwrite unless the request asks for it (GuardReplace,
+//     NamesFile, AsksToReplace); InputRefusal and RequestRefusal word it.
 //  9. Warn and save: ReplacedMessage, DeletedMessage, Alarm, Count and
 //     Counts word the result of a replace or delete of a file the session
 //     did not create; the facade saves the previous bytes.

@@ -1,0 +1,236 @@
+package stet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/stet-dev/stet/brief"
+	"github.com/stet-dev/stet/frame"
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+)
+
+// Rules 5-8 of SPEC section 4 are decided in one place, policy.Decide, from
+// the facts this file gathers for one target of one call; every mutating
+// tool asks it, in the order of the call's names (a move: the old name,
+// then the new). This file keeps the IO (the session's observations, the
+// pinned request, a rule-5 refusal's frame or listing) and the words of
+// each refusal; the order of the rules is policy's alone.
+
+// ask is one question to policy.Decide and what the facade needs to word
+// its answer.
+type ask struct {
+	tool string
+	t    target
+	f    policy.Facts
+	cur  []byte       // the existing file's bytes now (not for a create)
+	o    observation  // the session's observation of them (zero: none)
+	ver  fsys.Version // their version
+	dir  target       // a create: the nearest existing ancestor directory
+	// what says what the call would do to a declared input ("delete it");
+	// counts words a request-named file's refusal (policy.Counts), and a
+	// declared input's too when ruleText is set: that refusal then is the
+	// rule's own text (policy.InputRefusal), as write words it.
+	what     string
+	counts   string
+	ruleText bool
+	// unmatched words the refusal of edits or hunks that did not apply.
+	unmatched func() *Refusal
+}
+
+// existing gathers the facts of an existing file t holding cur (version
+// ver) for op, and returns the session's observation of it (the zero
+// observation when there is none).
+func (s *Session) existing(op policy.Op, t target, cur []byte, ver fsys.Version, expected string) (policy.Facts, observation) {
+	o, ok := s.observed(t.key())
+	f := s.facts(op, t)
+	f.Observed = ok
+	f.Version = string(ver)
+	f.ExpectedVersion = expected
+	f.Empty = len(cur) == 0
+	f.Created = s.wasCreated(t.key())
+	if ok && !f.NoGate {
+		f.Observation = policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur)}
+		if op == policy.OpEdit || op == policy.OpReplace {
+			// Only binding reads it, and it costs a pass over the bytes.
+			f.Observation.Windowed = !s.fitsOneWindow(cur, frameLines(cur))
+		}
+	}
+	return f, o
+}
+
+// creating gathers the facts of a create at t (a file, or the new name of
+// a move, that holds post) and finds the nearest existing ancestor
+// directory, which must be a directory (refused otherwise, gate or no
+// gate). sameDir says the call's other name is in t's directory, which its
+// observation then covers. counts, for rule 8, is what the create does to
+// a user's file the session removed from t ("" when none).
+func (s *Session) creating(tool string, t target, post []byte, sameDir bool) (policy.Facts, target, string, *Refusal) {
+	f := s.facts(policy.OpCreate, t)
+	dir, ref := s.nearestDir(tool, t)
+	if ref != nil {
+		return f, dir, "", ref
+	}
+	f.Observed = sameDir || s.dirObserved(dir.key())
+	counts := ""
+	if was, ok := s.removedFile(t.key()); ok && was.Bytes > 0 {
+		f.Removed = true
+		counts = policy.Counts(was.Bytes, was.Lines, len(post), receipt.Lines(post))
+	}
+	return f, dir, counts, nil
+}
+
+// facts fills what every target shares: the gate switch, the binding
+// mode, whether t is declared, the pinned request.
+func (s *Session) facts(op policy.Op, t target) policy.Facts {
+	f := policy.Facts{Op: op, NoGate: s.ws.opts.NoGate, Binding: s.ws.opts.Binding, Path: t.spelled}
+	if f.NoGate {
+		return f // Decide reads no more: nothing to gather
+	}
+	request, _ := s.pinned()
+	if q, ok := brief.QuotedRequest(request); ok {
+		request = q // a worker's request is only the ORIGINAL REQUEST block of its brief
+	}
+	f.Request = request
+	f.Declared = s.isDeclared(t)
+	return f
+}
+
+// decide asks policy.Decide about a and words the first rule that
+// refuses; nil when the target may change. A rule-5 refusal shows what
+// the session must see (the file's frame, the directory's listing) and
+// records it as observed.
+func (s *Session) decide(ctx context.Context, a ask) *Refusal {
+	d := policy.Decide(a.f)
+	if d == nil {
+		return nil
+	}
+	t := a.t
+	switch d.Reason {
+	case policy.NotObserved:
+		if shown := s.showFile(t, a.cur, a.ver); shown != nil {
+			return refuse(KindNotRead, t.spelled, "%s had not been read in this session (it has %s); its frame follows and now counts as read at this version: check the %s against it, then retry the %s",
+				t.spelled, linesWord(shown.Lines), a.tool, a.tool).with(ShownFrame, shown)
+		}
+		return refuse(KindNotRead, t.spelled, "%s has not been read in this session (it has %s); read it first (read path=%s), then retry the %s",
+			t.spelled, linesWord(frameLines(a.cur)), t.spelled, a.tool)
+	case policy.ParentNotListed:
+		return s.notListed(ctx, a.tool, t, a.dir)
+	case policy.DirNotListed:
+		if listing := s.showDir(ctx, t); listing != nil {
+			return refuse(KindNotRead, t.spelled, "%s is a directory this session had not listed; its listing follows and now counts as listed: check that it is the directory to move, then retry the move", t.spelled).with(ShownListing, listing)
+		}
+		return refuse(KindNotRead, t.spelled, "%s is a directory this session has not listed; list it first (list path=%s), then retry the move", t.spelled, t.spelled)
+	case policy.ExpectedMissing:
+		return refuse(KindChanged, t.spelled, "%s does not exist, but expected_version %s was given; check the path (list its directory), then retry", t.spelled, fsys.Version(a.f.ExpectedVersion).Short())
+	case policy.ExpectedNotObserved:
+		// expected_version binds only to a version this session observed: a
+		// version named by a refusal was never shown as text, and taking it
+		// would replace bytes the model never saw.
+		o := a.o
+		return refuse(KindChanged, t.spelled, "%s: expected_version %s is not the version this session observed (%s; a version named in a refusal is not an observation); read it again, then retry the %s",
+			t.spelled, fsys.Version(a.f.ExpectedVersion).Short(), fsys.Version(o.Version).Short(), a.tool).with(
+			"before", map[string]any{"version": o.Version, "bytes": o.Size, "lines": o.Lines})
+	case policy.Stale:
+		o, cur := a.o, a.cur
+		ref := refuse(KindChanged, t.spelled, "%s changed since you read it (then %s bytes, %s; now %s bytes, %s); read it again, then retry the %s",
+			t.spelled, policy.Thousands(o.Size), linesWord(o.Lines), policy.Thousands(len(cur)), linesWord(frameLines(cur)), a.tool)
+		return ref.with("before", map[string]any{"version": o.Version, "bytes": o.Size, "lines": o.Lines},
+			"now", map[string]any{"version": string(a.ver), "bytes": len(cur), "lines": frameLines(cur)})
+	case policy.Unmatched:
+		return a.unmatched()
+	case policy.Unseen:
+		return s.unseen(t, a.cur, a.f.Observation.Windowed, d.Gap)
+	case policy.Declared:
+		if a.ruleText {
+			return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.InputRefusal(shownName(t.spelled), a.counts)}
+		}
+		return refuse(KindInput, t.spelled, "%s is an input this fan-out declared; a worker edits it in place (edit / patch) and cannot %s; if the task needs that, say so in your reply so the orchestrator can redeclare it", t.spelled, a.what)
+	case policy.DeclaredUnder:
+		return refuse(KindInput, t.spelled, "%s holds %s, an input this fan-out declared; a worker edits it in place (edit / patch) and cannot %s; move the other files one by one, or say so in your reply so the orchestrator can redeclare it", t.spelled, a.f.DeclaredUnder, a.what)
+	case policy.Requested:
+		ref := &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.RequestRefusal(t.spelled, a.counts)}
+		if a.tool == "patch" {
+			// A patch has no overwrite argument: say where there is one.
+			if a.f.Op == policy.OpReplace {
+				ref.Message += " (a patch cannot: update the file with @@ hunks instead of *** Add File:, or use write with overwrite: true)"
+			} else {
+				ref.Message += " (a patch cannot: use write with overwrite: true)"
+			}
+		}
+		return ref
+	}
+	return refuse(KindInvalid, t.spelled, "%s: the rules refused this call (%s rule %d); report this to the user", t.spelled, d.Kind, d.Rule)
+}
+
+// notListed words rule 5 for a create at t in dir, a directory the
+// session has not observed. The refusal carries dir's listing (bounded as
+// list), which now counts as listed: the same call retried can land.
+func (s *Session) notListed(ctx context.Context, tool string, t, dir target) *Refusal {
+	shown := dir.display()
+	if shown == "." {
+		shown = ". (the workspace root)"
+	}
+	if listing := s.showDir(ctx, dir); listing != nil {
+		return refuse(KindNotRead, t.spelled, "%s would be created in %s, which had not been listed in this session; its listing follows and now counts as listed: check that what you create is not there under another name, then retry the %s",
+			t.spelled, shown, tool).with("dir", dir.display(), ShownListing, listing)
+	}
+	return refuse(KindNotRead, t.spelled, "%s would be created in %s, which has not been listed in this session; list it first (list path=%s) to see what is there, then retry",
+		t.spelled, shown, dir.display()).with("dir", dir.display())
+}
+
+// nearestDir returns the nearest existing ancestor of t, which must be a
+// directory: a create or move below a file could only fail once it is under
+// way, so it is refused before anything moves, gate or no gate.
+func (s *Session) nearestDir(tool string, t target) (target, *Refusal) {
+	dir := t.parent()
+	for {
+		info, err := dir.root.p.Stat(dir.rel)
+		if err == nil {
+			if info.Type != fsys.TypeDir {
+				return target{}, refuse(KindNotFound, t.spelled, "cannot create %s: %s is a file, not a directory; choose another path", t.spelled, dir.display())
+			}
+			break
+		}
+		if errors.Is(err, fsys.ErrOutside) {
+			return target{}, s.ws.fileErr(tool, dir, err).(*Refusal)
+		}
+		if dir.rel == "." {
+			break
+		}
+		dir = dir.parent()
+	}
+	return dir, nil
+}
+
+// unseen words rule 7: the regions a change replaces must have been shown
+// to the model at this version (mode seen), or the file read whole (full).
+// gap is the first byte range the call needed and was not shown.
+func (s *Session) unseen(t target, cur []byte, windowed bool, gap policy.Range) *Refusal {
+	n := frameLines(cur)
+	if s.ws.opts.Binding == policy.BindFull {
+		if !windowed {
+			return refuse(KindNotSeen, t.spelled, "%s must be read whole before it is changed (--binding full); read it without offset or limit, then retry", t.spelled).with("offset", 1, "limit", n)
+		}
+		from := frame.LineOf(cur, gap.Start)
+		return refuse(KindNotSeen, t.spelled, "%s must be read whole at this version before it is changed (--binding full), and it is larger than one read: read it window by window from line %d (offset %d; each read names the next offset) to the end, then retry",
+			t.spelled, from, from).with("offset", from)
+	}
+	from := frame.LineOf(cur, gap.Start)
+	end := gap.End - 1
+	if end < gap.Start {
+		end = gap.Start
+	}
+	to := frame.LineOf(cur, end)
+	if to < from {
+		to = from
+	}
+	what, were, them := fmt.Sprintf("lines %d-%d", from, to), "were", "them"
+	if from == to {
+		what, were, them = fmt.Sprintf("line %d", from), "was", "it"
+	}
+	return refuse(KindNotSeen, t.spelled, "%s %s %s not shown to you at this version, and the change touches %s; read %s (offset %d, limit %d), then retry",
+		t.spelled, what, were, them, them, from, to-from+1).with("offset", from, "limit", to-from+1)
+}
