@@ -174,7 +174,7 @@ func (g *globals) register(fs *flag.FlagSet) { g.registerSome(fs, false) }
 // registerSome registers the global flags; call takes --json for its
 // arguments, so it skips the boolean one.
 func (g *globals) registerSome(fs *flag.FlagSet, noJSON bool) {
-	fs.Var(&g.roots, "root", "workspace root `DIR` (repeatable; default: the current directory)")
+	fs.Var(&g.roots, "root", "workspace root `DIR` (repeatable; CLI default: the current directory, never / or the home directory; stet mcp: none)")
 	fs.Func("session", "session `ID` (env STET_SESSION; default \"default\")", func(v string) error {
 		g.session, g.sessionSet = v, true
 		return nil
