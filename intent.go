@@ -556,7 +556,7 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 	if err != nil {
 		return "", err
 	}
-	s, err := ws.Session(it.Session)
+	s, err := ws.session(it.Session)
 	if err != nil {
 		return "", err
 	}
