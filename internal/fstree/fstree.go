@@ -131,19 +131,6 @@ func (tr *Tree) ReadFile(name string) ([]byte, error) {
 	return tr.base.ReadFile(path.Join("ws", name))
 }
 
-// Mode returns the permission bits of name (not following a final symlink).
-func (tr *Tree) Mode(name string) (fs.FileMode, error) {
-	if tr.Mem != nil {
-		info, err := tr.Mem.Lstat(name)
-		return info.Mode.Perm(), err
-	}
-	fi, err := tr.base.Lstat(path.Join("ws", name))
-	if err != nil {
-		return 0, err
-	}
-	return fi.Mode().Perm(), nil
-}
-
 // Chmod sets the permission bits of name (host trees only).
 func (tr *Tree) Chmod(name string, mode fs.FileMode) error {
 	if tr.Mem != nil {

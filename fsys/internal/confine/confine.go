@@ -201,10 +201,6 @@ func Walk(t Tree, op, name string, follow bool, abs []string) (Result, error) {
 	return res, nil
 }
 
-// Under reports the root-relative form of the absolute path p if it lies
-// under one of abs.
-func Under(p string, abs []string) (string, bool) { return under(p, abs) }
-
 func under(p string, abs []string) (string, bool) {
 	p = path.Clean(filepath.ToSlash(p))
 	for _, a := range abs {
