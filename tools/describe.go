@@ -39,16 +39,16 @@ const (
 	editDesc = "Replace exact text in a file you have read: old_string must match its bytes literally and occur once unless replace_all; " +
 		"edits: [{old_string, new_string, replace_all?}] applies several in order, all or nothing. " +
 		"Refusals name the next step: not_read (the refusal shows the file: retry), not_seen (read the range given), changed (read again, redo), " +
-		"no_match (compare with the nearest region shown), ambiguous (add context or replace_all). dry_run: true shows the diff only."
+		"no_match (compare with the nearest region shown), ambiguous (add context or replace_all). dry_run: diff only, no write."
 
-	writeDesc = "Create a file, or replace a whole one (edit changes part). content is the complete text. " +
+	writeDesc = "Create a file, or replace a whole one (edit: a part). content is the complete text. " +
 		"A new file's directory must be listed, an existing file read whole: a not_read refusal shows the listing or the file, and the same call retried lands. changed: read again; exists: read it. " +
 		"input: the user's input file; edit it in place, or pass overwrite: true only if the user asked for a rewrite. " +
-		"A replaced file is saved: undo brings it back. dry_run: true shows the diff only."
+		"A replaced file is saved: undo brings it back. dry_run: diff only, no write."
 
 	patchDesc = "Apply a patch to several files, all or nothing: a `*** Begin Patch` envelope (`*** Add File:`, `*** Update File:` with `@@` hunks and optional `*** Move to:`, `*** Delete File:`, `*** End Patch`) " +
 		"or a unified diff (git diff). Hunk line numbers may be wrong. " +
-		"Files it changes must have been read. Refusals name the file and hunk: not_read, changed, no_match, ambiguous. dry_run: true shows the diff only."
+		"Files it changes must have been read. Refusals name the file and hunk: not_read, changed, no_match, ambiguous. dry_run: diff only, no write."
 
 	listDesc = "List a directory's entries with type and size, to depth levels (default 1); path defaults to the root. It observes the directory (needed to create files in it). " +
 		"truncated: true means more exist: list a subdirectory or raise limit. Skips what git ignores (no_ignore: true shows it); exclude leaves out globs."
