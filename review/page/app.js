@@ -178,9 +178,15 @@ function refusalGroup(session, g) {
   return box;
 }
 
+// diffSeq numbers the diff requests: only the newest one's answer is shown
+// (keys pressed quickly ask for several; answers may come back out of order).
+let diffSeq = 0;
+
 async function showDiffs(session, turn, path, offset) {
   const box = $("#diffs") || $("#detail").appendChild(el("div", { id: "diffs" }));
+  const mine = ++diffSeq;
   const page = await api("diff", { session, turn: turn || "", path: path || "", offset: offset || 0, limit: 1 });
+  if (mine !== diffSeq) return;
   box.replaceChildren(el("h3", {}, "Diff" + (turn ? " of turn " + turn : "") + (path ? " of " + path : "")));
   for (const f of page.files) box.append(el("div", { class: "filediff", "data-path": f.path }, el("b", {}, f.path), " ", counts(f), diffView(f.diff)));
   const next = page.offset + page.files.length;
