@@ -302,6 +302,7 @@ func (ws *Workspace) ruleRoots(state string) {
 				}
 			}
 		}
+		r.rules.Rules = r.rules.Rules.Compiled()
 	}
 	ws.linkRoots()
 }

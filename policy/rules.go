@@ -37,6 +37,44 @@ type Rules struct {
 	// journal). They and everything under them are denied and protected
 	// whatever the other fields say.
 	State []string
+
+	// compiled holds Protect and DenyRead compiled once (Compiled); nil:
+	// each check compiles the patterns it meets.
+	compiled *compiledRules
+}
+
+// compiledRules is Protect and DenyRead compiled, in order, for FoldCase.
+type compiledRules struct {
+	fold            bool
+	protect, denied []*glob.Pattern
+}
+
+// defaultProtect is DefaultProtect compiled, case-insensitively (read
+// only).
+var defaultProtect, _ = glob.CompileFold(DefaultProtect)
+
+// Compiled returns r with its patterns compiled once, so that the checks of
+// a walk over many names do not compile every pattern for every name. Call
+// it after the fields are final: a later change of Protect, DenyRead or
+// FoldCase is not seen by the compiled patterns (the checks then compile
+// again, as for Rules never compiled). A malformed pattern matches nothing,
+// as it does uncompiled; Validate reports it.
+func (r Rules) Compiled() Rules {
+	compile := glob.Compile
+	if r.FoldCase {
+		compile = glob.CompileFold
+	}
+	c := &compiledRules{fold: r.FoldCase}
+	for _, p := range r.Protect {
+		cp, _ := compile(p)
+		c.protect = append(c.protect, cp)
+	}
+	for _, p := range r.DenyRead {
+		cp, _ := compile(p)
+		c.denied = append(c.denied, cp)
+	}
+	r.compiled = c
+	return r
 }
 
 // Validate checks every pattern and reports each malformed one by flag and
@@ -63,10 +101,14 @@ func (r Rules) Protected(name string) (pattern string, ok bool) {
 	if r.inState(name) {
 		return StatePattern, true
 	}
-	if !r.NoDefaultProtect && glob.CoversFold(DefaultProtect, name) {
+	if !r.NoDefaultProtect && defaultProtect.Covers(name) {
 		return DefaultProtect, true
 	}
-	return r.first(r.Protect, name)
+	var compiled []*glob.Pattern
+	if c := r.compiled; c != nil && c.fold == r.FoldCase && len(c.protect) == len(r.Protect) {
+		compiled = c.protect
+	}
+	return r.first(r.Protect, compiled, name)
 }
 
 // Denied reports whether name is hidden from every tool, and the pattern
@@ -75,7 +117,11 @@ func (r Rules) Denied(name string) (pattern string, ok bool) {
 	if r.inState(name) {
 		return StatePattern, true
 	}
-	return r.first(r.DenyRead, name)
+	var compiled []*glob.Pattern
+	if c := r.compiled; c != nil && c.fold == r.FoldCase && len(c.denied) == len(r.DenyRead) {
+		compiled = c.denied
+	}
+	return r.first(r.DenyRead, compiled, name)
 }
 
 // HasDenied reports whether any name at all can be denied: a caller may
@@ -94,12 +140,21 @@ func (r Rules) inState(name string) bool {
 	return false
 }
 
-func (r Rules) first(patterns []string, name string) (string, bool) {
+// first returns the first of patterns that covers name; compiled, when
+// not nil, holds them compiled, in the same order (nil for a malformed
+// one, which covers nothing).
+func (r Rules) first(patterns []string, compiled []*glob.Pattern, name string) (string, bool) {
 	match := glob.Covers
 	if r.FoldCase {
 		match = glob.CoversFold
 	}
-	for _, p := range patterns {
+	for i, p := range patterns {
+		if compiled != nil {
+			if compiled[i] != nil && compiled[i].Covers(name) {
+				return p, true
+			}
+			continue
+		}
 		if match(p, name) {
 			return p, true
 		}
