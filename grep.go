@@ -486,9 +486,9 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 	if t.rel == "." {
 		prefix = ""
 	}
-	var types []string
+	var types []*glob.Pattern
 	if a.Type != "" {
-		types = tools.FileTypes[a.Type]
+		types = compileGlobs(tools.FileTypes[a.Type])
 	}
 	var only *glob.Pattern
 	if a.Glob != "" {
@@ -624,9 +624,9 @@ func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grep
 	})
 }
 
-func matchesAny(globs []string, name string) bool {
+func matchesAny(globs []*glob.Pattern, name string) bool {
 	for _, g := range globs {
-		if glob.Match(g, name) {
+		if g.Match(name) {
 			return true
 		}
 	}

@@ -162,6 +162,7 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 		prefix = ""
 	}
 	hiddenLink := ws.linkGuard(ctx)
+	exclude := compileGlobs(f.exclude) // once, not for every entry
 	linksHide := ws.anyDenied() // a hard link here may be a hidden file of any root
 	var enter func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error
 	visit := func(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
@@ -208,7 +209,7 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 			if !f.noIgnore && (e.Name == ".git" || stack.Ignored(child, e.Type == fsys.TypeDir)) {
 				continue
 			}
-			if len(f.exclude) > 0 && excluded(f.exclude, strings.TrimPrefix(child, prefix)) {
+			if len(exclude) > 0 && excluded(exclude, strings.TrimPrefix(child, prefix)) {
 				continue
 			}
 			if err := fn(child, e, depth); err != nil {
@@ -255,10 +256,22 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 	return enter(t.rel, nil, "", 1, stack)
 }
 
-// excluded reports whether one of the globs covers rel.
-func excluded(globs []string, rel string) bool {
+// compileGlobs compiles globs (checked by checkArgs; a malformed one is
+// left out: it matches nothing, as glob.Covers would say).
+func compileGlobs(globs []string) []*glob.Pattern {
+	out := make([]*glob.Pattern, 0, len(globs))
 	for _, g := range globs {
-		if glob.Covers(g, rel) {
+		if p, err := glob.Compile(g); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// excluded reports whether one of the globs covers rel.
+func excluded(globs []*glob.Pattern, rel string) bool {
+	for _, g := range globs {
+		if g.Covers(rel) {
 			return true
 		}
 	}
