@@ -55,7 +55,7 @@ func (s *Session) existing(op policy.Op, t target, cur []byte, ver fsys.Version,
 		f.Observation = policy.Observation{Version: o.Version, Seen: o.Seen, Whole: o.Whole, Size: len(cur)}
 		if op == policy.OpEdit || op == policy.OpReplace {
 			// Only binding reads it, and it costs a pass over the bytes.
-			f.Observation.Windowed = !s.fitsOneWindow(cur, frameLines(cur))
+			f.Observation.Windowed = f.Binding == policy.BindFull && !s.fitsOneWindow(cur, frameLines(cur))
 		}
 	}
 	return f, o
@@ -195,7 +195,7 @@ func (s *Session) nearestDir(tool string, t target) (target, *Refusal) {
 			break
 		}
 		if errors.Is(err, fsys.ErrOutside) {
-			return target{}, s.ws.fileErr(tool, dir, err).(*Refusal)
+			return target{}, asRefusal(s.ws.fileErr(tool, dir, err))
 		}
 		if dir.rel == "." {
 			break

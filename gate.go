@@ -47,12 +47,11 @@ func (ws *Workspace) rulePaths(t target) []string {
 // as not_found, as if it did not exist.
 func (ws *Workspace) denied(t target) *Refusal {
 	rules := t.root.rules
-	if !rules.HasDenied() {
-		return nil
-	}
-	for _, rel := range ws.rulePaths(t) {
-		if _, ok := rules.Denied(rel); ok {
-			return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
+	if rules.HasDenied() {
+		for _, rel := range ws.rulePaths(t) {
+			if _, ok := rules.Denied(rel); ok {
+				return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
+			}
 		}
 	}
 	// A hard link is another name of the same file: one to a hidden file

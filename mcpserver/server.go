@@ -379,21 +379,38 @@ func (s *Server) evictLocked() {
 	}
 }
 
-// dropConn forgets a connection that ended (closed, expired or evicted):
-// its stall count and, once no live connection uses its stet session, the
-// session's in-memory state (the journal keeps it).
+// dropConn forgets a connection that ended (closed, expired or evicted)
+// and, once nothing else uses its stet session, the session's state.
 func (s *Server) dropConn(ss *mcp.ServerSession, c *conn) {
 	s.mu.Lock()
 	if s.conns[ss] == c {
 		delete(s.conns, ss)
 	}
+	s.mu.Unlock()
+	s.forgetSession(c.id)
+}
+
+// forgetSession drops what this process keeps in memory for stet session
+// id (its stall count; the workspaces' cached session state; the journal
+// keeps everything), unless something still uses it: a live connection,
+// a live minted handle, or the one session every connection shares
+// (--session NAME). It is the one place both HTTP connections and minted
+// handles end their sessions.
+func (s *Server) forgetSession(id string) {
+	if s.o.SharedSession && id == s.o.Session {
+		return
+	}
+	if s.handles != nil && s.handles.isLive(id) {
+		return
+	}
+	s.mu.Lock()
 	for _, o := range s.conns {
-		if o.id == c.id {
+		if o.id == id {
 			s.mu.Unlock()
 			return
 		}
 	}
-	delete(s.stalls, c.id)
+	delete(s.stalls, id)
 	spaces := make([]*stet.Workspace, 0, 1+len(s.opened))
 	if s.ws != nil {
 		spaces = append(spaces, s.ws)
@@ -403,7 +420,7 @@ func (s *Server) dropConn(ss *mcp.ServerSession, c *conn) {
 	}
 	s.mu.Unlock()
 	for _, w := range spaces {
-		w.Forget(c.id)
+		w.Forget(id)
 	}
 }
 

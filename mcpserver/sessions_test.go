@@ -93,3 +93,34 @@ func TestHTTPSessionsAreBoundedAndExpire(t *testing.T) {
 	}
 	t.Fatalf("the server still keeps %d connections' state", len(s.conns))
 }
+
+// A server with no workspace of its own (stet mcp with no --root) ends
+// sessions without touching a workspace it does not have.
+func TestEndingSessionsWithoutAWorkspace(t *testing.T) {
+	s := New(nil, Options{})
+	defer s.Close()
+	s.handleEnded("s_0123456789abcdef01234567")
+	s.forgetSession("mcp-000000000000")
+}
+
+// A session still in use is not forgotten: not the one every connection
+// shares (--session NAME), not a live minted handle.
+func TestSessionInUseIsKept(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, stet.Options{})
+	s := New(f.ws, Options{Session: "shared", SharedSession: true})
+	defer s.Close()
+	shared, _ := f.ws.Session("shared")
+	s.forgetSession("shared")
+	if again, _ := f.ws.Session("shared"); again != shared {
+		t.Fatal("the shared session was forgotten while connections share it")
+	}
+	id, err := s.handles.mint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	minted, _ := f.ws.Session(id)
+	s.forgetSession(id)
+	if again, _ := f.ws.Session(id); again != minted {
+		t.Fatal("a live handle's session was forgotten")
+	}
+}

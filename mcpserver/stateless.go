@@ -160,11 +160,14 @@ func (h *handles) end(ids []string) {
 
 // handleEnded drops what the server and the workspace keep in memory for
 // a minted session that ended (its journal stays).
-func (s *Server) handleEnded(id string) {
-	s.mu.Lock()
-	delete(s.stalls, id)
-	s.mu.Unlock()
-	s.ws.Forget(id)
+func (s *Server) handleEnded(id string) { s.forgetSession(id) }
+
+// isLive reports whether id is a live minted handle.
+func (h *handles) isLive(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.live[id]
+	return ok
 }
 
 // statelessCall handles a tools/call that came without an MCP session:
