@@ -226,11 +226,17 @@ func (j *Journal) lastSeq(t tail) (int64, error) {
 // here would be seen by no process that opens the path now.
 func (j *Journal) checkHome() error {
 	named, err := os.Stat(j.dir) // the state directory: not a workspace path
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %w", j.dir, ErrMoved)
 	}
+	if err != nil {
+		return fmt.Errorf("state directory %s: %w", j.dir, err)
+	}
 	open, err := j.root.Stat(".")
-	if err != nil || !os.SameFile(named, open) {
+	if err != nil {
+		return fmt.Errorf("state directory %s: %w", j.dir, err)
+	}
+	if !os.SameFile(named, open) {
 		return fmt.Errorf("%s: %w", j.dir, ErrMoved)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -91,6 +92,11 @@ type Journal struct {
 func Open(dir string, o Options) (*Journal, error) {
 	if err := checkLockingSupported(); err != nil {
 		return nil, fmt.Errorf("journal: open %s: %w", dir, err)
+	}
+	// Named absolutely, so that a later change of the working directory
+	// does not make checkHome look elsewhere.
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
 	// The state directory is not a workspace path: it is stet's own.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
