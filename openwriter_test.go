@@ -47,10 +47,18 @@ func TestChangeRefusedWhileAnotherWriterHoldsTheFile(t *testing.T) {
 	if _, err := s.Delete(ctx, stet.DeleteArgs{Path: "old.log"}); !errors.As(err, &ref) || ref.Kind != stet.KindConflict {
 		t.Fatalf("delete while a writer holds the file: %v", err)
 	}
+	// A move over a file another process writes unlinks it as surely.
+	if _, err := s.Write(ctx, stet.WriteArgs{Path: "new.log", Content: "n\n"}); err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, s, "app.log")
+	if _, err := s.Move(ctx, stet.MoveArgs{From: "new.log", To: "app.log", Overwrite: true}); !errors.As(err, &ref) || ref.Kind != stet.KindConflict {
+		t.Fatalf("move over a file another process writes: %v", err)
+	}
 	d.Close()
 	w.Close()
 	readAll(t, s, "app.log")
-	if _, err := s.Edit(ctx, edit); err != nil {
+	if _, err := s.Edit(ctx, stet.EditArgs{Path: "app.log", OldString: ptr("line 2"), NewString: ptr("line two")}); err != nil {
 		t.Fatalf("edit once the writer closed the file: %v", err)
 	}
 	if _, err := s.Delete(ctx, stet.DeleteArgs{Path: "old.log"}); err != nil {

@@ -150,6 +150,14 @@ func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		return cm, l.fail(op, from, err)
 	}
 	var f moveFound
+	if dst != nil {
+		// The replaced file is unlinked: a process writing to it would
+		// lose what it writes afterwards, as with a replace.
+		if werr := openWriter(dt, tb); werr != nil {
+			unlock()
+			return cm, fsys.E(op, to, fsys.ErrOpenWriter, werr)
+		}
+	}
 	if dst == nil {
 		f, err = l.moveFresh(df, fb, dt, tb, src, &cm)
 	} else {
