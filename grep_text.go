@@ -65,7 +65,11 @@ func GrepText(ctx context.Context, a GrepArgs, name string, text []byte) (*GrepR
 		return res, nil
 	}
 	hits = hits[a.Offset:]
-	g := buildRows(text, hits, q.before, q.after, limit, MaxGrepBytes)
+	maxBytes := MaxGrepBytes
+	if a.Limit == 0 {
+		maxBytes = DefaultPageBytes // a default page, as grep of a file gives
+	}
+	g := buildRows(text, hits, q.before, q.after, limit, maxBytes)
 	for i := range g.rows {
 		g.rows[i].Path = name
 	}

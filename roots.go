@@ -204,6 +204,7 @@ func (s *Session) listRoots(ctx context.Context, a ListArgs, roots []string) (*L
 			e.Name = dir + "/" + e.Name
 			res.Entries = append(res.Entries, e)
 		}
+		res.Notes = append(res.Notes, r.Notes...)
 		if r.Truncated {
 			res.Truncated = true
 			break
@@ -240,6 +241,7 @@ func (s *Session) findRoots(ctx context.Context, a FindArgs, roots []string) (*F
 		}
 		first = errSearched
 		res.Paths = append(res.Paths, r.Paths...)
+		res.Notes = append(res.Notes, r.Notes...)
 		if r.Truncated {
 			res.Truncated = true
 			break
@@ -329,6 +331,7 @@ func (s *Session) grepRoots(ctx context.Context, a GrepArgs, roots []string) (*G
 		got += len(r.Paths) + len(r.Counts)
 		res.Paths = append(res.Paths, r.Paths...)
 		res.Counts = append(res.Counts, r.Counts...)
+		res.Notes = append(res.Notes, r.Notes...)
 		if r.Truncated {
 			res.Truncated = true
 			break

@@ -163,7 +163,7 @@ func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFil
 	}
 	hiddenLink := ws.linkGuard(ctx)
 	exclude := compileGlobs(f.exclude) // once, not for every entry
-	linksHide := ws.anyDenied() // a hard link here may be a hidden file of any root
+	linksHide := ws.anyDenied()        // a hard link here may be a hidden file of any root
 	var enter func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error
 	visit := func(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
 		if err := ctx.Err(); err != nil {

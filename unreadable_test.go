@@ -1,14 +1,15 @@
 package stet_test
 
 import (
-	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/local"
 )
 
 // One directory that cannot be read does not fail a whole search: grep,
@@ -16,15 +17,23 @@ import (
 // note what they skipped, as grep -r does; the directory named as path
 // is still refused.
 func TestUnreadableDirectoryIsSkippedAndSaid(t *testing.T) {
-	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
-		t.Skip("needs a directory its user cannot read (POSIX modes, not root)")
+	root := t.TempDir()
+	for name, body := range map[string]string{"a/one.txt": "needle\n", "locked/two.txt": "needle\n", "z/three.txt": "needle\n"} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(root, name), []byte(body), 0o644)
 	}
-	_, s, root := open(t, map[string]string{"a/one.txt": "needle\n", "locked/two.txt": "needle\n", "z/three.txt": "needle\n"}, stet.Options{})
-	locked := filepath.Join(root, "locked")
-	if err := os.Chmod(locked, 0); err != nil {
+	// The directory cannot be listed: as for a user without the right
+	// (mode 000), whoever runs the test, root included.
+	p, err := local.Open(root, local.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	ws, err := stet.Open([]string{root}, stet.Options{State: t.TempDir(), Providers: []fsys.Provider{unlistable{p, "locked"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s, _ := ws.Session("agent")
 	noted := func(tool string, notes []string) {
 		t.Helper()
 		if len(notes) != 1 || !strings.Contains(notes[0], "locked") {
@@ -52,7 +61,20 @@ func TestUnreadableDirectoryIsSkippedAndSaid(t *testing.T) {
 		t.Fatalf("list: %v", err)
 	}
 	noted("list", l.Notes)
-	if _, err := s.Grep(ctx, stet.GrepArgs{Pattern: "needle", Path: "locked"}); err == nil || errors.Is(err, nil) {
+	if _, err := s.Grep(ctx, stet.GrepArgs{Pattern: "needle", Path: "locked"}); err == nil {
 		t.Errorf("grep of the unreadable directory named as path: %v, want a refusal", err)
 	}
+}
+
+// unlistable is a provider whose directory dir cannot be listed.
+type unlistable struct {
+	fsys.Provider
+	dir string
+}
+
+func (u unlistable) ReadDir(name string) ([]fsys.Info, error) {
+	if name == u.dir {
+		return nil, fsys.E("readdir", name, fs.ErrPermission, nil)
+	}
+	return u.Provider.ReadDir(name)
 }
