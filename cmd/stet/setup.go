@@ -418,6 +418,11 @@ func printSetup(e *env, c *client, target string, entry cfgedit.Obj, project boo
 // first so that the write replaces exactly the bytes merged into (and the
 // journal keeps them), a plain copy saved beside it first.
 func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
+	// A configuration file kept elsewhere behind a symlink (dotfiles) is
+	// written where it lives: the workspace is its real directory.
+	if real, err := filepath.EvalSymlinks(target); err == nil { // the client's configuration file: not a workspace path
+		target = real
+	}
 	dir, name := filepath.Split(target)
 	dir = filepath.Clean(dir)
 	old, err := os.ReadFile(target) // the client's configuration file: not a workspace path
@@ -445,6 +450,10 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 		return err
 	}
 	o.NoSweep = true
+	// The configuration directory is its own workspace, with the state
+	// directory stet gives it by default: the --state or STET_STATE of a
+	// project belongs to that project's workspace and would be refused.
+	o.State = ""
 	if o.MaxReadBytes == 0 {
 		o.MaxReadBytes = stet.MaxMaxReadBytes // the whole file is read before it is replaced
 	}
@@ -496,9 +505,6 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 		fmt.Fprintf(w, "the old file is saved as %s (and in stet's journal)\n", filepath.Join(dir, backup))
 	}
 	undo := []string{"stet", "undo", "--root", dir, "--session", setupSession}
-	if e.g.state != "" {
-		undo = append(undo, "--state", e.g.state)
-	}
 	fmt.Fprintf(w, "undo: %s\n", shellLine(append(undo, name)))
 	for _, n := range c.notes {
 		fmt.Fprintln(w, n)

@@ -419,3 +419,40 @@ func TestSetupPaths(t *testing.T) {
 		}
 	}
 }
+
+// --write works whatever state directory the user's project uses (the
+// configuration directory is a workspace of its own), and writes a
+// configuration kept behind a symlink (dotfiles) where it lives.
+func TestSetupWriteWithProjectStateAndSymlinkedConfig(t *testing.T) {
+	h := newHome(t)
+	projState := filepath.Join(h.dir, "projstate")
+	if code, _, stderr := h.run("", "--state", projState, "list", "."); code != 0 {
+		t.Fatalf("list in the project: %d %s", code, stderr)
+	}
+	real := filepath.Join(h.dir, "dotfiles", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("{\n  \"servers\": {}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(h.dir, ".config", "Code", "User", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	h.env = append(h.env, "STET_STATE="+projState)
+	code, stdout, stderr := h.run("", "setup", "vscode", "--root", h.proj, "--write")
+	if code != 0 {
+		t.Fatalf("setup vscode --write with STET_STATE set and a symlinked config: %d\n%s%s", code, stdout, stderr)
+	}
+	b, _ := os.ReadFile(real)
+	if !strings.Contains(string(b), `"stet"`) {
+		t.Fatalf("the real config file: %s", b)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced: %v %v", fi, err)
+	}
+}
