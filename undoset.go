@@ -134,8 +134,12 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 		for i, e := range events {
 			ids[i] = e.d.Receipt.ID
 		}
+		named := strings.Join(ids[:min(len(ids), 10)], ", ")
+		if len(ids) > 10 {
+			named += fmt.Sprintf(" and %d more", len(ids)-10)
+		}
 		return nil, refuse(KindChanged, spec.Path, "nothing was undone: the changes this undo would take back are not the ones previewed (now %s: %s); preview the undo again and confirm what it shows",
-			plural(len(ids), "change"), strings.Join(ids, ", ")).with("set", res.Set, "expected", spec.Expect, "receipts", ids)
+			plural(len(ids), "change"), named).with("set", res.Set, "expected", spec.Expect)
 	}
 	if len(events) == 0 {
 		res.Message = "nothing to undo"

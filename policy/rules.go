@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stet-dev/stet/glob"
@@ -45,8 +46,9 @@ type Rules struct {
 
 // compiledRules is Protect and DenyRead compiled, in order, for FoldCase.
 type compiledRules struct {
-	fold            bool
-	protect, denied []*glob.Pattern
+	fold                  bool
+	protectSrc, deniedSrc []string // the patterns they were compiled from
+	protect, denied       []*glob.Pattern
 }
 
 // defaultProtect is DefaultProtect compiled, case-insensitively (read
@@ -64,7 +66,7 @@ func (r Rules) Compiled() Rules {
 	if r.FoldCase {
 		compile = glob.CompileFold
 	}
-	c := &compiledRules{fold: r.FoldCase}
+	c := &compiledRules{fold: r.FoldCase, protectSrc: slices.Clone(r.Protect), deniedSrc: slices.Clone(r.DenyRead)}
 	for _, p := range r.Protect {
 		cp, _ := compile(p)
 		c.protect = append(c.protect, cp)
@@ -105,7 +107,7 @@ func (r Rules) Protected(name string) (pattern string, ok bool) {
 		return DefaultProtect, true
 	}
 	var compiled []*glob.Pattern
-	if c := r.compiled; c != nil && c.fold == r.FoldCase && len(c.protect) == len(r.Protect) {
+	if c := r.compiled; c != nil && c.fold == r.FoldCase && slices.Equal(c.protectSrc, r.Protect) {
 		compiled = c.protect
 	}
 	return r.first(r.Protect, compiled, name)
@@ -118,7 +120,7 @@ func (r Rules) Denied(name string) (pattern string, ok bool) {
 		return StatePattern, true
 	}
 	var compiled []*glob.Pattern
-	if c := r.compiled; c != nil && c.fold == r.FoldCase && len(c.denied) == len(r.DenyRead) {
+	if c := r.compiled; c != nil && c.fold == r.FoldCase && slices.Equal(c.deniedSrc, r.DenyRead) {
 		compiled = c.denied
 	}
 	return r.first(r.DenyRead, compiled, name)
