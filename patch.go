@@ -282,10 +282,3 @@ func hunkRefusal(t target, err error) *Refusal {
 	}
 	return refuse(KindInvalid, t.spelled, "%s: %v", t.spelled, err)
 }
-
-func asRefusal(err error) *Refusal {
-	if r, ok := AsRefusal(err); ok {
-		return r
-	}
-	return &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
-}

@@ -8,9 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
-	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
@@ -235,162 +232,38 @@ func scanWindow(ctx context.Context, t target, r io.Reader, head []byte, o frame
 	return scanned{w: w, size: size, version: fsys.VersionPrefix + hex.EncodeToString(h.Sum(nil))}, err
 }
 
-// utf8Stream checks UTF-8 text written to it in pieces; a rune may be split
-// between pieces. bad is the offset of the first invalid byte once found.
-type utf8Stream struct {
-	off     int // bytes checked and found valid
-	pending []byte
-	bad     int
-	failed  bool
-}
-
-// write checks p and reports whether the text is still valid.
-func (u *utf8Stream) write(p []byte) bool {
-	if u.failed {
-		return false
-	}
-	if len(u.pending) > 0 {
-		k := min(utf8.UTFMax-len(u.pending), len(p))
-		tmp := append(u.pending[:len(u.pending):len(u.pending)], p[:k]...)
-		if !utf8.FullRune(tmp) {
-			u.pending = tmp
-			return true
+// countRest counts the numbered lines of a file whose first bytes are head
+// and whose rest r holds, and reports whether it ends with a newline.
+func countRest(ctx context.Context, r io.Reader, head []byte) (lines int, lastNL bool, err error) {
+	lines = frameLines(head)
+	lastNL = len(head) > 0 && head[len(head)-1] == '\n'
+	buf := make([]byte, scanChunk)
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, false, err
 		}
-		r, size := utf8.DecodeRune(tmp)
-		if r == utf8.RuneError && size <= 1 {
-			u.failed, u.bad = true, u.off
-			return false
+		n, err := r.Read(buf)
+		if n > 0 {
+			lines += bytes.Count(buf[:n], []byte{'\n'})
+			lastNL = buf[n-1] == '\n'
 		}
-		p = p[size-len(u.pending):]
-		u.off += size
-		u.pending = nil
-	}
-	body := p
-	for j := len(p) - 1; j >= 0 && j >= len(p)-(utf8.UTFMax-1); j-- {
-		if utf8.RuneStart(p[j]) {
-			if !utf8.FullRune(p[j:]) {
-				body = p[:j]
-				u.pending = bytes.Clone(p[j:])
-			}
-			break
+		if errors.Is(err, io.EOF) {
+			return lines, lastNL, nil
+		}
+		if err != nil {
+			return 0, false, err
 		}
 	}
-	if !utf8.Valid(body) {
-		u.failed, u.bad = true, u.off+invalidUTF8(body)
-		return false
-	}
-	u.off += len(body)
-	return true
 }
 
-// end reports whether the text ended on a whole rune.
-func (u *utf8Stream) end() bool {
-	if !u.failed && len(u.pending) > 0 {
-		u.failed, u.bad = true, u.off
+// tailWindow is the window of the last n lines of a text of lines numbered
+// lines. The empty numbered line after a final newline is not a line of
+// text: it is shown but not counted, so tail 1 of "a\nb\n" shows b.
+func tailWindow(lines int, lastNL bool, n int) (offset, limit int) {
+	text := lines
+	if lastNL && lines > 1 {
+		text--
 	}
-	return !u.failed
-}
-
-func binaryRefusal(t target, i int) *Refusal {
-	return refuse(KindBinary, t.spelled, "%s is binary (a NUL byte at offset %d); stet reads and edits text only; leave it alone or replace it with a tool made for that format", t.spelled, i).with("offset", i)
-}
-
-func notUTF8Refusal(t target, off int) *Refusal {
-	return refuse(KindNotUTF8, t.spelled, "%s is not valid UTF-8 (first bad byte at offset %d); stet edits UTF-8 text only; convert it first if it is text in another encoding", t.spelled, off).with("offset", off)
-}
-
-// checkText refuses bytes that are not text: a NUL in the first 8 KiB
-// (binary) or invalid UTF-8 (not_utf8, with the byte offset).
-func checkText(t target, data []byte) *Refusal {
-	head := data
-	if len(head) > 8<<10 {
-		head = head[:8<<10]
-	}
-	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return binaryRefusal(t, i)
-	}
-	if !utf8.Valid(data) {
-		return notUTF8Refusal(t, invalidUTF8(data))
-	}
-	return nil
-}
-
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
-}
-
-// fileErr turns a backend error into a refusal where it has a kind, and
-// wraps it otherwise. Raw OS error text never reaches the message.
-func (ws *Workspace) fileErr(tool string, t target, err error) error {
-	p := t.spelled
-	switch {
-	case errors.Is(err, fsys.ErrOutside):
-		return &Refusal{Kind: KindOutside, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %s leads outside the workspace (a symlink or path that leaves it); use a path inside the workspace", p)}
-	case errors.Is(err, fsys.ErrInvalid):
-		return &Refusal{Kind: KindOutside, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %q is not a valid workspace path; give a plain relative path", p)}
-	case errors.Is(err, fsys.ErrNotFound):
-		return &Refusal{Kind: KindNotFound, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %s does not exist; use list or find to see what does", p)}
-	case errors.Is(err, fsys.ErrNotDir):
-		return &Refusal{Kind: KindNotFound, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %s does not exist (a part of the path is a file, not a directory); use list to see what does", p)}
-	case errors.Is(err, fsys.ErrIsDir):
-		return &Refusal{Kind: KindNotRegular, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %s is a directory; use list to see its entries", p)}
-	case errors.Is(err, fsys.ErrNotRegular):
-		return &Refusal{Kind: KindNotRegular, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %s is not a regular file (a FIFO, device or socket); stet reads and writes regular files only; leave it alone", p)}
-	case errors.Is(err, fsys.ErrExists):
-		return &Refusal{Kind: KindExists, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %s already exists; read it and edit it in place, or choose another name", p)}
-	case errors.Is(err, fsys.ErrBusy):
-		dir := path.Dir(t.rel)
-		var be *fsys.BusyError
-		if errors.As(err, &be) {
-			dir = be.Dir
-		}
-		dir = filepath.Join(t.root.dir, filepath.FromSlash(dir))
-		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: another process holds a lock on %s and kept it past the wait; nothing of this call was read or written; retry when it finishes", dir)}
-	case errors.Is(err, fsys.ErrTooLarge):
-		return ws.tooLarge(tool, t, err)
-	case errors.Is(err, fsys.ErrOpenWriter):
-		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: another process has %s open for writing (a logger, tee -a, a dev server?): what it writes after this change would go to the old file and be lost, so nothing was changed; stop that process or wait until it closes the file, then retry", shownName(p))}
-	case errors.Is(err, fsys.ErrConflict):
-		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %s was changed by another writer while this call was writing it; nothing of this call was written and the other writer's bytes stand; read it again, then retry", p)}
-	}
-	return fmt.Errorf("%s %s: %w", tool, p, err)
-}
-
-// tooLarge refuses a file over the edit limit, which the tool would have to
-// hold whole, with its size and the next step.
-func (ws *Workspace) tooLarge(tool string, t target, err error) *Refusal {
-	p := t.spelled
-	size := int64(-1)
-	var tl *fsys.TooLargeError
-	if errors.As(err, &tl) {
-		size = tl.Size
-	}
-	what := "change"
-	switch tool {
-	case "grep":
-		what = "search"
-	case "move", "delete", "undo":
-		what = tool
-	}
-	r := &Refusal{Kind: KindTooLarge, Tool: tool, Path: p, Err: err,
-		Message: fmt.Sprintf("refused: %s is %s bytes, over the %s-byte edit limit; stet does not %s files that large (it would have to hold them whole); read it in windows (read with offset and limit) instead",
-			p, policy.Thousands(int(size)), policy.Thousands(int(ws.opts.MaxFileBytes)), what)}
-	return r.with("bytes", size, "max_bytes", ws.opts.MaxFileBytes)
+	offset = max(1, text-n+1)
+	return offset, lines - offset + 1
 }

@@ -4,7 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
 
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/tools"
 )
 
@@ -136,4 +140,80 @@ func AsRefusal(err error) (*Refusal, bool) {
 	var r *Refusal
 	ok := errors.As(err, &r)
 	return r, ok
+}
+
+func asRefusal(err error) *Refusal {
+	if r, ok := AsRefusal(err); ok {
+		return r
+	}
+	return &Refusal{Kind: KindInvalid, Message: "refused: " + err.Error(), Err: err}
+}
+
+// fileErr turns a backend error into a refusal where it has a kind, and
+// wraps it otherwise. Raw OS error text never reaches the message.
+func (ws *Workspace) fileErr(tool string, t target, err error) error {
+	p := t.spelled
+	switch {
+	case errors.Is(err, fsys.ErrOutside):
+		return &Refusal{Kind: KindOutside, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %s leads outside the workspace (a symlink or path that leaves it); use a path inside the workspace", p)}
+	case errors.Is(err, fsys.ErrInvalid):
+		return &Refusal{Kind: KindOutside, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %q is not a valid workspace path; give a plain relative path", p)}
+	case errors.Is(err, fsys.ErrNotFound):
+		return &Refusal{Kind: KindNotFound, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %s does not exist; use list or find to see what does", p)}
+	case errors.Is(err, fsys.ErrNotDir):
+		return &Refusal{Kind: KindNotFound, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %s does not exist (a part of the path is a file, not a directory); use list to see what does", p)}
+	case errors.Is(err, fsys.ErrIsDir):
+		return &Refusal{Kind: KindNotRegular, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %s is a directory; use list to see its entries", p)}
+	case errors.Is(err, fsys.ErrNotRegular):
+		return &Refusal{Kind: KindNotRegular, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %s is not a regular file (a FIFO, device or socket); stet reads and writes regular files only; leave it alone", p)}
+	case errors.Is(err, fsys.ErrExists):
+		return &Refusal{Kind: KindExists, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %s already exists; read it and edit it in place, or choose another name", p)}
+	case errors.Is(err, fsys.ErrBusy):
+		dir := path.Dir(t.rel)
+		var be *fsys.BusyError
+		if errors.As(err, &be) {
+			dir = be.Dir
+		}
+		dir = filepath.Join(t.root.dir, filepath.FromSlash(dir))
+		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: another process holds a lock on %s and kept it past the wait; nothing of this call was read or written; retry when it finishes", dir)}
+	case errors.Is(err, fsys.ErrTooLarge):
+		return ws.tooLarge(tool, t, err)
+	case errors.Is(err, fsys.ErrOpenWriter):
+		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: another process has %s open for writing (a logger, tee -a, a dev server?): what it writes after this change would go to the old file and be lost, so nothing was changed; stop that process or wait until it closes the file, then retry", shownName(p))}
+	case errors.Is(err, fsys.ErrConflict):
+		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %s was changed by another writer while this call was writing it; nothing of this call was written and the other writer's bytes stand; read it again, then retry", p)}
+	}
+	return fmt.Errorf("%s %s: %w", tool, p, err)
+}
+
+// tooLarge refuses a file over the edit limit, which the tool would have to
+// hold whole, with its size and the next step.
+func (ws *Workspace) tooLarge(tool string, t target, err error) *Refusal {
+	p := t.spelled
+	size := int64(-1)
+	var tl *fsys.TooLargeError
+	if errors.As(err, &tl) {
+		size = tl.Size
+	}
+	what := "change"
+	switch tool {
+	case "grep":
+		what = "search"
+	case "move", "delete", "undo":
+		what = tool
+	}
+	r := &Refusal{Kind: KindTooLarge, Tool: tool, Path: p, Err: err,
+		Message: fmt.Sprintf("refused: %s is %s bytes, over the %s-byte edit limit; stet does not %s files that large (it would have to hold them whole); read it in windows (read with offset and limit) instead",
+			p, policy.Thousands(int(size)), policy.Thousands(int(ws.opts.MaxFileBytes)), what)}
+	return r.with("bytes", size, "max_bytes", ws.opts.MaxFileBytes)
 }

@@ -9,11 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +21,6 @@ import (
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/local"
 	"github.com/stet-dev/stet/glob"
-	"github.com/stet-dev/stet/internal/winpath"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 )
@@ -413,155 +410,6 @@ func (ws *Workspace) session(id string) (*Session, error) {
 	}
 	ws.sessions[id] = s
 	return s, nil
-}
-
-// target is a user path mapped into one root.
-type target struct {
-	spelled string // as the call spelled it
-	root    *root
-	ri      int    // root index
-	rel     string // slash-separated, relative to the root, cleaned ("." for the root)
-
-	// res is rel after following symlinks inside the root, resolved once
-	// when the target is made; resOf is the rel it was resolved for.
-	res, resOf string
-}
-
-// resolved returns t with its resolved path filled in (one confined walk).
-func (t target) resolved() target {
-	t, _ = t.resolve()
-	return t
-}
-
-// resolve is resolved, and also returns the walk's error (fsys.ErrOutside
-// for a name that leads out of the root through a symlink).
-func (t target) resolve() (target, error) {
-	t.resOf, t.res = t.rel, t.rel
-	if r, ok := t.root.p.(fsys.Resolver); ok {
-		res, err := r.Resolve(t.rel)
-		if err != nil {
-			return t, err
-		}
-		t.res = res
-	}
-	return t, nil
-}
-
-// confined resolves t once and refuses a name that leads out of the
-// workspace (rule 2), as every later open would.
-func (ws *Workspace) confined(tool string, t target) (target, *Refusal) {
-	t, err := t.resolve()
-	if errors.Is(err, fsys.ErrOutside) {
-		return t, asRefusal(ws.fileErr(tool, t, err))
-	}
-	return t, nil
-}
-
-// display is how results name the path: relative for the first root,
-// absolute for the others.
-func (t target) display() string {
-	if t.ri == 0 {
-		return t.rel
-	}
-	return filepath.Join(t.root.dir, filepath.FromSlash(t.rel))
-}
-
-// shown is display as text shows it: escaped when the name holds control
-// characters (see shownName), so it cannot pass for several lines.
-func (t target) shown() string { return shownName(t.display()) }
-
-// key identifies the file for observations: root index and resolved path.
-func (t target) key() string {
-	return strconv.Itoa(t.ri) + ":" + t.resolvedRel()
-}
-
-// resolvedRel is t's path after following symlinks inside its root,
-// resolved once when the target was made (walked again only for a target
-// built without it).
-func (t target) resolvedRel() string {
-	if t.resOf != t.rel || t.rel == "" {
-		t = t.resolved()
-	}
-	return t.res
-}
-
-// dirKey identifies the parent directory of t.
-func (t target) parent() target {
-	p := t
-	p.rel = path.Dir(t.rel)
-	p.spelled = p.display()
-	return p
-}
-
-// resolve maps a user path to a root. It refuses NUL bytes, ".." escapes and
-// absolute paths outside every root; symlinks are the backend's business. A
-// relative path goes to the one root where it exists, or to the first root
-// when none has it; one that exists in several roots is refused as
-// ambiguous. "." is the first root (list, find and grep with no path cover
-// every root themselves).
-func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
-	if strings.ContainsRune(p, 0) {
-		return target{}, refuse(KindOutside, p, "%q contains a NUL byte; give a plain path inside the workspace", p)
-	}
-	if p == "" {
-		p = "."
-	}
-	native := filepath.FromSlash(p)
-	if filepath.IsAbs(native) {
-		clean := filepath.Clean(native)
-		for i, r := range ws.roots {
-			for _, base := range []string{r.dir, r.real} {
-				rel, err := filepath.Rel(base, clean)
-				if err == nil && filepath.IsLocal(rel) || rel == "." {
-					return ws.confined(tool, target{spelled: p, root: r, ri: i, rel: filepath.ToSlash(rel)})
-				}
-			}
-		}
-		return target{}, refuse(KindOutside, p, "%s is outside the workspace (%s); use a path inside it", p, strings.Join(ws.Roots(), ", "))
-	}
-	if runtime.GOOS == "windows" {
-		// No component may be one that Windows reads as a device or as
-		// another file (an absolute path naming one is outside every root).
-		if err := winpath.Check(filepath.ToSlash(native)); err != nil {
-			return target{}, refuse(KindInvalid, p, "%s: %v; use another name", p, err)
-		}
-	}
-	clean := filepath.Clean(native)
-	if clean != "." && !filepath.IsLocal(clean) {
-		return target{}, refuse(KindOutside, p, "%s leaves the workspace; use a path inside %s", p, ws.roots[0].dir)
-	}
-	rel := filepath.ToSlash(clean)
-	ri := 0
-	if len(ws.roots) > 1 && rel != "." {
-		var in []int
-		for i, r := range ws.roots {
-			if exists(r.p, rel) {
-				in = append(in, i)
-			}
-		}
-		switch len(in) {
-		case 0:
-			// A new name: the first root.
-		case 1:
-			ri = in[0]
-		default:
-			var where []string
-			for _, i := range in {
-				where = append(where, filepath.Join(ws.roots[i].dir, filepath.FromSlash(rel)))
-			}
-			return target{}, refuse(KindAmbiguous, p, "%s exists in %d roots: %s; name the one you mean by its absolute path",
-				p, len(in), strings.Join(where, ", ")).with("paths", where)
-		}
-	}
-	return ws.confined(tool, target{spelled: p, root: ws.roots[ri], ri: ri, rel: rel})
-}
-
-// exists reports whether rel names something in p: a file, a directory, or
-// a symlink, even one that leads out of the root (it is refused there as
-// outside, not looked for elsewhere). A dangling symlink counts as absent.
-func exists(p fsys.Provider, rel string) bool {
-	_, err := p.Stat(rel)
-	return err == nil || !(errors.Is(err, fsys.ErrNotFound) || errors.Is(err, fsys.ErrNotDir))
 }
 
 // sweep removes the temp files that stet processes left behind when they

@@ -1,0 +1,66 @@
+package stet
+
+import (
+	"context"
+
+	"github.com/stet-dev/stet/policy"
+)
+
+// ReadFiles reads several files in one call (read with paths): each file
+// is read as Read reads it (offset, limit and tail apply to each), with the
+// byte budget shared between them, and is its own observation. A file
+// refused (not found, binary, ...) comes back as its refusal in its place;
+// the others are read all the same. Images and audio together may take up
+// to the media limit; a media file past it is refused as too_large (read
+// it alone).
+func (s *Session) ReadFiles(ctx context.Context, a ReadArgs) (*ReadFilesResult, error) {
+	if ref := checkArgs("read", a); ref != nil {
+		return nil, ref
+	}
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
+	paths := a.Paths
+	if paths == nil {
+		paths = []string{a.Path}
+	}
+	budget := max(s.ws.opts.MaxReadBytes/len(paths), min(4<<10, s.ws.opts.MaxReadBytes))
+	media := int64(0)
+	res := &ReadFilesResult{Files: make([]any, 0, len(paths))}
+	for _, p := range paths {
+		one := a
+		one.Path, one.Paths = p, nil
+		r, observe, err := s.prepareRead(ctx, one, budget)
+		if err == nil && r.Data != nil {
+			if media += int64(len(r.Data)); media > s.ws.opts.MaxMediaBytes {
+				err = refuse(KindTooLarge, p, "%s (%s, %s bytes) would take this read past the %s-byte limit for images and audio in one call; read it alone",
+					p, r.MimeType, policy.Thousands(len(r.Data)), policy.Thousands(int(s.ws.opts.MaxMediaBytes))).with("max_bytes", s.ws.opts.MaxMediaBytes)
+				r = nil
+			}
+		}
+		if err == nil {
+			err = observe()
+		}
+		if err != nil {
+			ref, ok := AsRefusal(err)
+			if !ok {
+				return nil, err
+			}
+			if ref.Tool == "" {
+				ref.Tool = "read"
+			}
+			res.Files = append(res.Files, ref)
+			continue
+		}
+		res.Files = append(res.Files, r)
+	}
+	return res, nil
+}
+
+// readAny is read as Do runs it: one file, or several with paths.
+func (s *Session) readAny(ctx context.Context, a ReadArgs) (any, error) {
+	if a.Paths != nil {
+		return s.ReadFiles(ctx, a)
+	}
+	return s.Read(ctx, a)
+}
