@@ -7,6 +7,12 @@ import (
 	"github.com/stet-dev/stet/fsys/internal/tempname"
 )
 
+var (
+	_ fsys.TempFiler  = (*FS)(nil)
+	_ fsys.Sweeper    = (*FS)(nil)
+	_ fsys.DirSweeper = (*FS)(nil)
+)
+
 // TempPrefix starts the name of every temp file this package makes.
 const TempPrefix = tempname.Prefix
 
