@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/internal/tempname"
 )
 
 // Run runs the conformance suite. mk makes a fresh harness for each test.
@@ -30,6 +32,9 @@ func Run(t *testing.T, mk func(t *testing.T) Harness) {
 	t.Run("HardLinks", func(t *testing.T) { testHardLinks(t, mk) })
 	t.Run("Locker", func(t *testing.T) { testLocker(t, mk) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, mk) })
+	t.Run("TempFiles", func(t *testing.T) { testTempFiles(t, mk) })
+	t.Run("Sweep", func(t *testing.T) { testSweep(t, mk) })
+	t.Run("OpenDir", func(t *testing.T) { testOpenDir(t, mk) })
 }
 
 // env is one test's harness and provider, with the checks every test uses.
@@ -79,7 +84,7 @@ func (e *env) settle(what string) {
 		e.t.Fatalf("%s: something outside the root changed", what)
 	}
 	for _, line := range e.tree() {
-		if strings.Contains(line, ".stet-tmp-") {
+		if _, ok := tempname.Parse(path.Base(entryName(line))); ok {
 			e.t.Fatalf("%s: temp file left behind: %s", what, line)
 		}
 	}
