@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
@@ -1077,57 +1078,64 @@ func testHardLinks(t *testing.T, mk func(t *testing.T) Harness) {
 	e.wantTree("replace", []string{"a=new", "b=newer", "d/", "d/c=last"})
 }
 
+// testLocker runs in a synctest bubble: the waits are on the lock's
+// channels and the context's timer, so "still waiting" is decided when
+// every goroutine is blocked, not after a guess at wall time.
 func testLocker(t *testing.T, mk func(t *testing.T) Harness) {
-	e := newEnv(t, mk, "a", "b", "l => a")
-	l, ok := e.p.(fsys.Locker)
-	if !ok {
-		t.Skip("not a Locker")
-	}
-	ctx := context.Background()
-	unlockA, err := l.Lock(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Another file does not wait.
-	unlockB, err := l.Lock(ctx, "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlockB()
-	// The same file, by another name, waits until ctx gives up.
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if _, err := l.Lock(short, "l"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("lock through link while held: %v, want deadline exceeded", err)
-	}
-	got := make(chan error, 1)
-	go func() {
-		unlock, err := l.Lock(ctx, "./a")
-		if err == nil {
-			unlock()
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, mk, "a", "b", "l => a")
+		l, ok := e.p.(fsys.Locker)
+		if !ok {
+			t.Skip("not a Locker")
 		}
-		got <- err
-	}()
-	select {
-	case err := <-got:
-		t.Fatalf("second lock of a returned (%v) while the first is held", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	unlockA()
-	unlockA() // harmless
-	select {
-	case err := <-got:
+		ctx := context.Background()
+		unlockA, err := l.Lock(ctx, "a")
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("lock not handed over after unlock")
-	}
-	cancelled, cancel2 := context.WithCancel(ctx)
-	cancel2()
-	if _, err := l.Lock(cancelled, "b"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("lock with cancelled context: %v", err)
-	}
+		// Another file does not wait.
+		unlockB, err := l.Lock(ctx, "b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlockB()
+		// The same file, by another name, waits until ctx gives up.
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		if _, err := l.Lock(short, "l"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("lock through link while held: %v, want deadline exceeded", err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			unlock, err := l.Lock(ctx, "./a")
+			if err == nil {
+				unlock()
+			}
+			got <- err
+		}()
+		synctest.Wait() // the second lock is blocked, or has returned
+		select {
+		case err := <-got:
+			t.Fatalf("second lock of a returned (%v) while the first is held", err)
+		default:
+		}
+		unlockA()
+		unlockA() // harmless
+		synctest.Wait()
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatal("lock not handed over after unlock")
+		}
+		cancelled, cancel2 := context.WithCancel(ctx)
+		cancel2()
+		if _, err := l.Lock(cancelled, "b"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("lock with cancelled context: %v", err)
+		}
+	})
 }
 
 // testConcurrent runs compare-and-swap loops from many goroutines on one
