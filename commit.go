@@ -332,10 +332,7 @@ func (s *Session) swap(c *change, ready func() error) (fsys.Commit, error) {
 				return fsys.Commit{}, err
 			}
 		}
-		if tp, ok := p.(tempProvider); ok && c.temp != "" {
-			return tp.CreateAs(c.t.rel, c.post, c.mode, c.temp)
-		}
-		return p.Create(c.t.rel, c.post, c.mode)
+		return fsys.CreateAs(p, c.t.rel, c.post, c.mode, c.temp)
 	case c.delete:
 		return p.Remove(c.t.rel, exp)
 	}

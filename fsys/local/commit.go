@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path"
 	"syscall"
@@ -119,28 +118,6 @@ func retry(f func() error) error {
 	}
 }
 
-func (l *FS) tempName() string {
-	return fmt.Sprintf("%s%d-%016x", TempPrefix, l.pid, rand.Uint64())
-}
-
-// TempName returns a fresh temp file name (IsTempName) for a change the
-// caller is about to make: passed as fsys.Expected.Temp to Replace or
-// Remove, or to CreateAs, it is the name that change's temp file takes, so
-// the caller can record it first (in a write-ahead intent) and remove
-// exactly it after a crash (RemoveTemp).
-func (l *FS) TempName() string { return l.tempName() }
-
-// checkTemp refuses a caller-chosen temp name this package would not make.
-func checkTemp(op, name, temp string) error {
-	if temp == "" {
-		return nil
-	}
-	if _, ok := IsTempName(temp); !ok {
-		return fsys.E(op, name, fsys.ErrInvalid, fmt.Errorf("%q is not a temp file name", temp))
-	}
-	return nil
-}
-
 // meta is what a new temp file takes on before it is swapped in.
 type meta struct {
 	// perm is set exactly (setuid, setgid and sticky included) when exact;
@@ -215,8 +192,11 @@ func (l *FS) writeTemp(d *dirHandle, data []byte, m *meta) (string, uint64, erro
 			fd, err = unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 			return err
 		})
-		if err == unix.EEXIST && try < 8 && m.temp == "" {
+		if err == unix.EEXIST && try+1 < tempTries && m.temp == "" {
 			continue
+		}
+		if err == unix.EEXIST {
+			return "", 0, tempTaken(name, m.temp != "", try+1, err)
 		}
 		if err != nil {
 			return "", 0, err
@@ -710,8 +690,14 @@ func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.
 	err := errFallback
 	if !l.opts.NoExchange {
 		err = renameNoReplace(d.fd, base, d.fd, tmp)
+		for try := 1; err == unix.EEXIST && expect.Temp == "" && try < tempTries; try++ {
+			tmp = l.tempName() // a fresh name that is taken: another one
+			err = renameNoReplace(d.fd, base, d.fd, tmp)
+		}
 	}
 	switch {
+	case err == unix.EEXIST:
+		return found{}, tempTaken(tmp, expect.Temp != "", tempTries, err)
 	case err == nil:
 		f, err := l.check(d, tmp, expect)
 		if err == nil && f.match {
