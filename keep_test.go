@@ -49,8 +49,8 @@ func TestKeepForAdoptsTheReplacedFile(t *testing.T) {
 func TestAdoptDisplaced(t *testing.T) {
 	old := []byte("one\n")
 	ws, s, root, _ := openIntentWS(t, map[string]string{"a.txt": "two\n"})
-	tp := ws.roots[0].p.(tempProvider)
-	displaced, other := tp.TempName(), tp.TempName()
+	p := ws.roots[0].p
+	displaced, other := fsys.TempName(p), fsys.TempName(p)
 	for name, data := range map[string][]byte{displaced: old, other: []byte("two\n")} {
 		if err := os.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
 			t.Fatal(err)

@@ -697,7 +697,7 @@ func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.
 	}
 	switch {
 	case err == unix.EEXIST:
-		return found{}, tempTaken(tmp, expect.Temp != "", tempTries, err)
+		return found{}, tmp, tempTaken(tmp, expect.Temp != "", tempTries, err)
 	case err == nil:
 		f, err := l.check(d, tmp, expect)
 		if err == nil && f.match {
