@@ -45,6 +45,7 @@ type loadOptions struct {
 	workBase string
 	keep     bool
 	jsonOut  string
+	profile  string // directory of in-process profiles, "" for none
 }
 
 func parseLoadFlags(args []string, stderr io.Writer) (*loadOptions, error) {
@@ -61,6 +62,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (*loadOptions, error) {
 	fs.StringVar(&o.workBase, "work", "", "parent `directory` of the temporary work directory (default: the system's)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory")
 	fs.StringVar(&o.jsonOut, "json", "", "write every run's results as JSON to `file`")
+	fs.StringVar(&o.profile, "profile", "", "serve stet in this process instead and write CPU, mutex and block profiles of each client count to `dir` (peak RSS then n/a)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -105,6 +107,7 @@ type loadRun struct {
 	Lost       int                  `json:"lost_updates"`
 	LostWhy    string               `json:"lost_why,omitempty"`
 	PeakRSS    int64                `json:"peak_rss_bytes"` // 0: not known
+	ServerCPU  float64              `json:"server_cpu_seconds"` // user+system during the timed calls; 0: not known
 	FirstError string               `json:"first_error,omitempty"`
 }
 
@@ -129,7 +132,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(bin); err != nil { // not a workspace path: the binary to run
+	if _, err := os.Stat(bin); err != nil && o.profile == "" { // not a workspace path: the binary to run
 		return fmt.Errorf("load: -stet %s: %w (build it first: go build -o bin/stet ./cmd/stet)", o.stetBin, err)
 	}
 	work, err := makeTemp(o.workBase, "stetbench-load-")
@@ -156,14 +159,14 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				return ctx.Err()
 			}
 			dir := filepath.Join(work, fmt.Sprintf("r%d-c%d", run, n))
-			r, err := loadOnce(ctx, bin, dir, n, o.calls, o.timeout)
+			r, err := loadOnce(ctx, o, bin, dir, n)
 			if err != nil {
 				return fmt.Errorf("load: run %d, %d clients: %w", run, n, err)
 			}
 			r.Run = run
-			fmt.Fprintf(stderr, "[%5.1fs] run %d, %2d clients: %6.1f calls/s, p50 %s ms, p99 %s ms, %d changed, %d errors, %d lost, peak %s\n",
+			fmt.Fprintf(stderr, "[%5.1fs] run %d, %2d clients: %6.1f calls/s, p50 %s ms, p99 %s ms, %d changed, %d errors, %d lost, peak %s, server CPU %s\n",
 				time.Since(began).Seconds(), run, n, r.throughput(), fmtMS(quantile(r.all(), 0.5)), fmtMS(quantile(r.all(), 0.99)),
-				r.Changed, sumErrors(r.Errors), r.Lost, fmtMiB(r.PeakRSS))
+				r.Changed, sumErrors(r.Errors), r.Lost, rssCell(r.PeakRSS), cpuCell(r.ServerCPU, r.Seconds))
 			runs = append(runs, r)
 		}
 	}
@@ -214,7 +217,8 @@ func sharedInitial() []byte {
 
 // loadOnce starts a fresh server over dir, runs n clients for calls calls
 // in all, and checks what they did.
-func loadOnce(ctx context.Context, bin, dir string, n, calls int, timeout time.Duration) (*loadRun, error) {
+func loadOnce(ctx context.Context, o *loadOptions, bin, dir string, n int) (*loadRun, error) {
+	calls, timeout := o.calls, o.timeout
 	root, state := filepath.Join(dir, "root"), filepath.Join(dir, "state")
 	for i := range n {
 		f := filesOf(i)
@@ -232,7 +236,13 @@ func loadOnce(ctx context.Context, bin, dir string, n, calls int, timeout time.D
 	if err := writeFixture(filepath.Join(root, sharedRel), initial); err != nil {
 		return nil, err
 	}
-	srv, err := startHTTPServer(ctx, bin, dir, root, state, timeout)
+	var srv loadServer
+	var err error
+	if o.profile != "" {
+		srv, err = startInProcessHTTP(ctx, root, state)
+	} else {
+		srv, err = startHTTPServer(ctx, bin, dir, root, state, timeout)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -240,13 +250,20 @@ func loadOnce(ctx context.Context, bin, dir string, n, calls int, timeout time.D
 
 	clients := make([]*loadClient, n)
 	for i := range n {
-		c := &loadClient{i: i, f: filesOf(i), hc: newHTTPClient(srv.url, srv.token, timeout), root: root,
+		c := &loadClient{i: i, f: filesOf(i), hc: newHTTPClient(srv.endpoint(), srv.bearer(), timeout), root: root,
 			samples: map[string][]float64{}, errors: map[string]int{}}
 		defer c.hc.close()
 		if err := c.setup(ctx); err != nil {
 			return nil, srv.describe(fmt.Errorf("client %d setup: %w", i, err))
 		}
 		clients[i] = c
+	}
+	if o.profile != "" {
+		stop, err := startProfiles(o.profile, n)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
 	}
 	per := (calls + n - 1) / n
 	var wg sync.WaitGroup
@@ -257,12 +274,14 @@ func loadOnce(ctx context.Context, bin, dir string, n, calls int, timeout time.D
 			c.loop(ctx, per)
 		})
 	}
+	cpu0 := cpuSeconds(srv.pid())
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
 	elapsed := time.Since(t0)
+	cpu := cpuSeconds(srv.pid()) - cpu0
 
-	r := &loadRun{Clients: n, Seconds: elapsed.Seconds(), Samples: map[string][]float64{}, Errors: map[string]int{}}
+	r := &loadRun{Clients: n, Seconds: elapsed.Seconds(), Samples: map[string][]float64{}, Errors: map[string]int{}, ServerCPU: cpu}
 	if pid := srv.pid(); pid > 0 {
 		r.PeakRSS, _ = peakRSS(pid)
 	}
@@ -292,6 +311,34 @@ func loadOnce(ctx context.Context, bin, dir string, n, calls int, timeout time.D
 	}
 	r.Lost, r.LostWhy = lostUpdates(initial, final, r.Shared)
 	return r, nil
+}
+
+// cpuSeconds is the user and system time process pid has used, from
+// /proc/<pid>/stat (clock ticks of 1/100 s, Linux's USER_HZ); 0 when not
+// known.
+func cpuSeconds(pid int) float64 {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := readFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return float64(ut+st) / 100
 }
 
 // loadClient is one client of the mix: its own MCP session and files.
@@ -515,6 +562,15 @@ func checkReceipt(out callOutcome) error {
 	return err
 }
 
+// loadServer is the server under load.
+type loadServer interface {
+	endpoint() string
+	bearer() string
+	pid() int // 0: in this process
+	stop()
+	describe(error) error
+}
+
 // httpServer is `stet mcp --http` running as a child process.
 type httpServer struct {
 	cmd    *exec.Cmd
@@ -589,7 +645,9 @@ func (s *httpServer) waitReady(ctx context.Context, timeout time.Duration) error
 	}
 }
 
-func (s *httpServer) pid() int { return s.cmd.Process.Pid }
+func (s *httpServer) pid() int         { return s.cmd.Process.Pid }
+func (s *httpServer) endpoint() string { return s.url }
+func (s *httpServer) bearer() string   { return s.token }
 
 // stop interrupts the server and waits for it, killing it after a grace
 // period.
@@ -765,6 +823,15 @@ func met(ok bool) string {
 		return "met"
 	}
 	return "not met"
+}
+
+// cpuCell is the server's CPU time as a share of one core, "n/a" when
+// not known.
+func cpuCell(cpu, secs float64) string {
+	if cpu <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*cpu/secs)
 }
 
 func rssCell(b int64) string {
