@@ -106,7 +106,7 @@ type loadRun struct {
 	Shared     []sharedEdit         `json:"shared_edits"`
 	Lost       int                  `json:"lost_updates"`
 	LostWhy    string               `json:"lost_why,omitempty"`
-	PeakRSS    int64                `json:"peak_rss_bytes"` // 0: not known
+	PeakRSS    int64                `json:"peak_rss_bytes"`     // 0: not known
 	ServerCPU  float64              `json:"server_cpu_seconds"` // user+system during the timed calls; 0: not known
 	FirstError string               `json:"first_error,omitempty"`
 }
