@@ -681,6 +681,7 @@ type loadLevel struct {
 	lostWhy, firstErr      string
 	ops                    map[string][]float64 // pooled over runs
 	runsThroughput, ratios []float64
+	cpu                    float64 // the server's CPU time over wall time, median over runs; 0: not known
 }
 
 func summarize(clients []int, runs []*loadRun) []*loadLevel {
@@ -699,7 +700,7 @@ func summarize(clients []int, runs []*loadRun) []*loadLevel {
 		}
 		seen[n] = true
 		l := &loadLevel{clients: n, errors: map[string]int{}, ops: map[string][]float64{}}
-		var p50s, p99s []float64
+		var p50s, p99s, cpus []float64
 		for _, r := range runs {
 			if r.Clients != n {
 				continue
@@ -707,6 +708,9 @@ func summarize(clients []int, runs []*loadRun) []*loadLevel {
 			l.runsThroughput = append(l.runsThroughput, r.throughput())
 			if b := base[r.Run]; b > 0 {
 				l.ratios = append(l.ratios, r.throughput()/b)
+			}
+			if r.ServerCPU > 0 {
+				cpus = append(cpus, r.ServerCPU/r.Seconds)
 			}
 			all := r.all()
 			p50s = append(p50s, quantile(all, 0.5))
@@ -731,6 +735,9 @@ func summarize(clients []int, runs []*loadRun) []*loadLevel {
 		l.throughput = quantile(l.runsThroughput, 0.5)
 		l.ratio = quantile(l.ratios, 0.5)
 		l.p50, l.p99 = quantile(p50s, 0.5), quantile(p99s, 0.5)
+		if len(cpus) > 0 {
+			l.cpu = quantile(cpus, 0.5)
+		}
 		out = append(out, l)
 	}
 	return out
@@ -754,14 +761,14 @@ const (
 func loadMarkdown(o *loadOptions, runs []*loadRun, m machine, load string) string {
 	var b strings.Builder
 	levels := summarize(o.clients, runs)
-	fmt.Fprintf(&b, "Machine: %s; %s; Go %s; load average %s. %d runs, %d calls per client count and run; medians over runs.\n\n",
+	fmt.Fprintf(&b, "Machine: %s; %s; Go %s; load average %s. %d runs, %d calls per client count and run; medians over runs. Server CPU is its user and system time over the wall time (100%%: one core).\n\n",
 		m.CPU, m.System, m.Go, load, o.runs, o.calls)
-	b.WriteString("| clients | calls/s | vs 1 client | p50 ms | p99 ms | p99/p50 | errors | `changed` retried | lost updates (shared edits) | peak RSS |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
+	b.WriteString("| clients | calls/s | vs 1 client | p50 ms | p99 ms | p99/p50 | errors | `changed` retried | lost updates (shared edits) | peak RSS | server CPU |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n")
 	for _, l := range levels {
-		fmt.Fprintf(&b, "| %d | %.0f | %s | %s | %s | %s | %s | %d | %d (%d) | %s |\n",
+		fmt.Fprintf(&b, "| %d | %.0f | %s | %s | %s | %s | %s | %d | %d (%d) | %s | %s |\n",
 			l.clients, l.throughput, fmtRatio(l.ratio), fmtMS(l.p50), fmtMS(l.p99), fmtRatio(l.p99/l.p50),
-			errorsCell(l.errors), l.changed, l.lost, l.edits, rssCell(l.peak))
+			errorsCell(l.errors), l.changed, l.lost, l.edits, rssCell(l.peak), cpuCell(l.cpu, 1))
 	}
 	b.WriteString("\nPer operation, p50 / p99 ms (samples of every run pooled):\n\n| clients |")
 	for _, op := range loadOps {
