@@ -46,6 +46,8 @@ type loadOptions struct {
 	keep     bool
 	jsonOut  string
 	profile  string // directory of in-process profiles, "" for none
+	// inProcess serves stet in this process (always with -profile).
+	inProcess bool
 }
 
 func parseLoadFlags(args []string, stderr io.Writer) (*loadOptions, error) {
@@ -238,7 +240,7 @@ func loadOnce(ctx context.Context, o *loadOptions, bin, dir string, n int) (*loa
 	}
 	var srv loadServer
 	var err error
-	if o.profile != "" {
+	if o.profile != "" || o.inProcess {
 		srv, err = startInProcessHTTP(ctx, root, state)
 	} else {
 		srv, err = startHTTPServer(ctx, bin, dir, root, state, timeout)

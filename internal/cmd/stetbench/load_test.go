@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sharedHistory applies edits to the shared file as the load mix makes
@@ -130,5 +132,25 @@ func TestResponseIn(t *testing.T) {
 	m, err = responseIn("application/json", []byte(`{"jsonrpc":"2.0","id":5,"result":{}}`), 5)
 	if err != nil || string(m.ID) != "5" {
 		t.Fatalf("JSON: %v, %v", m, err)
+	}
+}
+
+// TestLoadOnce runs the mix with three clients on stet's handler in this
+// process: every call lands or is the expected changed refusal, and the
+// shared file is explained by the receipts.
+func TestLoadOnce(t *testing.T) {
+	o := &loadOptions{calls: 60, timeout: time.Minute, inProcess: true}
+	r, err := loadOnce(context.Background(), o, "", t.TempDir(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Errors) > 0 {
+		t.Fatalf("errors %v; first: %s", r.Errors, r.FirstError)
+	}
+	if r.Lost != 0 {
+		t.Fatalf("%d lost updates: %s", r.Lost, r.LostWhy)
+	}
+	if r.Calls < o.calls || len(r.Shared) < 3 || len(r.Samples[opLoadEdit]) == 0 || len(r.Samples[opLoadGrep]) == 0 {
+		t.Fatalf("%d calls, %d shared edits, samples %v", r.Calls, len(r.Shared), r.Samples)
 	}
 }
