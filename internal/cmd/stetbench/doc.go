@@ -35,6 +35,15 @@
 // process over pipes and profiles -n calls of one scenario (-profile), to
 // show where stet's time goes.
 //
+// `stetbench load` is the load mode: one fresh `stet mcp --http` per client
+// count (-clients 1,4,16), driven by that many concurrent MCP clients over
+// streamable HTTP, each its own session, for -calls calls of a mix of
+// reads, greps, edits and creates of each client's own files and edits of
+// one shared file; it reports throughput, p50/p99 latency, errors by kind,
+// lost updates on the shared file (its final bytes checked against the
+// receipts) and the server's peak RSS, medians over -runs runs. See
+// docs/benchmarks.md, "Under load: many HTTP clients".
+//
 // It must not be installed with stet (it lives under internal/ for that),
 // and it writes only inside its own temporary work directory and the
 // report file it is given.

@@ -21,6 +21,12 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	run := run
+	if len(os.Args) > 1 && os.Args[1] == "load" {
+		run = func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			return runLoad(ctx, args[1:], stdout, stderr)
+		}
+	}
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "stetbench:", err)
 		os.Exit(1)
