@@ -81,11 +81,15 @@ type doneData struct {
 func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 	d := *data
 	d.Receipt = r
-	if c.save && c.over == nil && !c.create && d.Pre == "" {
-		d.Pre = string(c.preVer) // blobs are named by the sha256 of their bytes
-	}
-	if c.over != nil && d.Over == "" {
-		d.Over = string(c.overVer)
+	// Blobs are named by the sha256 of their bytes: the intent names the
+	// blob its save step is writing.
+	if pl := c.plan(); pl.saves(c) {
+		switch {
+		case pl.over && d.Over == "":
+			d.Over = string(c.overVer)
+		case !pl.over && d.Pre == "":
+			d.Pre = string(c.preVer)
+		}
 	}
 	f := intentFile{Key: c.key, Data: d, Dir: c.dir}
 	if c.temp != "" {
@@ -107,7 +111,7 @@ type tempProvider interface {
 // is planned: a create, a replace or a delete on a provider that has temp
 // files. A move renames in place and has none.
 func (ws *Workspace) planTemp(c *change) {
-	if c.temp != "" || c.src != nil || c.dir || c.dryRun {
+	if c.temp != "" || !c.plan().temp || c.dryRun {
 		return
 	}
 	if tp, ok := c.t.root.p.(tempProvider); ok {
