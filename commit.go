@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
@@ -69,15 +70,7 @@ type change struct {
 }
 
 // receiptData is the journal payload of a receipt record.
-type receiptData struct {
-	Receipt  receipt.Receipt `json:"receipt"`
-	Pre      string          `json:"pre,omitempty"`       // blob holding the whole preimage
-	Old      []string        `json:"old,omitempty"`       // each match's old bytes, when Pre is not kept
-	Over     string          `json:"over,omitempty"`      // blob holding the file a move replaced
-	OverMode string          `json:"over_mode,omitempty"` // its mode (receipt.FormatMode)
-	FromKey  string          `json:"from_key,omitempty"`
-	Undoes   string          `json:"undoes,omitempty"`
-}
+type receiptData = history.Receipt
 
 // newReceipt starts the receipt of c: everything but the after state and
 // the verification.
@@ -190,7 +183,7 @@ func (s *Session) record(c *change, data *receiptData) error {
 		recs = append(recs, s.rec(recDir, c.t.parent().key(), nil))
 	}
 	if c.undoes != "" {
-		recs = append(recs, s.rec(recUndo, c.key, map[string]string{"receipt": c.undoes, "by": r.ID}))
+		recs = append(recs, s.rec(recUndo, c.key, history.Undo{Receipt: c.undoes, By: r.ID}))
 	}
 	if c.intent == "" {
 		recs = append(recs, doneRecord(r.ID, doneCommitted, ""))

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
 )
@@ -36,8 +37,8 @@ import (
 const (
 	intentSession = "stet:intents"
 	intentCursor  = "intents"
-	recIntent     = "intent"
-	recDone       = "done"
+	recIntent     = history.TypeIntent
+	recDone       = history.TypeDone
 )
 
 // Outcomes of an intent, in its done record.
@@ -50,32 +51,14 @@ const (
 )
 
 // intentFile is one file of an intent: the receipt it plans and the data
-// undo needs.
-type intentFile struct {
-	Key  string      `json:"key"`
-	Data receiptData `json:"data"`
-	Dir  bool        `json:"dir,omitempty"` // a directory move
-	// Temp is the root-relative path of the temp file the change writes
-	// through (planTemp), removed by name when the intent is resolved.
-	Temp string `json:"temp,omitempty"`
-}
+// undo needs; its Temp is the temp file of planTemp.
+type intentFile = history.IntentFile
 
 // intentData is the payload of an intent record.
-type intentData struct {
-	ID      string       `json:"id"`
-	Session string       `json:"session"`
-	PID     int          `json:"pid"`
-	Start   string       `json:"start,omitempty"` // the process's start time, to tell a reused pid
-	Live    string       `json:"live,omitempty"`  // the writer's liveness lock (journal.Live)
-	Files   []intentFile `json:"files"`
-}
+type intentData = history.Intent
 
 // doneData is the payload of a done record.
-type doneData struct {
-	ID     string `json:"id"`
-	State  string `json:"state"`
-	Detail string `json:"detail,omitempty"`
-}
+type doneData = history.Done
 
 // plannedFile is the intent entry of c, whose receipt r has its after state.
 func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
@@ -701,7 +684,7 @@ func (s *Session) completeReceipts(it intentData) error {
 		d.Receipt.Notes = append(d.Receipt.Notes, "recorded at the next start: the process that made this change stopped before recording it")
 		recs = append(recs, s.rec(recReceipt, f.Key, &d))
 		if d.Undoes != "" {
-			recs = append(recs, s.rec(recUndo, f.Key, map[string]string{"receipt": d.Undoes, "by": d.Receipt.ID}))
+			recs = append(recs, s.rec(recUndo, f.Key, history.Undo{Receipt: d.Undoes, By: d.Receipt.ID}))
 		}
 	}
 	if len(recs) == 0 {
