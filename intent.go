@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -81,15 +80,6 @@ func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 	return f
 }
 
-// tempProvider is a provider that writes through temp files and lets the
-// caller name them ahead (fsys/local), so an intent records the name and
-// recovery removes exactly that file.
-type tempProvider interface {
-	TempName() string
-	CreateAs(name string, data []byte, perm fs.FileMode, temp string) (fsys.Commit, error)
-	RemoveTemp(name string) error
-}
-
 // planTemp names the temp file c writes through, once, before its intent
 // is planned: a create, a replace or a delete on a provider that has temp
 // files. A move renames in place and has none.
@@ -97,9 +87,7 @@ func (ws *Workspace) planTemp(c *change) {
 	if c.temp != "" || !c.plan().temp || c.dryRun {
 		return
 	}
-	if tp, ok := c.t.root.p.(tempProvider); ok {
-		c.temp = tp.TempName()
-	}
+	c.temp = fsys.TempName(c.t.root.p) // "": the provider has no temp files (fsys.TempFiler)
 }
 
 // removeTemps removes the temp files the changes of it recorded, where a process
@@ -121,8 +109,7 @@ func (ws *Workspace) removeTemps(it intentData) (saved []string) {
 		if protected || denied {
 			continue // no change lands there; the sweep stays out too
 		}
-		tp, ok := t.root.p.(tempProvider)
-		if !ok {
+		if _, ok := t.root.p.(fsys.TempFiler); !ok {
 			continue
 		}
 		// Killed between an exchange and its compare, the temp file holds
@@ -141,7 +128,7 @@ func (ws *Workspace) removeTemps(it intentData) (saved []string) {
 				saved = append(saved, fmt.Sprintf("%s held other bytes than the change's (another writer's?), saved as %s", f.Temp, blob))
 			}
 		}
-		tp.RemoveTemp(f.Temp)
+		fsys.RemoveTemp(t.root.p, f.Temp)
 	}
 	return saved
 }

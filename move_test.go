@@ -23,8 +23,8 @@ func readAll(t *testing.T, s *stet.Session, paths ...string) {
 }
 
 // A move over a file the session read, then undo: both names hold their
-// previous bytes again (the overwritten file used to survive only as a
-// journal blob).
+// previous bytes again (the overwritten file comes back under its name, not
+// only as a journal blob).
 func TestMoveOverwriteUndoRestoresBoth(t *testing.T) {
 	_, s, root := open(t, map[string]string{"a.txt": "new notes\n", "b.txt": "the user's notes\nline 2\n"}, stet.Options{})
 	os.Chmod(filepath.Join(root, "b.txt"), 0o600)
@@ -55,7 +55,7 @@ func TestMoveOverwriteUndoRestoresBoth(t *testing.T) {
 
 // An outside change to the overwritten target between the check and the
 // swap is never destroyed: the move is refused and both files stay.
-func TestMoveOverwriteLostUpdate(t *testing.T) {
+func TestMoveNeverDestroysAnOutsideChangeToItsTarget(t *testing.T) {
 	var root string
 	hook := func(p string) {
 		if p == "b.txt" {

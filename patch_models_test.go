@@ -8,7 +8,7 @@ import (
 	"github.com/stet-dev/stet"
 )
 
-// TestPatchAsModelsWriteIt: the facade's side of issue 9's patch part: bare
+// TestPatchAsModelsWriteIt: patches as models write them, at the facade: bare
 // headers land, an ambiguous hunk is refused with every candidate in the
 // details, a hunk found with trailing space set aside says so in its
 // receipt, and hunks without a file header are refused naming the fix.

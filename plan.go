@@ -118,10 +118,7 @@ func landCreate(c *change, exp fsys.Expected) (fsys.Commit, error) {
 	if err := exp.Ready(); err != nil {
 		return fsys.Commit{}, err
 	}
-	if tp, ok := p.(tempProvider); ok && c.temp != "" {
-		return tp.CreateAs(c.t.rel, c.post, c.mode, c.temp)
-	}
-	return p.Create(c.t.rel, c.post, c.mode)
+	return fsys.CreateAs(p, c.t.rel, c.post, c.mode, c.temp)
 }
 
 func landReplace(c *change, exp fsys.Expected) (fsys.Commit, error) {

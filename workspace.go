@@ -443,11 +443,7 @@ func (ws *Workspace) sweep(t target) {
 	if ws.crashed.Load() {
 		ws.swept.Do(func() {
 			for _, r := range ws.roots {
-				if sw, ok := r.p.(interface {
-					Sweep(skip func(dir string) bool) (int, error)
-				}); ok {
-					sw.Sweep(skipIn(r))
-				}
+				fsys.Sweep(r.p, skipIn(r))
 			}
 		})
 		return
@@ -465,11 +461,7 @@ func (ws *Workspace) sweep(t target) {
 	if done || skip(dir.rel) {
 		return
 	}
-	if sw, ok := dir.root.p.(interface {
-		SweepDir(name string) (int, error)
-	}); ok {
-		sw.SweepDir(dir.rel)
-	}
+	fsys.SweepDir(dir.root.p, dir.rel)
 }
 
 // newID returns "r_" and 16 random hex digits.

@@ -164,6 +164,9 @@ func (j *Journal) removeStaleTemps() {
 			if !strings.HasPrefix(e.Name(), tempPrefix) {
 				continue
 			}
+			if dir == objectsDir && j.finishStaged(e.Name()) {
+				continue
+			}
 			if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
 				j.root.Remove(dir + "/" + e.Name())
 			}

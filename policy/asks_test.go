@@ -14,7 +14,7 @@ var askCases = []struct {
 	request string
 	lifts   bool
 }{
-	// The phrasings of issue 9.
+	// Phrasings users write.
 	{"I don't want you to rewrite sales.csv", false},
 	{"Do NOT, under any circumstances, rewrite sales.csv", false},
 	{"Never overwrite sales.csv", false},
@@ -178,7 +178,7 @@ func TestAsksToReplaceCases(t *testing.T) {
 	}
 }
 
-// listedNegations are the negations SPEC rule 8 and issue 9 list, as a
+// listedNegations are the negations rule 8 must read as such, as a
 // model or a user might write them before the verb.
 var listedNegations = []string{
 	"not", "never", "no", "nor", "don't", "dont", "do not", "doesn't", "shouldn't", "mustn't", "can't",
@@ -204,7 +204,7 @@ func liftingSentence(rng *rand.Rand) (words []string, verb int) {
 	return words, verb
 }
 
-// TestNegationNeverLifts is the property of issue 9: inserting any listed
+// TestNegationNeverLifts is rule 8's property: inserting any listed
 // negation before the verb of a lifting sentence never lifts, wherever it
 // goes in the sentence before the verb, in any letter case.
 func TestNegationNeverLifts(t *testing.T) {

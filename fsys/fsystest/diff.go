@@ -35,103 +35,25 @@ var (
 )
 
 // Differential plays one random sequence of steps operations, drawn from
-// seed, against fresh harnesses made by mkA and mkB, each over the same small tree of files, directories and links
-// (inside, leaving, absolute, dangling, chained).
-// It fails at the first result (value or error kind) that differs, and if
-// the final trees differ or anything outside either root changed.
+// seed, against fresh harnesses made by mkA and mkB, each over the same
+// small tree of files, directories and links (inside, leaving, absolute,
+// dangling, chained), with temp files left as a killed commit leaves them.
+// It fails if the backends have different optional capabilities
+// (Capabilities), at the first result (value or error kind) that differs,
+// and if the final trees differ or anything outside either root changed.
 func Differential(t *testing.T, mkA, mkB func(t *testing.T) Harness, seed uint64, steps int) {
 	ha, hb := mkA(t), mkB(t)
 	Build(t, ha, diffTree...)
 	Build(t, hb, diffTree...)
 	ea := newEnvOn(t, ha, fsys.Hooks{})
 	eb := newEnvOn(t, hb, fsys.Hooks{})
-	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
-	pick := func(s []string) string { return s[rng.IntN(len(s))] }
+	if ca, cb := Capabilities(ea.p), Capabilities(eb.p); !slices.Equal(ca, cb) {
+		t.Fatalf("the backends differ in capabilities, which the comparison would not exercise:\n a: %v\n b: %v", ca, cb)
+	}
+	r := &diffRand{rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
 	var log []string
 	for i := range steps {
-		var step func(e *env) string
-		var desc string
-		switch rng.IntN(16) {
-		case 0:
-			n := pick(diffNames)
-			desc = fmt.Sprintf("ReadFile(%q)", n)
-			step = func(e *env) string {
-				data, err := e.p.ReadFile(e.h.expand(n))
-				return fmt.Sprintf("%q %s", data, kindName(err))
-			}
-		case 1:
-			n := pick(diffNames)
-			desc = fmt.Sprintf("Stat(%q)", n)
-			step = func(e *env) string {
-				fi, err := e.p.Stat(e.h.expand(n))
-				return infoString(fi) + " " + kindName(err)
-			}
-		case 2:
-			n := pick(diffNames)
-			desc = fmt.Sprintf("ReadDir(%q)", n)
-			step = func(e *env) string {
-				infos, err := e.p.ReadDir(e.h.expand(n))
-				var s []string
-				for _, fi := range infos {
-					s = append(s, infoString(fi))
-				}
-				return strings.Join(s, ",") + " " + kindName(err)
-			}
-		case 3:
-			n := pick(diffNames)
-			desc = fmt.Sprintf("Resolve(%q)", n)
-			step = func(e *env) string {
-				r, ok := e.p.(fsys.Resolver)
-				if !ok {
-					return "no resolver"
-				}
-				p, err := r.Resolve(e.h.expand(n))
-				return p + " " + kindName(err)
-			}
-		case 4:
-			n := pick(diffNames)
-			desc = fmt.Sprintf("MkdirAll(%q)", n)
-			step = func(e *env) string { return kindName(e.p.MkdirAll(e.h.expand(n))) }
-		case 5, 6:
-			n, data := pick(diffNames), pick(diffData)
-			desc = fmt.Sprintf("Create(%q, %.10q)", n, data)
-			step = func(e *env) string {
-				cm, err := e.p.Create(e.h.expand(n), []byte(data), 0o644)
-				return commitString(cm) + " " + kindName(err)
-			}
-		case 7, 8, 9:
-			n, data, good := pick(diffNames), pick(diffData), rng.IntN(4) > 0
-			withBytes := rng.IntN(2) == 0
-			desc = fmt.Sprintf("Replace(%q, %.10q, good=%v)", n, data, good)
-			step = func(e *env) string {
-				cm, err := e.p.Replace(e.h.expand(n), []byte(data), e.expected(n, good, withBytes))
-				return commitString(cm) + " " + kindName(err) + conflictString(err)
-			}
-		case 10, 11:
-			n, good := pick(diffNames), rng.IntN(3) > 0
-			desc = fmt.Sprintf("Remove(%q, good=%v)", n, good)
-			step = func(e *env) string {
-				cm, err := e.p.Remove(e.h.expand(n), e.expected(n, good, false))
-				return commitString(cm) + " " + kindName(err) + conflictString(err)
-			}
-		case 12, 13:
-			from, to, ow := pick(diffNames), pick(diffNames), rng.IntN(2) == 0
-			desc = fmt.Sprintf("Rename(%q, %q, %v)", from, to, ow)
-			step = func(e *env) string {
-				cm, err := Rename(e.p, e.h.expand(from), e.h.expand(to), ow)
-				return commitString(cm) + " " + kindName(err) + conflictString(err)
-			}
-		case 14:
-			target, name := pick(diffTargets), pick(diffTop)
-			desc = fmt.Sprintf("raw Symlink(%q, %q)", target, name)
-			step = func(e *env) string {
-				return errorOrNil(e.h.Symlink(e.h.expand(target), name))
-			}
-		case 15:
-			name := pick(diffTop)
-			desc = fmt.Sprintf("raw RemoveAll(%q)", name)
-			step = func(e *env) string { return errorOrNil(e.h.RemoveAll(name)) }
-		}
+		desc, step := r.step()
 		ra, rb := step(ea), step(eb)
 		log = append(log, fmt.Sprintf("%d %s -> %s", i, desc, ra))
 		if ra != rb {
@@ -142,8 +64,32 @@ func Differential(t *testing.T, mkA, mkB func(t *testing.T) Harness, seed uint64
 	if !slices.Equal(ta, tb) {
 		t.Fatalf("seed %d: final trees differ\n a: %q\n b: %q\nsteps:\n%s", seed, ta, tb, strings.Join(log, "\n"))
 	}
-	ea.settle("differential")
-	eb.settle("differential")
+	for _, e := range []*env{ea, eb} {
+		e.settleWithout(e.isPlanted)
+	}
+}
+
+// diffRand draws the steps of one differential run.
+type diffRand struct{ rng *rand.Rand }
+
+func (r *diffRand) pick(s []string) string { return s[r.rng.IntN(len(s))] }
+
+// A diffOp makes one step: its description and the function that plays it
+// on one backend, returning what the backend answered as a string.
+type diffOp func(r *diffRand) (desc string, step func(e *env) string)
+
+// diffOps are the operations a differential run draws from, each as often
+// as it is listed.
+var diffOps = []diffOp{
+	diffReadFile, diffStat, diffReadDir, diffResolve, diffMkdirAll,
+	diffCreate, diffCreate, diffReplace, diffReplace, diffReplace,
+	diffRemove, diffRemove, diffRename, diffRename, diffSymlink, diffRemoveAll,
+	diffReadDirTypes, diffOpenDir, diffTempCommit, diffPlant, diffPlant,
+	diffSweep, diffSweepDir, diffRemoveTemp,
+}
+
+func (r *diffRand) step() (string, func(e *env) string) {
+	return diffOps[r.rng.IntN(len(diffOps))](r)
 }
 
 // expected is what a caller would expect name to hold: its current bytes

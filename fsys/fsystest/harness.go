@@ -173,3 +173,35 @@ func Tree(t testing.TB, h Harness, p fsys.Provider) []string {
 	sort.Strings(out)
 	return out
 }
+
+// capabilities are the optional capabilities package fsys declares for a
+// Provider, each with its fallback.
+var capabilities = []struct {
+	name string
+	has  func(p fsys.Provider) bool
+}{
+	{"Locker", func(p fsys.Provider) bool { _, ok := p.(fsys.Locker); return ok }},
+	{"Resolver", func(p fsys.Provider) bool { _, ok := p.(fsys.Resolver); return ok }},
+	{"Tracer", func(p fsys.Provider) bool { _, ok := p.(fsys.Tracer); return ok }},
+	{"Checker", func(p fsys.Provider) bool { _, ok := p.(fsys.Checker); return ok }},
+	{"Opener", func(p fsys.Provider) bool { _, ok := p.(fsys.Opener); return ok }},
+	{"DirOpener", func(p fsys.Provider) bool { _, ok := p.(fsys.DirOpener); return ok }},
+	{"TypeLister", func(p fsys.Provider) bool { _, ok := p.(fsys.TypeLister); return ok }},
+	{"TempFiler", func(p fsys.Provider) bool { _, ok := p.(fsys.TempFiler); return ok }},
+	{"Sweeper", func(p fsys.Provider) bool { _, ok := p.(fsys.Sweeper); return ok }},
+	{"DirSweeper", func(p fsys.Provider) bool { _, ok := p.(fsys.DirSweeper); return ok }},
+}
+
+// Capabilities names the optional capabilities of package fsys that p
+// implements, in a fixed order. Differential requires both backends to
+// have the same: a capability one of them lacks is one the comparison
+// would never exercise.
+func Capabilities(p fsys.Provider) []string {
+	var out []string
+	for _, c := range capabilities {
+		if c.has(p) {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}

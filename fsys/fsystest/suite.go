@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/internal/tempname"
 )
 
 // Run runs the conformance suite. mk makes a fresh harness for each test.
@@ -30,6 +33,9 @@ func Run(t *testing.T, mk func(t *testing.T) Harness) {
 	t.Run("HardLinks", func(t *testing.T) { testHardLinks(t, mk) })
 	t.Run("Locker", func(t *testing.T) { testLocker(t, mk) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, mk) })
+	t.Run("TempFiles", func(t *testing.T) { testTempFiles(t, mk) })
+	t.Run("Sweep", func(t *testing.T) { testSweep(t, mk) })
+	t.Run("OpenDir", func(t *testing.T) { testOpenDir(t, mk) })
 }
 
 // env is one test's harness and provider, with the checks every test uses.
@@ -79,7 +85,7 @@ func (e *env) settle(what string) {
 		e.t.Fatalf("%s: something outside the root changed", what)
 	}
 	for _, line := range e.tree() {
-		if strings.Contains(line, ".stet-tmp-") {
+		if _, ok := tempname.Parse(path.Base(entryName(line))); ok {
 			e.t.Fatalf("%s: temp file left behind: %s", what, line)
 		}
 	}
@@ -217,127 +223,158 @@ func testPaths(t *testing.T, mk func(t *testing.T) Harness) {
 	for _, c := range pathCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			run := func(op string, f func(e *env, name string)) {
-				t.Run(op, func(t *testing.T) {
+			for _, op := range pathOps {
+				t.Run(op.name, func(t *testing.T) {
 					t.Parallel()
 					e := newEnv(t, mk, c.fs...)
-					f(e, c.openName(e.h))
+					op.run(t, c, e, c.openName(e.h))
 				})
 			}
-			run("ReadFile", func(e *env, name string) {
-				before := e.tree()
-				data, err := e.p.ReadFile(name)
-				if c.err != nil {
-					wantKind(t, "read", err, c.err)
-				} else {
-					wantKind(t, "read", err, nil)
-					if string(data) != c.target {
-						t.Fatalf("read %q = %q, want %q", name, data, c.target)
-					}
-				}
-				e.wantTree("read", before)
-			})
-			run("Stat", func(e *env, name string) {
-				fi, err := e.p.Stat(name)
-				wantKind(t, "stat", err, c.err)
-				if c.err == nil && (fi.Type != fsys.TypeFile || fi.Size != int64(len(c.target))) {
-					t.Fatalf("stat %q = %+v, want a file of %d bytes", name, fi, len(c.target))
-				}
-			})
-			run("Check", func(e *env, name string) {
-				for _, x := range []fsys.Expected{expect(c.target), {Version: ver(c.target), Bytes: []byte(c.target)}} {
-					ok, err := fsys.Check(e.p, name, x)
-					wantKind(t, "check", err, c.err)
-					if c.err == nil && !ok {
-						t.Fatalf("check %q: no match with its own bytes", name)
-					}
-				}
-				ok, err := fsys.Check(e.p, name, expect("other"))
-				if c.err == nil && (ok || err != nil) {
-					t.Fatalf("check %q against other bytes: %v, %v", name, ok, err)
-				}
-			})
-			run("Resolve", func(e *env, name string) {
-				r, ok := e.p.(fsys.Resolver)
-				if !ok {
-					t.Skip("not a Resolver")
-				}
-				got, err := r.Resolve(name)
-				want := c.target
-				kind := c.err
-				if kind == fsys.ErrNotFound {
-					kind, want = nil, c.resolve
-				}
-				wantKind(t, "resolve", err, kind)
-				if kind == nil && got != want {
-					t.Fatalf("resolve %q = %q, want %q", name, got, want)
-				}
-			})
-			run("Replace", func(e *env, name string) {
-				before := e.tree()
-				cm, err := e.p.Replace(name, []byte("new bytes"), expect(c.target))
-				if c.err != nil {
-					wantKind(t, "replace", err, c.err)
-					e.wantTree("replace", before)
-					return
-				}
-				wantKind(t, "replace", err, nil)
-				if cm.Resolved != c.target {
-					t.Errorf("Commit.Resolved = %q, want %q", cm.Resolved, c.target)
-				}
-				e.wantTree("replace", with(before, c.target, "new bytes", false))
-			})
-			run("Remove", func(e *env, name string) {
-				before := e.tree()
-				cm, err := e.p.Remove(name, expect(c.target))
-				if c.err != nil {
-					wantKind(t, "remove", err, c.err)
-					e.wantTree("remove", before)
-					return
-				}
-				wantKind(t, "remove", err, nil)
-				if cm.Resolved != c.target {
-					t.Errorf("Commit.Resolved = %q, want %q", cm.Resolved, c.target)
-				}
-				e.wantTree("remove", with(before, c.target, "", true))
-			})
-			run("Create", func(e *env, name string) {
-				before := e.tree()
-				cm, err := e.p.Create(name, []byte("created"), 0o644)
-				kind := c.err
-				switch {
-				case c.createOK:
-					kind = nil
-				case c.createErr != nil:
-					kind = c.createErr
-				case kind == nil:
-					kind = fsys.ErrExists
-				}
-				wantKind(t, "create", err, kind)
-				if kind != nil {
-					e.wantTree("create", before)
-					return
-				}
-				if cm.Resolved != c.target {
-					t.Errorf("Commit.Resolved = %q, want %q", cm.Resolved, c.target)
-				}
-				e.wantTree("create", with(before, c.target, "created", false))
-			})
-			run("Lock", func(e *env, name string) {
-				l, ok := e.p.(fsys.Locker)
-				if !ok {
-					t.Skip("not a Locker")
-				}
-				unlock, err := l.Lock(context.Background(), name)
-				if c.err == fsys.ErrOutside || c.err == fsys.ErrInvalid {
-					wantKind(t, "lock", err, c.err)
-					return
-				}
-				wantKind(t, "lock", err, nil)
-				unlock()
-			})
 		})
 	}
+}
+
+// pathOps are the operations every pathCase runs, each on a fresh tree.
+var pathOps = []struct {
+	name string
+	run  func(t *testing.T, c pathCase, e *env, name string)
+}{
+	{"ReadFile", pathReadFile},
+	{"Stat", pathStat},
+	{"Check", pathCheck},
+	{"Resolve", pathResolve},
+	{"Replace", pathReplace},
+	{"Remove", pathRemove},
+	{"Create", pathCreate},
+	{"Lock", pathLock},
+}
+
+func pathReadFile(t *testing.T, c pathCase, e *env, name string) {
+	before := e.tree()
+	data, err := e.p.ReadFile(name)
+	if c.err != nil {
+		wantKind(t, "read", err, c.err)
+	} else {
+		wantKind(t, "read", err, nil)
+		if string(data) != c.target {
+			t.Fatalf("read %q = %q, want %q", name, data, c.target)
+		}
+	}
+	e.wantTree("read", before)
+}
+
+func pathStat(t *testing.T, c pathCase, e *env, name string) {
+	fi, err := e.p.Stat(name)
+	wantKind(t, "stat", err, c.err)
+	if c.err == nil && (fi.Type != fsys.TypeFile || fi.Size != int64(len(c.target))) {
+		t.Fatalf("stat %q = %+v, want a file of %d bytes", name, fi, len(c.target))
+	}
+}
+
+func pathCheck(t *testing.T, c pathCase, e *env, name string) {
+	for _, x := range []fsys.Expected{expect(c.target), {Version: ver(c.target), Bytes: []byte(c.target)}} {
+		ok, err := fsys.Check(e.p, name, x)
+		wantKind(t, "check", err, c.err)
+		if c.err == nil && !ok {
+			t.Fatalf("check %q: no match with its own bytes", name)
+		}
+	}
+	ok, err := fsys.Check(e.p, name, expect("other"))
+	if c.err == nil && (ok || err != nil) {
+		t.Fatalf("check %q against other bytes: %v, %v", name, ok, err)
+	}
+}
+
+func pathResolve(t *testing.T, c pathCase, e *env, name string) {
+	r, ok := e.p.(fsys.Resolver)
+	if !ok {
+		t.Skip("not a Resolver")
+	}
+	got, err := r.Resolve(name)
+	want := c.target
+	kind := c.err
+	if kind == fsys.ErrNotFound {
+		kind, want = nil, c.resolve
+	}
+	wantKind(t, "resolve", err, kind)
+	if kind == nil && got != want {
+		t.Fatalf("resolve %q = %q, want %q", name, got, want)
+	}
+}
+
+func pathReplace(t *testing.T, c pathCase, e *env, name string) {
+	before := e.tree()
+	cm, err := e.p.Replace(name, []byte("new bytes"), expect(c.target))
+	if c.err != nil {
+		wantKind(t, "replace", err, c.err)
+		e.wantTree("replace", before)
+		return
+	}
+	wantKind(t, "replace", err, nil)
+	if cm.Resolved != c.target {
+		t.Errorf("Commit.Resolved = %q, want %q", cm.Resolved, c.target)
+	}
+	e.wantTree("replace", with(before, c.target, "new bytes", false))
+}
+
+func pathRemove(t *testing.T, c pathCase, e *env, name string) {
+	before := e.tree()
+	cm, err := e.p.Remove(name, expect(c.target))
+	if c.err != nil {
+		wantKind(t, "remove", err, c.err)
+		e.wantTree("remove", before)
+		return
+	}
+	wantKind(t, "remove", err, nil)
+	if cm.Resolved != c.target {
+		t.Errorf("Commit.Resolved = %q, want %q", cm.Resolved, c.target)
+	}
+	e.wantTree("remove", with(before, c.target, "", true))
+}
+
+func pathCreate(t *testing.T, c pathCase, e *env, name string) {
+	before := e.tree()
+	cm, err := e.p.Create(name, []byte("created"), 0o644)
+	kind := c.err
+	switch {
+	case c.createOK:
+		kind = nil
+	case c.createErr != nil:
+		kind = c.createErr
+	case kind == nil:
+		kind = fsys.ErrExists
+	}
+	wantKind(t, "create", err, kind)
+	if kind != nil {
+		e.wantTree("create", before)
+		return
+	}
+	if cm.Resolved != c.target {
+		t.Errorf("Commit.Resolved = %q, want %q", cm.Resolved, c.target)
+	}
+	e.wantTree("create", with(before, c.target, "created", false))
+}
+
+func pathLock(t *testing.T, c pathCase, e *env, name string) {
+	l, ok := e.p.(fsys.Locker)
+	if !ok {
+		t.Skip("not a Locker")
+	}
+	unlock, err := l.Lock(context.Background(), name)
+	if c.err == fsys.ErrOutside || c.err == fsys.ErrInvalid {
+		wantKind(t, "lock", err, c.err)
+		return
+	}
+	wantKind(t, "lock", err, nil)
+	unlock()
+}
+
+// lstater is a backend that describes a name without following a final
+// symlink. Both backends have it; only this suite uses it (stet's callers
+// learn about links from ReadDir and Trace), so it is declared here, where
+// it is consumed, and not in fsys.
+type lstater interface {
+	Lstat(name string) (fsys.Info, error)
 }
 
 func testBadNames(t *testing.T, mk func(t *testing.T) Harness) {
@@ -363,9 +400,7 @@ func testBadNames(t *testing.T, mk func(t *testing.T) Harness) {
 			wantKind(t, "mkdir", e.p.MkdirAll(b.name), b.kind)
 			wantKind(t, "rename from", second(Rename(e.p, b.name, "g", false)), b.kind)
 			wantKind(t, "rename to", second(Rename(e.p, "f", b.name, true)), b.kind)
-			if lp, ok := e.p.(interface {
-				Lstat(string) (fsys.Info, error)
-			}); ok {
+			if lp, ok := e.p.(lstater); ok {
 				_, err := lp.Lstat(b.name)
 				wantKind(t, "lstat", err, b.kind)
 			}
@@ -470,9 +505,7 @@ func testStat(t *testing.T, mk func(t *testing.T) Harness) {
 			t.Errorf("stat %s: Name = %q", c.name, fi.Name)
 		}
 	}
-	lp, ok := e.p.(interface {
-		Lstat(string) (fsys.Info, error)
-	})
+	lp, ok := e.p.(lstater)
 	if !ok {
 		return
 	}
@@ -675,115 +708,142 @@ func testCreate(t *testing.T, mk func(t *testing.T) Harness) {
 }
 
 func testReplace(t *testing.T, mk func(t *testing.T) Harness) {
-	t.Run("conflict", func(t *testing.T) {
-		for _, exp := range []fsys.Expected{
-			expect("stale"),
-			{Version: ver("stale"), Bytes: []byte("stale")},
-			{Version: ver("stale!"), Bytes: []byte("stale!")}, // same length as "actual"
-		} {
-			e := newEnv(t, mk, "f=actual")
-			_, err := e.p.Replace("f", []byte("new"), exp)
-			wantKind(t, "replace", err, fsys.ErrConflict)
-			var ce *fsys.ConflictError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %v does not wrap a *fsys.ConflictError", err)
-			}
-			if ce.Expected != exp.Version || ce.Found != ver("actual") {
-				t.Fatalf("ConflictError = %+v, want expected %s found %s", ce, exp.Version.Short(), ver("actual").Short())
-			}
-			e.wantTree("conflict", []string{"f=actual"})
+	t.Run("conflict", func(t *testing.T) { testReplaceConflict(t, mk) })
+	t.Run("expected forms", func(t *testing.T) { testReplaceExpectedForms(t, mk) })
+	t.Run("mode kept", func(t *testing.T) { testReplaceModeKept(t, mk) })
+	t.Run("special mode bits kept", func(t *testing.T) { testReplaceSpecialBits(t, mk) })
+	t.Run("not a file", func(t *testing.T) { testReplaceNotAFile(t, mk) })
+	t.Run("symlink kept", func(t *testing.T) { testReplaceSymlinkKept(t, mk) })
+	t.Run("hooks", func(t *testing.T) { testReplaceHooks(t, mk) })
+}
+
+// testReplaceConflict: a stale Expected, by version or bytes, is refused
+// with a *fsys.ConflictError and the file keeps its bytes.
+func testReplaceConflict(t *testing.T, mk func(t *testing.T) Harness) {
+	for _, exp := range []fsys.Expected{
+		expect("stale"),
+		{Version: ver("stale"), Bytes: []byte("stale")},
+		{Version: ver("stale!"), Bytes: []byte("stale!")}, // same length as "actual"
+	} {
+		e := newEnv(t, mk, "f=actual")
+		_, err := e.p.Replace("f", []byte("new"), exp)
+		wantKind(t, "replace", err, fsys.ErrConflict)
+		var ce *fsys.ConflictError
+		if !errors.As(err, &ce) {
+			t.Fatalf("error %v does not wrap a *fsys.ConflictError", err)
 		}
-	})
-	t.Run("expected forms", func(t *testing.T) {
-		e := newEnv(t, mk, "f=one")
-		if _, err := e.p.Replace("f", []byte("two"), expect("one")); err != nil {
+		if ce.Expected != exp.Version || ce.Found != ver("actual") {
+			t.Fatalf("ConflictError = %+v, want expected %s found %s", ce, exp.Version.Short(), ver("actual").Short())
+		}
+		e.wantTree("conflict", []string{"f=actual"})
+	}
+}
+
+// testReplaceExpectedForms: every form of Expected (version, bytes, empty
+// file, empty data) lands.
+func testReplaceExpectedForms(t *testing.T, mk func(t *testing.T) Harness) {
+	e := newEnv(t, mk, "f=one")
+	if _, err := e.p.Replace("f", []byte("two"), expect("one")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.p.Replace("f", []byte("three"), fsys.Expected{Version: ver("two"), Bytes: []byte("two")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.p.Replace("f", nil, expect("three")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.p.Replace("f", []byte("four"), fsys.Expected{Version: ver(""), Bytes: []byte{}}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantTree("replace", []string{"f=four"})
+}
+
+// testReplaceModeKept: the permission bits of the old file are kept.
+func testReplaceModeKept(t *testing.T, mk func(t *testing.T) Harness) {
+	e := newEnv(t, mk)
+	for _, perm := range []uint32{0o640, 0o755, 0o600, 0o444} {
+		name := fmt.Sprintf("f%o", perm)
+		if err := e.h.WriteFile(name, []byte("old"), fs.FileMode(perm)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.p.Replace("f", []byte("three"), fsys.Expected{Version: ver("two"), Bytes: []byte("two")}); err != nil {
+		if _, err := e.p.Replace(name, []byte("new"), expect("old")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.p.Replace("f", nil, expect("three")); err != nil {
+		fi, err := e.p.Stat(name)
+		if err != nil || uint32(fi.Mode) != perm {
+			t.Errorf("mode after replace of %o: %o, %v", perm, fi.Mode, err)
+		}
+	}
+}
+
+// testReplaceSpecialBits: setuid, setgid and sticky are kept, and the file
+// has one link after.
+func testReplaceSpecialBits(t *testing.T, mk func(t *testing.T) Harness) {
+	e := newEnv(t, mk)
+	for i, perm := range []fs.FileMode{fs.ModeSetuid | 0o755, fs.ModeSetgid | 0o2750, fs.ModeSticky | 0o644, fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky | 0o700} {
+		perm = normMode(perm)
+		name := fmt.Sprintf("s%d", i)
+		if err := e.h.WriteFile(name, []byte("old"), perm); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.p.Replace("f", []byte("four"), fsys.Expected{Version: ver(""), Bytes: []byte{}}); err != nil {
+		if fi, err := e.p.Stat(name); err != nil || fi.Mode != perm {
+			t.Fatalf("Stat mode of a %v file: %v, %v", perm, fi.Mode, err)
+		}
+		if _, err := e.p.Replace(name, []byte("new"), expect("old")); err != nil {
 			t.Fatal(err)
 		}
-		e.wantTree("replace", []string{"f=four"})
+		fi, err := e.p.Stat(name)
+		if err != nil || fi.Mode != perm || fi.Links != 1 {
+			t.Errorf("after replace of a %v file: mode %v, %d links, %v", perm, fi.Mode, fi.Links, err)
+		}
+	}
+}
+
+// testReplaceNotAFile: a directory, the root included, is refused with
+// fsys.ErrIsDir.
+func testReplaceNotAFile(t *testing.T, mk func(t *testing.T) Harness) {
+	e := newEnv(t, mk, "d/")
+	_, err := e.p.Replace("d", []byte("x"), expect(""))
+	wantKind(t, "replace dir", err, fsys.ErrIsDir)
+	_, err = e.p.Replace(".", []byte("x"), expect(""))
+	wantKind(t, "replace root", err, fsys.ErrIsDir)
+	e.wantTree("replace", []string{"d/"})
+}
+
+// testReplaceSymlinkKept: a replace through a symlink changes its target and
+// keeps the link.
+func testReplaceSymlinkKept(t *testing.T, mk func(t *testing.T) Harness) {
+	e := newEnv(t, mk, "a/target=old", "l => a/target", "a/rel => target")
+	cm, err := e.p.Replace("l", []byte("new"), expect("old"))
+	if err != nil || cm.Resolved != "a/target" {
+		t.Fatalf("replace through link: %+v, %v", cm, err)
+	}
+	if _, err := e.p.Replace("a/rel", []byte("newer"), expect("new")); err != nil {
+		t.Fatal(err)
+	}
+	e.wantTree("replace", []string{"a/", "a/target=newer", "l => a/target", "a/rel => target"})
+}
+
+// testReplaceHooks: the hooks run around the swap with the resolved path,
+// and a refused replace runs only BeforeSwap.
+func testReplaceHooks(t *testing.T, mk func(t *testing.T) Harness) {
+	h := mk(t)
+	Build(t, h, "f=old", "l => f")
+	var calls []string
+	e := newEnvOn(t, h, fsys.Hooks{
+		BeforeSwap: func(name string) { calls = append(calls, "before "+name) },
+		AfterSwap:  func(name string) { calls = append(calls, "after "+name) },
 	})
-	t.Run("mode kept", func(t *testing.T) {
-		e := newEnv(t, mk)
-		for _, perm := range []uint32{0o640, 0o755, 0o600, 0o444} {
-			name := fmt.Sprintf("f%o", perm)
-			if err := e.h.WriteFile(name, []byte("old"), fs.FileMode(perm)); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.p.Replace(name, []byte("new"), expect("old")); err != nil {
-				t.Fatal(err)
-			}
-			fi, err := e.p.Stat(name)
-			if err != nil || uint32(fi.Mode) != perm {
-				t.Errorf("mode after replace of %o: %o, %v", perm, fi.Mode, err)
-			}
-		}
-	})
-	t.Run("special mode bits kept", func(t *testing.T) {
-		e := newEnv(t, mk)
-		for i, perm := range []fs.FileMode{fs.ModeSetuid | 0o755, fs.ModeSetgid | 0o2750, fs.ModeSticky | 0o644, fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky | 0o700} {
-			perm = normMode(perm)
-			name := fmt.Sprintf("s%d", i)
-			if err := e.h.WriteFile(name, []byte("old"), perm); err != nil {
-				t.Fatal(err)
-			}
-			if fi, err := e.p.Stat(name); err != nil || fi.Mode != perm {
-				t.Fatalf("Stat mode of a %v file: %v, %v", perm, fi.Mode, err)
-			}
-			if _, err := e.p.Replace(name, []byte("new"), expect("old")); err != nil {
-				t.Fatal(err)
-			}
-			fi, err := e.p.Stat(name)
-			if err != nil || fi.Mode != perm || fi.Links != 1 {
-				t.Errorf("after replace of a %v file: mode %v, %d links, %v", perm, fi.Mode, fi.Links, err)
-			}
-		}
-	})
-	t.Run("not a file", func(t *testing.T) {
-		e := newEnv(t, mk, "d/")
-		_, err := e.p.Replace("d", []byte("x"), expect(""))
-		wantKind(t, "replace dir", err, fsys.ErrIsDir)
-		_, err = e.p.Replace(".", []byte("x"), expect(""))
-		wantKind(t, "replace root", err, fsys.ErrIsDir)
-		e.wantTree("replace", []string{"d/"})
-	})
-	t.Run("symlink kept", func(t *testing.T) {
-		e := newEnv(t, mk, "a/target=old", "l => a/target", "a/rel => target")
-		cm, err := e.p.Replace("l", []byte("new"), expect("old"))
-		if err != nil || cm.Resolved != "a/target" {
-			t.Fatalf("replace through link: %+v, %v", cm, err)
-		}
-		if _, err := e.p.Replace("a/rel", []byte("newer"), expect("new")); err != nil {
-			t.Fatal(err)
-		}
-		e.wantTree("replace", []string{"a/", "a/target=newer", "l => a/target", "a/rel => target"})
-	})
-	t.Run("hooks", func(t *testing.T) {
-		h := mk(t)
-		Build(t, h, "f=old", "l => f")
-		var calls []string
-		e := newEnvOn(t, h, fsys.Hooks{
-			BeforeSwap: func(name string) { calls = append(calls, "before "+name) },
-			AfterSwap:  func(name string) { calls = append(calls, "after "+name) },
-		})
-		if _, err := e.p.Replace("l", []byte("new"), expect("old")); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.p.Replace("l", []byte("x"), expect("stale")); !errors.Is(err, fsys.ErrConflict) {
-			t.Fatalf("stale replace: %v", err)
-		}
-		want := []string{"before f", "after f", "before f"}
-		if !slices.Equal(calls, want) {
-			t.Fatalf("hook calls %q, want %q", calls, want)
-		}
-	})
+	if _, err := e.p.Replace("l", []byte("new"), expect("old")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.p.Replace("l", []byte("x"), expect("stale")); !errors.Is(err, fsys.ErrConflict) {
+		t.Fatalf("stale replace: %v", err)
+	}
+	want := []string{"before f", "after f", "before f"}
+	if !slices.Equal(calls, want) {
+		t.Fatalf("hook calls %q, want %q", calls, want)
+	}
 }
 
 func testRemove(t *testing.T, mk func(t *testing.T) Harness) {
@@ -871,146 +931,95 @@ func testRename(t *testing.T, mk func(t *testing.T) Harness) {
 	}
 }
 
+// raceCase is one race: op runs on a tree built from fs, another writer
+// (inject) changes the tree at the instant before the swap, and the op
+// must end with kind, leaving after.
+type raceCase struct {
+	name   string
+	fs     []string
+	op     func(p fsys.Provider) (fsys.Commit, error)
+	inject func(h Harness) error
+	kind   error
+	after  []string
+}
+
+// moveOverB moves a (holding "mine") over b (holding "old").
+func moveOverB(p fsys.Provider) (fsys.Commit, error) {
+	dst := expect("old")
+	return p.Rename("a", "b", expect("mine"), &dst)
+}
+
+// moveToB moves a (holding "mine") to the free name b.
+func moveToB(p fsys.Provider) (fsys.Commit, error) { return p.Rename("a", "b", expect("mine"), nil) }
+
+// replaceF replaces f (holding "old") with "mine".
+func replaceF(p fsys.Provider) (fsys.Commit, error) {
+	return p.Replace("f", []byte("mine"), expect("old"))
+}
+
+// removeF removes f (holding "old").
+func removeF(p fsys.Provider) (fsys.Commit, error) { return p.Remove("f", expect("old")) }
+
+// createF creates f holding "mine".
+func createF(p fsys.Provider) (fsys.Commit, error) { return p.Create("f", []byte("mine"), 0o644) }
+
+// writes returns an injection that writes data to name in place.
+func writes(name, data string) func(h Harness) error {
+	return func(h Harness) error { return h.WriteFile(name, []byte(data), 0o644) }
+}
+
+// removes returns an injection that removes name.
+func removes(name string) func(h Harness) error {
+	return func(h Harness) error { return h.RemoveAll(name) }
+}
+
+// swapsF returns an injection that removes f and has put make a new entry there.
+func swapsF(put func(h Harness) error) func(h Harness) error {
+	return func(h Harness) error {
+		if err := h.RemoveAll("f"); err != nil {
+			return err
+		}
+		return put(h)
+	}
+}
+
+var raceCases = []raceCase{
+	{name: "move over vs target writer", fs: []string{"a=mine", "b=old"}, op: moveOverB, inject: writes("b", "theirs"),
+		kind: fsys.ErrConflict, after: []string{"a=mine", "b=theirs"}},
+	{name: "move over vs source writer", fs: []string{"a=mine", "b=old"}, op: moveOverB, inject: writes("a", "theirs"),
+		kind: fsys.ErrConflict, after: []string{"a=theirs", "b=old"}},
+	{name: "move vs source writer", fs: []string{"a=mine"}, op: moveToB, inject: writes("a", "theirs"),
+		kind: fsys.ErrConflict, after: []string{"a=theirs"}},
+	{name: "move vs creator of the target", fs: []string{"a=mine"}, op: moveToB, inject: writes("b", "theirs"),
+		kind: fsys.ErrExists, after: []string{"a=mine", "b=theirs"}},
+	{name: "move over vs remover of the target", fs: []string{"a=mine", "b=old"}, op: moveOverB, inject: removes("b"),
+		kind: fsys.ErrConflict, after: []string{"a=mine"}},
+	{name: "replace vs writer", fs: []string{"f=old"}, op: replaceF, inject: writes("f", "theirs"),
+		kind: fsys.ErrConflict, after: []string{"f=theirs"}},
+	{name: "replace vs rename writer", fs: []string{"f=old"}, op: replaceF, inject: swapsF(writes("f", "theirs")),
+		kind: fsys.ErrConflict, after: []string{"f=theirs"}},
+	{name: "replace vs remover", fs: []string{"f=old"}, op: replaceF, inject: removes("f"),
+		kind: fsys.ErrConflict, after: nil},
+	{name: "replace vs symlink out", fs: []string{"f=old"}, op: replaceF,
+		inject: swapsF(func(h Harness) error { return h.Symlink("../outside/secret", "f") }),
+		kind:   fsys.ErrConflict, after: []string{"f => ../outside/secret"}},
+	{name: "replace vs dir", fs: []string{"f=old"}, op: replaceF, inject: swapsF(func(h Harness) error { return h.Mkdir("f") }),
+		kind: fsys.ErrConflict, after: []string{"f/"}},
+	{name: "replace vs same bytes", fs: []string{"f=old"}, op: replaceF, inject: writes("f", "old"),
+		after: []string{"f=mine"}},
+	{name: "remove vs writer", fs: []string{"f=old"}, op: removeF, inject: writes("f", "theirs"),
+		kind: fsys.ErrConflict, after: []string{"f=theirs"}},
+	{name: "remove vs remover", fs: []string{"f=old"}, op: removeF, inject: removes("f"),
+		kind: fsys.ErrConflict, after: nil},
+	{name: "create vs creator", op: createF, inject: writes("f", "theirs"),
+		kind: fsys.ErrExists, after: []string{"f=theirs"}},
+	{name: "create vs symlink", op: createF, inject: func(h Harness) error { return h.Symlink("../outside/secret", "f") },
+		kind: fsys.ErrExists, after: []string{"f => ../outside/secret"}},
+}
+
 // testRaces injects another writer at the instant before the swap.
 func testRaces(t *testing.T, mk func(t *testing.T) Harness) {
-	type race struct {
-		name   string
-		fs     []string
-		op     func(p fsys.Provider) (fsys.Commit, error)
-		inject func(h Harness) error
-		kind   error
-		after  []string
-	}
-	races := []race{
-		{
-			name: "move over vs target writer",
-			fs:   []string{"a=mine", "b=old"},
-			op: func(p fsys.Provider) (fsys.Commit, error) {
-				dst := expect("old")
-				return p.Rename("a", "b", expect("mine"), &dst)
-			},
-			inject: func(h Harness) error { return h.WriteFile("b", []byte("theirs"), 0o644) },
-			kind:   fsys.ErrConflict, after: []string{"a=mine", "b=theirs"},
-		},
-		{
-			name: "move over vs source writer",
-			fs:   []string{"a=mine", "b=old"},
-			op: func(p fsys.Provider) (fsys.Commit, error) {
-				dst := expect("old")
-				return p.Rename("a", "b", expect("mine"), &dst)
-			},
-			inject: func(h Harness) error { return h.WriteFile("a", []byte("theirs"), 0o644) },
-			kind:   fsys.ErrConflict, after: []string{"a=theirs", "b=old"},
-		},
-		{
-			name:   "move vs source writer",
-			fs:     []string{"a=mine"},
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Rename("a", "b", expect("mine"), nil) },
-			inject: func(h Harness) error { return h.WriteFile("a", []byte("theirs"), 0o644) },
-			kind:   fsys.ErrConflict, after: []string{"a=theirs"},
-		},
-		{
-			name:   "move vs creator of the target",
-			fs:     []string{"a=mine"},
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Rename("a", "b", expect("mine"), nil) },
-			inject: func(h Harness) error { return h.WriteFile("b", []byte("theirs"), 0o644) },
-			kind:   fsys.ErrExists, after: []string{"a=mine", "b=theirs"},
-		},
-		{
-			name: "move over vs remover of the target",
-			fs:   []string{"a=mine", "b=old"},
-			op: func(p fsys.Provider) (fsys.Commit, error) {
-				dst := expect("old")
-				return p.Rename("a", "b", expect("mine"), &dst)
-			},
-			inject: func(h Harness) error { return h.RemoveAll("b") },
-			kind:   fsys.ErrConflict, after: []string{"a=mine"},
-		},
-		{
-			name:   "replace vs writer",
-			fs:     []string{"f=old"},
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Replace("f", []byte("mine"), expect("old")) },
-			inject: func(h Harness) error { return h.WriteFile("f", []byte("theirs"), 0o644) },
-			kind:   fsys.ErrConflict, after: []string{"f=theirs"},
-		},
-		{
-			name: "replace vs rename writer",
-			fs:   []string{"f=old"},
-			op:   func(p fsys.Provider) (fsys.Commit, error) { return p.Replace("f", []byte("mine"), expect("old")) },
-			inject: func(h Harness) error {
-				if err := h.RemoveAll("f"); err != nil {
-					return err
-				}
-				return h.WriteFile("f", []byte("theirs"), 0o644)
-			},
-			kind: fsys.ErrConflict, after: []string{"f=theirs"},
-		},
-		{
-			name:   "replace vs remover",
-			fs:     []string{"f=old"},
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Replace("f", []byte("mine"), expect("old")) },
-			inject: func(h Harness) error { return h.RemoveAll("f") },
-			kind:   fsys.ErrConflict, after: nil,
-		},
-		{
-			name: "replace vs symlink out",
-			fs:   []string{"f=old"},
-			op:   func(p fsys.Provider) (fsys.Commit, error) { return p.Replace("f", []byte("mine"), expect("old")) },
-			inject: func(h Harness) error {
-				if err := h.RemoveAll("f"); err != nil {
-					return err
-				}
-				return h.Symlink("../outside/secret", "f")
-			},
-			kind: fsys.ErrConflict, after: []string{"f => ../outside/secret"},
-		},
-		{
-			name: "replace vs dir",
-			fs:   []string{"f=old"},
-			op:   func(p fsys.Provider) (fsys.Commit, error) { return p.Replace("f", []byte("mine"), expect("old")) },
-			inject: func(h Harness) error {
-				if err := h.RemoveAll("f"); err != nil {
-					return err
-				}
-				return h.Mkdir("f")
-			},
-			kind: fsys.ErrConflict, after: []string{"f/"},
-		},
-		{
-			name:   "replace vs same bytes",
-			fs:     []string{"f=old"},
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Replace("f", []byte("mine"), expect("old")) },
-			inject: func(h Harness) error { return h.WriteFile("f", []byte("old"), 0o644) },
-			after:  []string{"f=mine"},
-		},
-		{
-			name:   "remove vs writer",
-			fs:     []string{"f=old"},
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Remove("f", expect("old")) },
-			inject: func(h Harness) error { return h.WriteFile("f", []byte("theirs"), 0o644) },
-			kind:   fsys.ErrConflict, after: []string{"f=theirs"},
-		},
-		{
-			name:   "remove vs remover",
-			fs:     []string{"f=old"},
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Remove("f", expect("old")) },
-			inject: func(h Harness) error { return h.RemoveAll("f") },
-			kind:   fsys.ErrConflict, after: nil,
-		},
-		{
-			name:   "create vs creator",
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Create("f", []byte("mine"), 0o644) },
-			inject: func(h Harness) error { return h.WriteFile("f", []byte("theirs"), 0o644) },
-			kind:   fsys.ErrExists, after: []string{"f=theirs"},
-		},
-		{
-			name:   "create vs symlink",
-			op:     func(p fsys.Provider) (fsys.Commit, error) { return p.Create("f", []byte("mine"), 0o644) },
-			inject: func(h Harness) error { return h.Symlink("../outside/secret", "f") },
-			kind:   fsys.ErrExists, after: []string{"f => ../outside/secret"},
-		},
-	}
-	for _, r := range races {
+	for _, r := range raceCases {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
 			h := mk(t)
@@ -1072,57 +1081,64 @@ func testHardLinks(t *testing.T, mk func(t *testing.T) Harness) {
 	e.wantTree("replace", []string{"a=new", "b=newer", "d/", "d/c=last"})
 }
 
+// testLocker runs in a synctest bubble: the waits are on the lock's
+// channels and the context's timer, so "still waiting" is decided when
+// every goroutine is blocked, not after a guess at wall time.
 func testLocker(t *testing.T, mk func(t *testing.T) Harness) {
-	e := newEnv(t, mk, "a", "b", "l => a")
-	l, ok := e.p.(fsys.Locker)
-	if !ok {
-		t.Skip("not a Locker")
-	}
-	ctx := context.Background()
-	unlockA, err := l.Lock(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Another file does not wait.
-	unlockB, err := l.Lock(ctx, "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlockB()
-	// The same file, by another name, waits until ctx gives up.
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if _, err := l.Lock(short, "l"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("lock through link while held: %v, want deadline exceeded", err)
-	}
-	got := make(chan error, 1)
-	go func() {
-		unlock, err := l.Lock(ctx, "./a")
-		if err == nil {
-			unlock()
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, mk, "a", "b", "l => a")
+		l, ok := e.p.(fsys.Locker)
+		if !ok {
+			t.Skip("not a Locker")
 		}
-		got <- err
-	}()
-	select {
-	case err := <-got:
-		t.Fatalf("second lock of a returned (%v) while the first is held", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	unlockA()
-	unlockA() // harmless
-	select {
-	case err := <-got:
+		ctx := context.Background()
+		unlockA, err := l.Lock(ctx, "a")
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("lock not handed over after unlock")
-	}
-	cancelled, cancel2 := context.WithCancel(ctx)
-	cancel2()
-	if _, err := l.Lock(cancelled, "b"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("lock with cancelled context: %v", err)
-	}
+		// Another file does not wait.
+		unlockB, err := l.Lock(ctx, "b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlockB()
+		// The same file, by another name, waits until ctx gives up.
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		if _, err := l.Lock(short, "l"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("lock through link while held: %v, want deadline exceeded", err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			unlock, err := l.Lock(ctx, "./a")
+			if err == nil {
+				unlock()
+			}
+			got <- err
+		}()
+		synctest.Wait() // the second lock is blocked, or has returned
+		select {
+		case err := <-got:
+			t.Fatalf("second lock of a returned (%v) while the first is held", err)
+		default:
+		}
+		unlockA()
+		unlockA() // harmless
+		synctest.Wait()
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatal("lock not handed over after unlock")
+		}
+		cancelled, cancel2 := context.WithCancel(ctx)
+		cancel2()
+		if _, err := l.Lock(cancelled, "b"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("lock with cancelled context: %v", err)
+		}
+	})
 }
 
 // testConcurrent runs compare-and-swap loops from many goroutines on one

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path"
 	"syscall"
@@ -119,28 +118,6 @@ func retry(f func() error) error {
 	}
 }
 
-func (l *FS) tempName() string {
-	return fmt.Sprintf("%s%d-%016x", TempPrefix, l.pid, rand.Uint64())
-}
-
-// TempName returns a fresh temp file name (IsTempName) for a change the
-// caller is about to make: passed as fsys.Expected.Temp to Replace or
-// Remove, or to CreateAs, it is the name that change's temp file takes, so
-// the caller can record it first (in a write-ahead intent) and remove
-// exactly it after a crash (RemoveTemp).
-func (l *FS) TempName() string { return l.tempName() }
-
-// checkTemp refuses a caller-chosen temp name this package would not make.
-func checkTemp(op, name, temp string) error {
-	if temp == "" {
-		return nil
-	}
-	if _, ok := IsTempName(temp); !ok {
-		return fsys.E(op, name, fsys.ErrInvalid, fmt.Errorf("%q is not a temp file name", temp))
-	}
-	return nil
-}
-
 // meta is what a new temp file takes on before it is swapped in.
 type meta struct {
 	// perm is set exactly (setuid, setgid and sticky included) when exact;
@@ -215,8 +192,11 @@ func (l *FS) writeTemp(d *dirHandle, data []byte, m *meta) (string, uint64, erro
 			fd, err = unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
 			return err
 		})
-		if err == unix.EEXIST && try < 8 && m.temp == "" {
+		if err == unix.EEXIST && try+1 < tempTries && m.temp == "" {
 			continue
+		}
+		if err == unix.EEXIST {
+			return "", 0, tempTaken(name, m.temp != "", try+1, err)
 		}
 		if err != nil {
 			return "", 0, err
@@ -284,6 +264,7 @@ type found struct {
 	match   bool
 	version fsys.Version // when !match and a regular file was there
 	links   int
+	ino     uint64 // of the file compared
 }
 
 // check opens the entry name of d without following it and reports whether
@@ -307,7 +288,7 @@ func (l *FS) check(d *dirHandle, name string, expect fsys.Expected) (found, erro
 	if err := unix.Fstat(fd, &st); err != nil {
 		return found{}, err
 	}
-	f := found{links: int(st.Nlink)}
+	f := found{links: int(st.Nlink), ino: uint64(st.Ino)}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return f, nil
 	}
@@ -533,6 +514,11 @@ var errFallback = errors.New("fallback forced")
 // anyone up to the swap is never lost. Elsewhere the file is compared, then
 // renamed over (Commit.Fallback).
 func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commit, error) {
+	return l.replace(name, data, expect, nil)
+}
+
+// replace is Replace; a non-nil kp hands the displaced file over (keep.go).
+func (l *FS) replace(name string, data []byte, expect fsys.Expected, kp *keeper) (fsys.Commit, error) {
 	const op = "replace"
 	if err := checkTemp(op, name, expect.Temp); err != nil {
 		return fsys.Commit{}, err
@@ -544,6 +530,7 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 	defer d.close()
 	m := oldMeta(d, base, permOf(r.Info))
 	m.temp = expect.Temp
+	kp.plan(l, m.from)
 	tmp, ino, err := l.writeTemp(d, data, m)
 	m.closeSrc()
 	if err != nil {
@@ -556,6 +543,10 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 			return cm, err
 		}
 	}
+	if err := kp.early(); err != nil {
+		d.unlink(tmp)
+		return cm, err
+	}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
 	unlock, err := l.lock(d)
 	if err != nil {
@@ -567,7 +558,7 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 		d.unlink(tmp)
 		return cm, fsys.E(op, name, fsys.ErrOpenWriter, err)
 	}
-	f, err := l.swap(d, tmp, ino, base, expect, &cm)
+	f, err := l.swap(d, tmp, ino, base, expect, &cm, kp)
 	unlock()
 	if err != nil {
 		return cm, l.fail(op, name, err)
@@ -576,6 +567,9 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 		return cm, conflict(op, name, expect.Version, f)
 	}
 	l.hook(l.opts.Hooks.AfterSwap, r.Path)
+	if err := kp.take(d, tmp, f); err != nil {
+		return cm, l.fail(op, name, err)
+	}
 	if err := d.sync(); err != nil {
 		return cm, l.fail(op, name, err)
 	}
@@ -588,7 +582,7 @@ func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 // swap puts the temp file tmp (inode ino) in place of base if base holds
 // what expect expects, and reports what it found there. tmp is gone
 // afterwards, whatever happens, unless an error says where it is kept.
-func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys.Expected, cm *fsys.Commit) (found, error) {
+func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys.Expected, cm *fsys.Commit, kp *keeper) (found, error) {
 	err := errFallback
 	if !l.opts.NoExchange {
 		err = exchange(d.fd, tmp, base)
@@ -598,6 +592,9 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 		// tmp now names the swapped-out file.
 		f, err := l.check(d, tmp, expect)
 		if err == nil && f.match {
+			if kp.keeps() {
+				return f, nil // tmp holds the old bytes for kp.take
+			}
 			d.unlink(tmp) // if this fails, a later Sweep removes it
 			return f, nil
 		}
@@ -618,6 +615,10 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 		cm.Fallback = true
 		f, err := l.check(d, base, expect)
 		if err != nil || !f.match {
+			d.unlink(tmp)
+			return f, err
+		}
+		if err := kp.late("no exchange here: the rename drops the old file"); err != nil {
 			d.unlink(tmp)
 			return f, err
 		}
@@ -642,6 +643,11 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 // file is first renamed to a temp name, compared there, then unlinked or
 // renamed back; elsewhere it is compared, then unlinked (Commit.Fallback).
 func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
+	return l.remove(name, expect, nil)
+}
+
+// remove is Remove; a non-nil kp hands the removed file over (keep.go).
+func (l *FS) remove(name string, expect fsys.Expected, kp *keeper) (fsys.Commit, error) {
 	const op = "remove"
 	if err := checkTemp(op, name, expect.Temp); err != nil {
 		return fsys.Commit{}, err
@@ -652,6 +658,10 @@ func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	}
 	defer d.close()
 	cm := fsys.Commit{Resolved: r.Path}
+	kp.planAt(l, d, base)
+	if err := kp.early(); err != nil {
+		return cm, err
+	}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
 
 	unlock, err := l.lock(d)
@@ -662,7 +672,7 @@ func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 		unlock()
 		return cm, fsys.E(op, name, fsys.ErrOpenWriter, err)
 	}
-	f, err := l.unlinkIf(d, base, expect, &cm)
+	f, tmp, err := l.unlinkIf(d, base, expect, &cm, kp)
 	unlock()
 	if err != nil {
 		return cm, l.fail(op, name, err)
@@ -671,6 +681,9 @@ func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 		return cm, conflict(op, name, expect.Version, f)
 	}
 	l.hook(l.opts.Hooks.AfterSwap, r.Path)
+	if err := kp.take(d, tmp, f); err != nil {
+		return cm, l.fail(op, name, err)
+	}
 	if err := d.sync(); err != nil {
 		return cm, l.fail(op, name, err)
 	}
@@ -684,8 +697,9 @@ func (l *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 }
 
 // unlinkIf removes base if it holds what expect expects, and reports what
-// it found there.
-func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.Commit) (found, error) {
+// it found there and the temp name it set the file aside under (which
+// still holds it when kp keeps it).
+func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.Commit, kp *keeper) (found, string, error) {
 	tmp := expect.Temp
 	if tmp == "" {
 		tmp = l.tempName()
@@ -693,12 +707,21 @@ func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.
 	err := errFallback
 	if !l.opts.NoExchange {
 		err = renameNoReplace(d.fd, base, d.fd, tmp)
+		for try := 1; err == unix.EEXIST && expect.Temp == "" && try < tempTries; try++ {
+			tmp = l.tempName() // a fresh name that is taken: another one
+			err = renameNoReplace(d.fd, base, d.fd, tmp)
+		}
 	}
 	switch {
+	case err == unix.EEXIST:
+		return found{}, tmp, tempTaken(tmp, expect.Temp != "", tempTries, err)
 	case err == nil:
 		f, err := l.check(d, tmp, expect)
 		if err == nil && f.match {
-			return f, d.unlink(tmp)
+			if kp.keeps() {
+				return f, tmp, nil // tmp holds the file for kp.take
+			}
+			return f, tmp, d.unlink(tmp)
 		}
 		// If the name was taken again meanwhile (by a program that does not
 		// take the directory lock), the newer file stays and the one set
@@ -707,16 +730,19 @@ func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.
 			d.unlink(tmp)
 		}
 		d.sync()
-		return f, err
+		return f, tmp, err
 	case err == errFallback || unsupported(err):
 		cm.Fallback = true
 		f, err := l.check(d, base, expect)
 		if err != nil || !f.match {
-			return f, err
+			return f, tmp, err
 		}
-		return f, d.unlink(base)
+		if err := kp.late("no exchange here: the file is unlinked in place"); err != nil {
+			return f, tmp, err
+		}
+		return f, tmp, d.unlink(base)
 	case err == unix.ENOENT:
-		return found{}, nil
+		return found{}, tmp, nil
 	}
-	return found{}, err
+	return found{}, tmp, err
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path"
 	"time"
@@ -49,28 +48,6 @@ func (d *dirHandle) sync() error { return nil }
 
 func (d *dirHandle) unlink(name string) error { return d.r.Remove(name) }
 
-func (l *FS) tempName() string {
-	return fmt.Sprintf("%s%d-%016x", TempPrefix, l.pid, rand.Uint64())
-}
-
-// TempName returns a fresh temp file name (IsTempName) for a change the
-// caller is about to make: passed as fsys.Expected.Temp to Replace or
-// Remove, or to CreateAs, it is the name that change's temp file takes, so
-// the caller can record it first (in a write-ahead intent) and remove
-// exactly it after a crash (RemoveTemp).
-func (l *FS) TempName() string { return l.tempName() }
-
-// checkTemp refuses a caller-chosen temp name this package would not make.
-func checkTemp(op, name, temp string) error {
-	if temp == "" {
-		return nil
-	}
-	if _, ok := IsTempName(temp); !ok {
-		return fsys.E(op, name, fsys.ErrInvalid, fmt.Errorf("%q is not a temp file name", temp))
-	}
-	return nil
-}
-
 // writeTemp makes a new temp file in d (exclusive create) holding data,
 // flushed to disk with FlushFileBuffers (File.Sync), read-only when perm
 // has no write bit, and returns its name. temp is the caller's name for
@@ -82,8 +59,11 @@ func (l *FS) writeTemp(d *dirHandle, data []byte, perm fs.FileMode, temp string)
 			name = l.tempName()
 		}
 		f, err := d.r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) && try < 8 && temp == "" {
+		if errors.Is(err, fs.ErrExist) && try+1 < tempTries && temp == "" {
 			continue
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return "", tempTaken(name, temp != "", try+1, err)
 		}
 		if err != nil {
 			return "", err

@@ -1,5 +1,9 @@
 // Package local is the confined host backend of fsys: every operation stays
-// beneath one directory, the root, opened once with os.Root.
+// beneath one directory, the root, opened once with os.Root. It is the one
+// place where stet reads and changes a user's files: every tool, the CLI
+// and the MCP server reach the disk through it, and it implements every
+// optional capability fsys declares (locks, tracing, chunked checks,
+// directory handles, temp files named ahead, sweeps).
 //
 // # Confinement
 //
@@ -21,7 +25,9 @@
 //
 // Create, Replace and Remove never write into an existing file. New bytes go
 // to a temp file in the target's directory (exclusive create, named
-// TempPrefix, the process id, "-" and 16 random hex digits: IsTempName), are
+// TempPrefix, the process id, "-" and 16 random hex digits from
+// Options.Rand, crypto/rand by default: IsTempName; a fresh name that is
+// taken is replaced by another, a caller's chosen one is refused), are
 // written and fsynced (with F_FULLFSYNC on macOS), given the old file's
 // metadata, then swapped in:
 //
@@ -101,9 +107,11 @@
 //   - Locks (fsys.Locker) are in-process and keyed by resolved path; two
 //     hard-linked names are two keys.
 //
-// The package builds on Unix systems; the atomic swap and no-clobber paths
-// are Linux and macOS only.
+// The package builds on Unix systems and Windows; the atomic swap and
+// no-clobber paths are Linux and macOS only.
 //
-// This package must not decide policy; it only confines and commits. No
+// This package must not decide policy (what may be read or changed is the
+// caller's rule; here only what can be reached), must not keep receipts or
+// a journal, and must not follow a name out of the root by any path. No
 // other package may open a user's path on the host: they go through here.
 package local

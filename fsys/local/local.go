@@ -17,10 +17,8 @@ import (
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/internal/confine"
 	"github.com/stet-dev/stet/fsys/internal/filelock"
+	"github.com/stet-dev/stet/fsys/internal/tempname"
 )
-
-// TempPrefix starts the name of every temp file this package makes.
-const TempPrefix = ".stet-tmp-"
 
 // Options configure Open.
 type Options struct {
@@ -43,6 +41,13 @@ type Options struct {
 	// LockWait bounds the wait for a directory lock (see the package doc);
 	// 0 means DefaultLockWait.
 	LockWait time.Duration
+	// Rand is the source of the random part of temp names (TempName and
+	// the names commits make for themselves); nil means crypto/rand. Reads
+	// are serialized, and a failed read falls back to crypto/rand. A test
+	// gives a reader that repeats itself to make two names collide: a
+	// commit whose fresh name is taken tries another, and one whose names
+	// are all taken fails with fsys.ErrExists, changing nothing.
+	Rand io.Reader
 }
 
 // FS is a confined view of one host directory. It is safe for concurrent use.
@@ -53,6 +58,7 @@ type FS struct {
 	escape error    // os.Root's unexported "path escapes" error
 	opts   Options
 	pid    int
+	names  tempname.Namer
 	// procStart tells when a running process started (see Sweep).
 	procStart func(pid int) (time.Time, bool)
 	locks     filelock.Table
@@ -82,6 +88,7 @@ func Open(dir string, o Options) (*FS, error) {
 		return nil, fmt.Errorf("local: open %s: %w", dir, err)
 	}
 	l := &FS{root: root, dir: abs, opts: o, pid: os.Getpid(), procStart: processStart}
+	l.names = tempname.Namer{PID: l.pid, Rand: o.Rand}
 	l.abs = []string{abs}
 	if real != abs {
 		l.abs = append(l.abs, real)

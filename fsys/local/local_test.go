@@ -164,9 +164,9 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// TestAliasRoot opens the root through a symlinked path: absolute link
-// targets may name the inside by either path.
-func TestAliasRoot(t *testing.T) {
+// TestAbsoluteLinksNameEitherRootPath: with the root opened through a
+// symlinked path, absolute link targets may name the inside by either path.
+func TestAbsoluteLinksNameEitherRootPath(t *testing.T) {
 	base := t.TempDir()
 	real := filepath.Join(base, "real")
 	alias := filepath.Join(base, "alias")
@@ -220,10 +220,10 @@ func TestFallbackReported(t *testing.T) {
 	}
 }
 
-// TestRaceBeforeSwap: another writer replaces the file (write a temp, rename
-// it over) at the last instant; the replace must refuse and leave the other
-// writer's bytes.
-func TestRaceBeforeSwap(t *testing.T) {
+// TestReplaceRefusedWhenAnotherWriterSwapsFirst: another writer replaces
+// the file (write a temp, rename it over) at the last instant; the replace
+// must refuse and leave the other writer's bytes.
+func TestReplaceRefusedWhenAnotherWriterSwapsFirst(t *testing.T) {
 	for _, noEx := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoExchange=%v", noEx), func(t *testing.T) {
 			dir := t.TempDir()
@@ -337,11 +337,11 @@ func TestReadyGatesTheSwap(t *testing.T) {
 	}
 }
 
-// TestOneEntry: a single-link file seen under two names is one entry (what a
-// case-folding filesystem shows for "F" and "f"), and a move between the two
-// is refused; two hard links are two entries, and moving one over the other
-// still works.
-func TestOneEntry(t *testing.T) {
+// TestMoveBetweenSpellingsOfOneFileRefused: a single-link file seen under
+// two names is one entry (what a case-folding filesystem shows for "F" and
+// "f"), and a move between the two is refused; two hard links are two
+// entries, and moving one over the other still works.
+func TestMoveBetweenSpellingsOfOneFileRefused(t *testing.T) {
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "f"), []byte("one"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "other"), []byte("two"), 0o644))

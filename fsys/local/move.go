@@ -75,56 +75,9 @@ func (l *FS) MkdirAll(name string) error {
 // (Commit.Fallback).
 func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsys.Commit, error) {
 	const op = "rename"
-	rf, err := l.walk(op, from, false)
+	rf, rt, src, err := l.renameWalk(op, from, to, src, dst)
 	if err != nil {
 		return fsys.Commit{}, err
-	}
-	switch {
-	case !rf.Exists():
-		return fsys.Commit{}, fsys.E(op, from, fsys.ErrNotFound, nil)
-	case rf.Path == ".":
-		return fsys.Commit{}, fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot rename the root"))
-	case confine.TypeOf(rf.Info.Mode()) == fsys.TypeSymlink:
-		if _, err := l.walk(op, from, true); errors.Is(err, fsys.ErrOutside) {
-			return fsys.Commit{}, err
-		}
-	}
-	isDir := rf.Info.IsDir()
-	if src.Version != "" && confine.TypeOf(rf.Info.Mode()) != fsys.TypeFile {
-		src = fsys.Expected{} // a link or a directory moves by name; only a file has bytes to prove
-	}
-	rt, err := l.walk(op, to, false)
-	if err != nil {
-		return fsys.Commit{}, err
-	}
-	if rt.Exists() && confine.TypeOf(rt.Info.Mode()) == fsys.TypeSymlink {
-		// Replacing such a link touches nothing outside, but it is refused
-		// like every other use of a name that leads out.
-		if _, err := l.walk(op, to, true); errors.Is(err, fsys.ErrOutside) {
-			return fsys.Commit{}, err
-		}
-	}
-	switch {
-	case len(rt.Rest) > 0:
-		return fsys.Commit{}, fsys.E(op, to, fsys.ErrNotFound, errors.New("parent directory does not exist"))
-	case rt.Path == ".":
-		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("cannot rename over the root"))
-	case rt.Path == rf.Path:
-		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are the same file"))
-	case rt.Exists() && oneEntry(rf.Info, rt.Info):
-		return fsys.Commit{}, fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are one file spelled two ways (this filesystem does not tell letter case or Unicode forms apart); nothing to move"))
-	case isDir && (rt.Path+"/" == rf.Path+"/" || strings.HasPrefix(rt.Path+"/", rf.Path+"/")):
-		return fsys.Commit{}, fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot move a directory into itself"))
-	case rt.Exists() && dst == nil:
-		return fsys.Commit{}, fsys.E(op, to, fsys.ErrExists, nil)
-	case !rt.Exists() && dst != nil:
-		return fsys.Commit{}, conflict(op, to, dst.Version, found{})
-	case rt.Exists() && dst != nil && confine.TypeOf(rt.Info.Mode()) == fsys.TypeSymlink:
-		return fsys.Commit{}, fsys.E(op, to, fsys.ErrNotRegular, errors.New("a move does not replace a symlink; delete the link first"))
-	case rt.Exists() && rt.Info.IsDir():
-		return fsys.Commit{}, fsys.E(op, to, fsys.ErrIsDir, errors.New("a move never replaces a directory"))
-	case isDir && dst != nil:
-		return fsys.Commit{}, fsys.E(op, from, fsys.ErrIsDir, errors.New("a directory is never moved over a file"))
 	}
 	df, err := l.openDir(path.Dir(rf.Path))
 	if err != nil {
@@ -136,42 +89,16 @@ func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		return fsys.Commit{}, l.fail(op, to, err)
 	}
 	defer dt.close()
-	fb, tb := path.Base(rf.Path), path.Base(rt.Path)
 	cm := fsys.Commit{Resolved: rt.Path}
-
 	if dst != nil && dst.Ready != nil {
 		if err := dst.Ready(); err != nil {
 			return cm, err
 		}
 	}
 	l.hook(l.opts.Hooks.BeforeSwap, rt.Path)
-	unlock, err := l.lockPair(df, dt)
+	f, err := l.renameSwap(op, df, path.Base(rf.Path), dt, path.Base(rt.Path), from, to, src, dst, &cm)
 	if err != nil {
-		return cm, l.fail(op, from, err)
-	}
-	var f moveFound
-	if dst != nil {
-		// The replaced file is unlinked: a process writing to it would
-		// lose what it writes afterwards, as with a replace.
-		if werr := openWriter(dt, tb); werr != nil {
-			unlock()
-			return cm, fsys.E(op, to, fsys.ErrOpenWriter, werr)
-		}
-	}
-	if dst == nil {
-		f, err = l.moveFresh(df, fb, dt, tb, src, &cm)
-	} else {
-		f, err = l.moveOver(df, fb, dt, tb, src, *dst, &cm)
-	}
-	unlock()
-	if err != nil {
-		if isExist(err) {
-			return cm, fsys.E(op, to, fsys.ErrExists, nil)
-		}
-		if isNotExist(err) {
-			return cm, fsys.E(op, from, fsys.ErrNotFound, nil)
-		}
-		return cm, l.fail(op, from, err)
+		return cm, err
 	}
 	if !f.match {
 		name, want := from, src.Version
@@ -193,6 +120,102 @@ func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		cm.Notes = append(cm.Notes, linkNote(to, f.links, "old bytes"))
 	}
 	return cm, nil
+}
+
+// renameWalk resolves both names of a rename without following either
+// final component and applies every check that needs no content (see
+// Rename). It returns src as the move must prove it: nothing for a link
+// or a directory, which move by name.
+func (l *FS) renameWalk(op, from, to string, src fsys.Expected, dst *fsys.Expected) (rf, rt confine.Result, _ fsys.Expected, err error) {
+	rf, err = l.walk(op, from, false)
+	if err != nil {
+		return rf, rt, src, err
+	}
+	switch {
+	case !rf.Exists():
+		return rf, rt, src, fsys.E(op, from, fsys.ErrNotFound, nil)
+	case rf.Path == ".":
+		return rf, rt, src, fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot rename the root"))
+	case confine.TypeOf(rf.Info.Mode()) == fsys.TypeSymlink:
+		if _, err := l.walk(op, from, true); errors.Is(err, fsys.ErrOutside) {
+			return rf, rt, src, err
+		}
+	}
+	if src.Version != "" && confine.TypeOf(rf.Info.Mode()) != fsys.TypeFile {
+		src = fsys.Expected{} // a link or a directory moves by name; only a file has bytes to prove
+	}
+	rt, err = l.walk(op, to, false)
+	if err != nil {
+		return rf, rt, src, err
+	}
+	if rt.Exists() && confine.TypeOf(rt.Info.Mode()) == fsys.TypeSymlink {
+		// Replacing such a link touches nothing outside, but it is refused
+		// like every other use of a name that leads out.
+		if _, err := l.walk(op, to, true); errors.Is(err, fsys.ErrOutside) {
+			return rf, rt, src, err
+		}
+	}
+	return rf, rt, src, renameRefusal(op, from, to, rf, rt, dst)
+}
+
+// renameRefusal is the error of a rename whose two resolved ends cannot
+// be moved one onto the other, or nil.
+func renameRefusal(op, from, to string, rf, rt confine.Result, dst *fsys.Expected) error {
+	isDir := rf.Info.IsDir()
+	switch {
+	case len(rt.Rest) > 0:
+		return fsys.E(op, to, fsys.ErrNotFound, errors.New("parent directory does not exist"))
+	case rt.Path == ".":
+		return fsys.E(op, to, fsys.ErrInvalid, errors.New("cannot rename over the root"))
+	case rt.Path == rf.Path:
+		return fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are the same file"))
+	case rt.Exists() && oneEntry(rf.Info, rt.Info):
+		return fsys.E(op, to, fsys.ErrInvalid, errors.New("from and to are one file spelled two ways (this filesystem does not tell letter case or Unicode forms apart); nothing to move"))
+	case isDir && (rt.Path+"/" == rf.Path+"/" || strings.HasPrefix(rt.Path+"/", rf.Path+"/")):
+		return fsys.E(op, from, fsys.ErrInvalid, errors.New("cannot move a directory into itself"))
+	case rt.Exists() && dst == nil:
+		return fsys.E(op, to, fsys.ErrExists, nil)
+	case !rt.Exists() && dst != nil:
+		return conflict(op, to, dst.Version, found{})
+	case rt.Exists() && dst != nil && confine.TypeOf(rt.Info.Mode()) == fsys.TypeSymlink:
+		return fsys.E(op, to, fsys.ErrNotRegular, errors.New("a move does not replace a symlink; delete the link first"))
+	case rt.Exists() && rt.Info.IsDir():
+		return fsys.E(op, to, fsys.ErrIsDir, errors.New("a move never replaces a directory"))
+	case isDir && dst != nil:
+		return fsys.E(op, from, fsys.ErrIsDir, errors.New("a directory is never moved over a file"))
+	}
+	return nil
+}
+
+// renameSwap moves fb in df to tb in dt under both directories' locks,
+// proving src and dst there, and reports what the checks saw. An error is
+// already the rename's (a *fsys.PathError naming from or to).
+func (l *FS) renameSwap(op string, df *dirHandle, fb string, dt *dirHandle, tb string, from, to string, src fsys.Expected, dst *fsys.Expected, cm *fsys.Commit) (moveFound, error) {
+	unlock, err := l.lockPair(df, dt)
+	if err != nil {
+		return moveFound{}, l.fail(op, from, err)
+	}
+	defer unlock()
+	var f moveFound
+	if dst == nil {
+		f, err = l.moveFresh(df, fb, dt, tb, src, cm)
+	} else {
+		// The replaced file is unlinked: a process writing to it would
+		// lose what it writes afterwards, as with a replace.
+		if werr := openWriter(dt, tb); werr != nil {
+			return f, fsys.E(op, to, fsys.ErrOpenWriter, werr)
+		}
+		f, err = l.moveOver(df, fb, dt, tb, src, *dst, cm)
+	}
+	switch {
+	case err == nil:
+		return f, nil
+	case isExist(err):
+		return f, fsys.E(op, to, fsys.ErrExists, nil)
+	case isNotExist(err):
+		return f, fsys.E(op, from, fsys.ErrNotFound, nil)
+	}
+	return f, l.fail(op, from, err)
 }
 
 // Sides of a move whose check failed.

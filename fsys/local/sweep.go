@@ -46,18 +46,33 @@ import (
 // told apart: their temp files can be removed under them, which makes
 // their commit fail, not corrupt anything.
 func (l *FS) Sweep(skip func(dir string) bool) (removed int, err error) {
-	sw := &sweeper{l: l, skip: skip, buf: make([]byte, direntBufSize), starts: map[int]time.Time{}}
+	return l.SweepKeeping(skip, nil)
+}
+
+// SweepKeeping is Sweep that also keeps every temp file keep holds on to
+// (given its root-relative path), whoever made it: the caller's list of
+// temp files that write-ahead intents name, whose process is alive or dead,
+// so that an old file a replace or delete displaced and did not hand over
+// before it died stays until its intent is resolved (AdoptTemp).
+func (l *FS) SweepKeeping(skip func(dir string) bool, keep func(name string) bool) (removed int, err error) {
+	sw := &sweeper{l: l, skip: skip, keep: keep, buf: make([]byte, direntBufSize), starts: map[int]time.Time{}}
 	return sw.sweep(".", true)
 }
 
 // SweepDir is Sweep for the one directory name (following symlinks inside
 // the root to reach it), without descending.
 func (l *FS) SweepDir(name string) (removed int, err error) {
+	return l.SweepDirKeeping(name, nil)
+}
+
+// SweepDirKeeping is SweepDir keeping what keep holds on to (see
+// SweepKeeping).
+func (l *FS) SweepDirKeeping(name string, keep func(name string) bool) (removed int, err error) {
 	r, err := l.walk("sweep", name, true)
 	if err != nil {
 		return 0, err
 	}
-	sw := &sweeper{l: l, buf: make([]byte, direntBufSize), starts: map[int]time.Time{}}
+	sw := &sweeper{l: l, keep: keep, buf: make([]byte, direntBufSize), starts: map[int]time.Time{}}
 	return sw.sweep(r.Path, false)
 }
 
@@ -113,6 +128,7 @@ func (l *FS) RemoveTemp(name string) error {
 type sweeper struct {
 	l      *FS
 	skip   func(dir string) bool
+	keep   func(name string) bool // temp files to keep (SweepKeeping), or nil
 	buf    []byte
 	starts map[int]time.Time // process start times read so far (zero: unknown)
 }
@@ -159,6 +175,9 @@ func (sw *sweeper) dir(fd int, rel string, deep bool) (int, error) {
 	}
 	removed := 0
 	for _, name := range temps {
+		if sw.keep != nil && sw.keep(path.Join(rel, name)) {
+			continue
+		}
 		if sw.stale(fd, name) && retry(func() error { return unix.Unlinkat(fd, name, 0) }) == nil {
 			removed++
 		}

@@ -27,18 +27,29 @@ import (
 // (GetProcessTimes) after the temp file was last written, so it is another
 // process that was given the same id.
 func (l *FS) Sweep(skip func(dir string) bool) (removed int, err error) {
-	sw := &sweeper{l: l, skip: skip, starts: map[int]time.Time{}}
+	return l.SweepKeeping(skip, nil)
+}
+
+// SweepKeeping is Sweep that also keeps every temp file keep holds on to
+// (given its root-relative path): those that write-ahead intents name.
+func (l *FS) SweepKeeping(skip func(dir string) bool, keep func(name string) bool) (removed int, err error) {
+	sw := &sweeper{l: l, skip: skip, keep: keep, starts: map[int]time.Time{}}
 	return sw.sweep(".", true)
 }
 
 // SweepDir is Sweep for the one directory name (following symlinks inside
 // the root to reach it), without descending.
 func (l *FS) SweepDir(name string) (removed int, err error) {
+	return l.SweepDirKeeping(name, nil)
+}
+
+// SweepDirKeeping is SweepDir keeping what keep holds on to.
+func (l *FS) SweepDirKeeping(name string, keep func(name string) bool) (removed int, err error) {
 	r, err := l.walk("sweep", name, true)
 	if err != nil {
 		return 0, err
 	}
-	sw := &sweeper{l: l, starts: map[int]time.Time{}}
+	sw := &sweeper{l: l, keep: keep, starts: map[int]time.Time{}}
 	return sw.sweep(r.Path, false)
 }
 
@@ -90,7 +101,8 @@ func (l *FS) RemoveTemp(name string) error {
 type sweeper struct {
 	l      *FS
 	skip   func(dir string) bool
-	starts map[int]time.Time // process start times read so far (zero: unknown)
+	keep   func(name string) bool // temp files to keep (SweepKeeping), or nil
+	starts map[int]time.Time      // process start times read so far (zero: unknown)
 }
 
 func (sw *sweeper) sweep(rel string, deep bool) (int, error) {
@@ -137,7 +149,8 @@ func (sw *sweeper) dir(d *dirHandle, deep bool) (int, error) {
 			n, _ := sw.dir(&dirHandle{r: r, rel: sub}, true)
 			r.Close()
 			removed += n
-		case strings.HasPrefix(name, TempPrefix) && sw.stale(d, name) && d.unlink(name) == nil:
+		case strings.HasPrefix(name, TempPrefix) && !(sw.keep != nil && sw.keep(path.Join(d.rel, name))) &&
+			sw.stale(d, name) && d.unlink(name) == nil:
 			removed++
 		}
 	}

@@ -1,12 +1,20 @@
 package local
 
 import (
-	"strconv"
-	"strings"
+	"fmt"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/fsys/internal/tempname"
 )
 
-// tempRandHex is the length of the random part of a temp name.
-const tempRandHex = 16
+var (
+	_ fsys.TempFiler  = (*FS)(nil)
+	_ fsys.Sweeper    = (*FS)(nil)
+	_ fsys.DirSweeper = (*FS)(nil)
+)
+
+// TempPrefix starts the name of every temp file this package makes.
+const TempPrefix = tempname.Prefix
 
 // IsTempName reports whether name (a base name) is exactly a temp name this
 // package makes: TempPrefix, the decimal id of the process that made it (no
@@ -14,28 +22,40 @@ const tempRandHex = 16
 // digits. It returns that process id. A user's file that merely starts
 // with TempPrefix (".stet-tmp-notes", a ".bak" copy of a temp file) is not
 // a temp name.
-func IsTempName(name string) (pid int, ok bool) {
-	rest, found := strings.CutPrefix(name, TempPrefix)
-	if !found {
-		return 0, false
+func IsTempName(name string) (pid int, ok bool) { return tempname.Parse(name) }
+
+// tempName returns a fresh temp name: this process's id and 16 hex digits
+// from Options.Rand (crypto/rand by default).
+func (l *FS) tempName() string { return l.names.Name() }
+
+// TempName returns a fresh temp file name (IsTempName) for a change the
+// caller is about to make: passed as fsys.Expected.Temp to Replace or
+// Remove, or to CreateAs, it is the name that change's temp file takes, so
+// the caller can record it first (in a write-ahead intent) and remove
+// exactly it after a crash (RemoveTemp).
+func (l *FS) TempName() string { return l.tempName() }
+
+// checkTemp refuses a caller-chosen temp name this package would not make.
+func checkTemp(op, name, temp string) error {
+	if temp == "" {
+		return nil
 	}
-	pidText, random, found := strings.Cut(rest, "-")
-	if !found || len(random) != tempRandHex || pidText == "" || len(pidText) > 10 || pidText[0] == '0' {
-		return 0, false
+	if _, ok := IsTempName(temp); !ok {
+		return fsys.E(op, name, fsys.ErrInvalid, fmt.Errorf("%q is not a temp file name", temp))
 	}
-	for _, c := range []byte(pidText) {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
+	return nil
+}
+
+// tempTries is how many fresh temp names a commit tries before it gives
+// up: with names from crypto/rand a second one is never needed.
+const tempTries = 8
+
+// tempTaken is the error of a commit whose temp file name was taken (err,
+// an "exists" error): the caller's chosen name, or the last of tries fresh
+// ones. Nothing was written or moved.
+func tempTaken(name string, chosen bool, tries int, err error) error {
+	if chosen {
+		return fmt.Errorf("the temp file name %s chosen for the change is taken; nothing was changed: %w", name, err)
 	}
-	for _, c := range []byte(random) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(pidText, 10, 32)
-	if err != nil {
-		return 0, false
-	}
-	return int(n), true
+	return fmt.Errorf("%d fresh temp file names were taken, the last %s (the random source repeats itself); nothing was changed: %w", tries, name, err)
 }

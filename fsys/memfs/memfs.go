@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/internal/confine"
 	"github.com/stet-dev/stet/fsys/internal/filelock"
+	"github.com/stet-dev/stet/fsys/internal/tempname"
 )
 
 // DefaultDir is the fake absolute path of the root when Options.Dir is empty.
@@ -26,6 +29,9 @@ type Options struct {
 	Dir string
 	// Hooks run around every swap, with the resolved path, as in fsys/local.
 	Hooks fsys.Hooks
+	// Rand is the source of the random part of temp names, as in
+	// fsys/local; nil means crypto/rand.
+	Rand io.Reader
 }
 
 // FS is an in-memory tree. It is safe for concurrent use.
@@ -40,6 +46,7 @@ type state struct {
 	root  *node
 	dir   string
 	locks filelock.Table
+	names tempname.Namer
 }
 
 var (
@@ -73,7 +80,9 @@ func NewWithOptions(o Options) *FS {
 	if dir == "" {
 		dir = DefaultDir
 	}
-	return &FS{state: &state{root: newDir(), dir: path.Clean(dir)}, hooks: o.Hooks}
+	st := &state{root: newDir(), dir: path.Clean(dir)}
+	st.names = tempname.Namer{PID: os.Getpid(), Rand: o.Rand}
+	return &FS{state: st, hooks: o.Hooks}
 }
 
 // WithHooks returns a view of the same tree (same nodes, same locks) whose
@@ -388,7 +397,18 @@ func linkNote(name string, links int, keep string) string {
 // Create makes a new file at name, failing with ErrExists if anything (a
 // dangling symlink included) is there.
 func (m *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, error) {
+	return m.CreateAs(name, data, perm, "")
+}
+
+// CreateAs is Create as fsys/local makes it through the temp file named
+// temp (see fsys.TempFiler): a name memfs would not make fails with
+// fsys.ErrInvalid, one an entry of the directory has with fsys.ErrExists.
+// memfs keeps no temp file; the name is only checked.
+func (m *FS) CreateAs(name string, data []byte, perm fs.FileMode, temp string) (fsys.Commit, error) {
 	const op = "create"
+	if err := checkTemp(op, name, temp); err != nil {
+		return fsys.Commit{}, err
+	}
 	m.mu.Lock()
 	r, err := m.walk(op, name, true)
 	switch {
@@ -402,6 +422,7 @@ func (m *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 	var base string
 	if err == nil {
 		parent, base = m.parentOf(r.Path)
+		err = tempTaken(op, name, parent, temp)
 	}
 	m.mu.Unlock()
 	if err != nil {
@@ -427,6 +448,9 @@ func (m *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 // expect expects; otherwise ErrConflict and the file keeps what it holds.
 func (m *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commit, error) {
 	const op = "replace"
+	if err := checkTemp(op, name, expect.Temp); err != nil {
+		return fsys.Commit{}, err
+	}
 	m.mu.Lock()
 	r, err := m.walk(op, name, true)
 	if err == nil {
@@ -438,6 +462,7 @@ func (m *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 	if err == nil {
 		parent, base = m.parentOf(r.Path)
 		perm = nodeOf(r).perm
+		err = tempTaken(op, name, parent, expect.Temp)
 	}
 	m.mu.Unlock()
 	if err != nil {
@@ -472,6 +497,9 @@ func (m *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 // a symlink on the way is followed and left dangling, as in fsys/local.
 func (m *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	const op = "remove"
+	if err := checkTemp(op, name, expect.Temp); err != nil {
+		return fsys.Commit{}, err
+	}
 	m.mu.Lock()
 	r, err := m.walk(op, name, true)
 	if err == nil {
@@ -494,6 +522,10 @@ func (m *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	}
 	m.hook(m.hooks.BeforeSwap, r.Path)
 	m.mu.Lock()
+	if err := tempTaken(op, name, parent, expect.Temp); err != nil {
+		m.mu.Unlock()
+		return cm, err // fsys/local sets the file aside under the name first
+	}
 	cur := parent.kids[base]
 	if cur == nil || cur.typ != fsys.TypeFile || !expect.Matches(cur.data) {
 		m.mu.Unlock()

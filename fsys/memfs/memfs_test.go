@@ -19,7 +19,7 @@ func TestDifferentialSelf(t *testing.T) {
 	fsystest.Differential(t, fsystest.MemHarness, fsystest.MemHarness, 1, 300)
 }
 
-func TestDir(t *testing.T) {
+func TestAbsoluteLinksReadAgainstDir(t *testing.T) {
 	m := memfs.NewWithOptions(memfs.Options{Dir: "/srv/tree/"})
 	if m.Dir() != "/srv/tree" {
 		t.Fatalf("Dir = %q", m.Dir())
@@ -52,7 +52,7 @@ func TestDir(t *testing.T) {
 	}
 }
 
-func TestCopies(t *testing.T) {
+func TestTreeSharesNoMemoryWithCallers(t *testing.T) {
 	m := memfs.New()
 	data := []byte("abc")
 	if _, err := m.Create("f", data, 0o644); err != nil {

@@ -5,10 +5,15 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-func TestTable(t *testing.T) {
+// TestTable runs in a synctest bubble: the timed-out wait is on the
+// lock's channel and the context's timer, so no wall time passes.
+func TestTable(t *testing.T) { synctest.Test(t, testTable) }
+
+func testTable(t *testing.T) {
 	var tab Table
 	ctx := context.Background()
 	u1, err := tab.Lock(ctx, "a")

@@ -18,12 +18,12 @@ func receiptCount(t *testing.T, ws *stet.Workspace) int {
 	return len(log)
 }
 
-// TestRefusedStepsChangeNothing: in every change of several steps, a step
+// TestMultiStepChangeIsProvenBeforeItsFirstStep: in every change of several steps, a step
 // that could only be refused once an earlier one had landed is proven
 // possible before the first byte moves, so the refused call leaves no
-// receipt and no change. Before, each of these landed a step, failed on the
-// next, and rolled the first back: two receipts for a call reported refused.
-func TestRefusedStepsChangeNothing(t *testing.T) {
+// receipt and no change: never a step landed, the next refused and the
+// first rolled back, two receipts for a call reported refused.
+func TestMultiStepChangeIsProvenBeforeItsFirstStep(t *testing.T) {
 	t.Run("patch: an update moved below a file, without the gate", func(t *testing.T) {
 		ws, s, root := open(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"}, stet.Options{NoGate: true})
 		_, err := s.Patch(ctx, stet.PatchArgs{Patch: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt/a.txt\n@@\n-a\n+A\n*** End Patch\n"})

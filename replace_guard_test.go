@@ -51,7 +51,7 @@ func TestRecreatingARequestNamedFileIsAReplace(t *testing.T) {
 // Under --binding full a file over one read window can never be read whole
 // in one call: reading all its windows at this version is the whole read,
 // and the refusal says to read them, from the first line not read.
-func TestBindingFullOverOneWindow(t *testing.T) {
+func TestBindingFullCountsEveryWindowAsTheWholeRead(t *testing.T) {
 	var b strings.Builder
 	for i := range 3000 {
 		fmt.Fprintf(&b, "line %d\n", i+1)

@@ -9,12 +9,12 @@ import (
 	"github.com/stet-dev/stet"
 )
 
-// TestWithinAncestor: a client root that holds the whole workspace (the
+// TestClientRootHoldingTheWorkspaceNarrowsNothing: a client root that holds the whole workspace (the
 // repository the workspace is a folder of) narrows nothing, so every path
 // of the workspace stays reachable; roots narrow, they never shut the
 // workspace (SPEC section 9, MCP). Checked on resolved paths: the
 // announced directory may be spelled through a symlink.
-func TestWithinAncestor(t *testing.T) {
+func TestClientRootHoldingTheWorkspaceNarrowsNothing(t *testing.T) {
 	ctx := context.Background()
 	_, base, root := open(t, map[string]string{"a.txt": "a\n"}, stet.Options{})
 	parent := filepath.Dir(root)

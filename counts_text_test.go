@@ -8,8 +8,8 @@ import (
 	"github.com/stet-dev/stet"
 )
 
-// TestOneByteIsSingular: counts in text read as people write them.
-func TestOneByteIsSingular(t *testing.T) {
+// TestCountsInTextAgreeInNumber: counts in text read as people write them.
+func TestCountsInTextAgreeInNumber(t *testing.T) {
 	ctx := context.Background()
 	_, s, _ := open(t, map[string]string{"a.txt": "a"}, stet.Options{})
 	l, err := s.List(ctx, stet.ListArgs{})

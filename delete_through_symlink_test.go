@@ -11,7 +11,7 @@ import (
 // Delete through an in-workspace symlink removes the file it leads to and
 // says undo brings it back; undo does: the file returns under its own name
 // and the link leads to it again.
-func TestUndoDeleteThroughSymlink(t *testing.T) {
+func TestUndoOfDeleteThroughSymlinkRestoresFileAndLink(t *testing.T) {
 	_, s, root := open(t, map[string]string{"notes/today.md": "# Today\n- call Ana\n"}, stet.Options{})
 	os.Chmod(filepath.Join(root, "notes/today.md"), 0o640)
 	if err := os.Symlink("notes/today.md", filepath.Join(root, "today")); err != nil {

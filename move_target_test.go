@@ -14,8 +14,8 @@ import (
 	"github.com/stet-dev/stet/internal/fstree"
 )
 
-// Findings of issue 7 about move, each as a test of what a user checks: the
-// bytes under both names, the refusal kind, the result's words.
+// What a move guarantees about its target, each as a test of what a user
+// checks: the bytes under both names, the refusal kind, the result's words.
 
 // watchdog fails the test with every goroutine's stack if done is not
 // closed within d, instead of letting a deadlock hang CI.
@@ -45,10 +45,10 @@ func moveTree(t *testing.T, opts stet.Options) (*fstree.Tree, *stet.Workspace, *
 	return tr, ws, s
 }
 
-// TestMoveCrossDeadlock: move a→b and move b→a at the same time in one
+// TestCrossedRefusedMovesNeverDeadlock: move a→b and move b→a at the same time in one
 // process must not deadlock. Both are refused (the target exists), so the
 // tree never changes and the race can be tried many times.
-func TestMoveCrossDeadlock(t *testing.T) {
+func TestCrossedRefusedMovesNeverDeadlock(t *testing.T) {
 	tr, ws, s1 := moveTree(t, stet.Options{})
 	s2, err := ws.Session("other")
 	if err != nil {
@@ -95,10 +95,10 @@ func TestMoveCrossDeadlock(t *testing.T) {
 	}
 }
 
-// TestMoveOverwriteInputGuard: rule 8 applies to a move. A declared input
+// TestMoveNeverReplacesAnInputOrRequestNamedFile: rule 8 applies to a move. A declared input
 // is edit-only (a move onto or away from it is refused whatever overwrite
 // says), and a file the pinned request names is not replaced by a move.
-func TestMoveOverwriteInputGuard(t *testing.T) {
+func TestMoveNeverReplacesAnInputOrRequestNamedFile(t *testing.T) {
 	cases := []struct {
 		name    string
 		request string
@@ -133,9 +133,9 @@ func TestMoveOverwriteInputGuard(t *testing.T) {
 	}
 }
 
-// TestMoveOverwriteWarns: a move over an existing file the session did not
+// TestMoveOverwriteSaysItReplacedTheUsersFile: a move over an existing file the session did not
 // create says so with rule 9's words.
-func TestMoveOverwriteWarns(t *testing.T) {
+func TestMoveOverwriteSaysItReplacedTheUsersFile(t *testing.T) {
 	_, _, s := moveTree(t, stet.Options{})
 	res, err := s.Move(ctx, stet.MoveArgs{From: "a.txt", To: "b.txt", Overwrite: true})
 	if err != nil {
@@ -148,11 +148,11 @@ func TestMoveOverwriteWarns(t *testing.T) {
 	}
 }
 
-// TestMoveOverwriteOutsideChange: the overwritten target of a move is
+// TestMoveOverAFileSavedAtTheSwapIsRefused: the overwritten target of a move is
 // proved at the swap. An editor saving b.txt between the check and the
 // rename must win: the move is refused as a conflict and both names keep
 // their bytes. Hooks.BeforeSwap must fire for a move, with the target path.
-func TestMoveOverwriteOutsideChange(t *testing.T) {
+func TestMoveOverAFileSavedAtTheSwapIsRefused(t *testing.T) {
 	const editor = "bravo, saved by the editor\n"
 	var tr *fstree.Tree
 	var fired []string
@@ -178,9 +178,9 @@ func TestMoveOverwriteOutsideChange(t *testing.T) {
 	}
 }
 
-// TestMoveSwapHookFiresOnPlainMove: a plain move (nothing overwritten) runs
+// TestEveryMoveReachesTheSwapHook: a plain move (nothing overwritten) runs
 // the commit's BeforeSwap point too, so fault injection reaches every change.
-func TestMoveSwapHookFiresOnPlainMove(t *testing.T) {
+func TestEveryMoveReachesTheSwapHook(t *testing.T) {
 	var fired []string
 	tr, _, s := moveTree(t, stet.Options{Hooks: stet.Hooks{BeforeSwap: func(p string) { fired = append(fired, p) }}})
 	if _, err := s.List(ctx, stet.ListArgs{Path: "."}); err != nil {

@@ -8,13 +8,13 @@ import (
 	"github.com/stet-dev/stet"
 )
 
-// TestWithinLinkOutOfRootWidensNothing: a client directory that reaches
+// TestClientRootThroughALinkReachesNothing: a client directory that reaches
 // outside the workspace through a symlink inside a root (named in the root,
 // or reached through a link into the root from elsewhere) holds no root,
 // however many roots lie where that symlink leads: the session narrowed to
 // it reaches nothing. A directory that holds roots without passing through
 // a root still holds them.
-func TestWithinLinkOutOfRootWidensNothing(t *testing.T) {
+func TestClientRootThroughALinkReachesNothing(t *testing.T) {
 	base := t.TempDir()
 	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
 	writeTree(t, a, map[string]string{"a.txt": "a\n"})
