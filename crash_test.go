@@ -59,6 +59,10 @@ func crashChild(spec string) int {
 	switch killAt {
 	case "swap":
 		hooks.BeforeSwap = die
+	case "afterswap":
+		// After the exchange, before the displaced file is handed to the
+		// journal and the directory is fsynced.
+		hooks.AfterSwap = die
 	case "readback":
 		hooks.BeforeReadback = die
 	}
@@ -226,7 +230,7 @@ func TestCrashHarness(t *testing.T) {
 	landed := map[string]int{}
 	for i := range runs {
 		op := crashOps[i%len(crashOps)]
-		killAt := []string{"timer", "timer", "timer", "swap", "readback", "after"}[rng.IntN(6)]
+		killAt := []string{"timer", "timer", "timer", "swap", "afterswap", "readback", "after"}[rng.IntN(7)]
 		delay := rng.IntN(12000)
 		root, state := crashSetup(t, op)
 		cmd := exec.Command(exe, "-test.run=^$")

@@ -526,6 +526,26 @@ func sortedKeys(m map[string]slot) []string {
 // newest first: rolled back), or no point of the sequence (unresolved:
 // reported, nothing touched).
 func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, error) {
+	// A replace or delete stopped between its swap and the handover of the
+	// displaced file leaves the old bytes under the temp name: they become
+	// the blob the receipt names before anything reads it.
+	var adopted []string
+	for _, f := range it.Files {
+		if f.Temp == "" || f.Data.Pre == "" || f.Data.FromKey != "" {
+			continue
+		}
+		t, err := ws.targetOfKey(f.Key)
+		if err != nil {
+			return "", err
+		}
+		note, err := ws.adoptDisplaced(t.root.p, f.Temp, f.Data.Pre)
+		if err != nil {
+			return "", err
+		}
+		if note != "" {
+			adopted = append(adopted, note)
+		}
+	}
 	at, err := ws.landed(it.Files)
 	if err != nil {
 		return "", err
@@ -578,6 +598,9 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 		if detail == "" {
 			detail = "neither the old nor the new bytes are in " + strings.Join(at.stray, ", ") + "; the previous content is in the journal"
 		}
+	}
+	if len(adopted) > 0 {
+		detail = strings.TrimPrefix(detail+"; "+strings.Join(adopted, "; "), "; ")
 	}
 	if saved := ws.removeTemps(it); len(saved) > 0 {
 		detail = strings.TrimPrefix(detail+"; "+strings.Join(saved, "; "), "; ")

@@ -24,6 +24,10 @@ type plan struct {
 	take func(c *change) (b []byte, ok bool)
 	// over: the blob is the file a move replaces, not the preimage.
 	over bool
+	// keep: on a provider that can (fsys.Keeper), the save is no copy
+	// ahead of the swap: the file the swap displaces is handed to the
+	// journal's object store by the provider, within step 5.
+	keep bool
 	// regions: a change that saves no blob keeps each match's old bytes
 	// for undo (an edit).
 	regions bool
@@ -34,7 +38,7 @@ type plan struct {
 	// swap (fsys.Expected.Ready); otherwise they are waited for first.
 	overlap bool
 	// land is the provider's call that makes the change on disk.
-	land func(c *change, exp fsys.Expected) (fsys.Commit, error)
+	land func(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error)
 	// check reads the result back and verifies the receipt (verifyReadback).
 	check func(s *Session, c *change, r *receipt.Receipt) (verr, err error)
 	// diskMode: the after mode is what the disk gave a new file (a create
@@ -59,11 +63,12 @@ var (
 		diskMode: true, names: true, after: true,
 	}
 	planReplace = plan{
-		kind: "replace", before: true, take: takePre, regions: true, temp: true, overlap: true,
+		kind: "replace", before: true, take: takePre, keep: true, regions: true, temp: true, overlap: true,
 		land: landReplace, check: checkContent, after: true,
 	}
 	planDelete = plan{
-		kind: "delete", before: true, take: takePre, regions: true, temp: true, land: landDelete, check: checkGone, gone: true,
+		kind: "delete", before: true, take: takePre, keep: true, regions: true, temp: true, land: landDelete,
+		check: checkGone, gone: true,
 	}
 	planMove = plan{
 		kind: "move", before: true, take: takeOver, over: true, land: landMove, check: checkMoved,
@@ -105,7 +110,18 @@ func takePre(c *change) ([]byte, bool) { return c.pre, c.save }
 // takeOver saves the file a move replaces.
 func takeOver(c *change) ([]byte, bool) { return c.over, c.over != nil }
 
-func landCreate(c *change, exp fsys.Expected) (fsys.Commit, error) {
+// keeper returns c's provider as an fsys.Keeper when c saves its preimage
+// and the provider can hand the displaced file over; only the plans that
+// keep (plan.keep: replace, delete) ask.
+func (c *change) keeper() (fsys.Keeper, bool) {
+	if !c.save || c.pre == nil {
+		return nil, false
+	}
+	k, ok := c.t.root.p.(fsys.Keeper)
+	return k, ok
+}
+
+func landCreate(_ *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
 	p := c.t.root.p
 	if dir := path.Dir(c.t.rel); dir != "." {
 		if err := p.MkdirAll(dir); err != nil {
@@ -121,15 +137,35 @@ func landCreate(c *change, exp fsys.Expected) (fsys.Commit, error) {
 	return fsys.CreateAs(p, c.t.rel, c.post, c.mode, c.temp)
 }
 
-func landReplace(c *change, exp fsys.Expected) (fsys.Commit, error) {
-	return c.t.root.p.Replace(c.t.rel, c.post, exp)
+func landReplace(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
+	k, ok := c.keeper()
+	if !ok {
+		return c.t.root.p.Replace(c.t.rel, c.post, exp)
+	}
+	keep, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
+	if err != nil {
+		return fsys.Commit{}, fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+	}
+	defer done()
+	cm, _, err := k.ReplaceKeep(c.t.rel, c.post, exp, keep)
+	return cm, err
 }
 
-func landDelete(c *change, exp fsys.Expected) (fsys.Commit, error) {
-	return c.t.root.p.Remove(c.t.rel, exp)
+func landDelete(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
+	k, ok := c.keeper()
+	if !ok {
+		return c.t.root.p.Remove(c.t.rel, exp)
+	}
+	keep, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
+	if err != nil {
+		return fsys.Commit{}, fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+	}
+	defer done()
+	cm, _, err := k.RemoveKeep(c.t.rel, exp, keep)
+	return cm, err
 }
 
-func landMove(c *change, _ fsys.Expected) (fsys.Commit, error) {
+func landMove(_ *Session, c *change, _ fsys.Expected) (fsys.Commit, error) {
 	p := c.t.root.p
 	// A move into a directory that does not exist yet creates it, as a
 	// create does; the plan proved every existing part is a directory.

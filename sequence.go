@@ -22,7 +22,9 @@ import (
 //	4 save      what the change takes away, as a blob      ┐   saveStep
 //	  intent    the write-ahead intent line and its fsync  ├─ prepare: concurrent;
 //	  temp      the new bytes in a temp file, fsynced      ┘   the swap waits for all
-//	5 swap      compare-and-swap, then the directory fsync     plan.land
+//	5 swap      compare-and-swap, the handover of the          plan.land
+//	            displaced file to the journal (plan.keep,
+//	            instead of the save of step 4), directory fsync
 //	6 readback  the result read back, the receipt verified     plan.check
 //	7 receipt   receipt, observation, done: no fsync           Session.record
 //
@@ -182,11 +184,18 @@ type savedBlob struct {
 
 // saveStep starts the save of what c takes away whole (its plan's take)
 // and returns where its outcome arrives: the blob's name, or "" when the
-// change saves nothing. It is the one place the replaced bytes are kept.
+// change saves nothing. Where the plan keeps and the provider can, the
+// displaced file itself becomes that blob within step 5 (land), so nothing
+// is copied here: the blob is named by the version the change read, and
+// the receipt that names it is written only once the swap has landed.
 func (s *Session) saveStep(c *change) <-chan savedBlob {
 	out := make(chan savedBlob, 1)
+	if _, ok := c.keeper(); ok && c.plan().keep {
+		out <- savedBlob{name: string(c.preVer)}
+		return out
+	}
 	var b []byte
-	if pl := c.plan(); pl.take != nil {
+	if pl := c.plan(); pl.saves(c) {
 		b, _ = pl.take(c)
 	}
 	if b == nil {
@@ -229,7 +238,7 @@ func (s *Session) land(pl *plan, c *change, ready func() error) (fsys.Commit, er
 			return fsys.Commit{}, err
 		}
 	}
-	cm, err := pl.land(c, fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: wready, Temp: c.temp})
+	cm, err := pl.land(s, c, fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: wready, Temp: c.temp})
 	k.provider(t, wait)
 	if rerr := ready(); rerr != nil && err == nil {
 		err = rerr // a provider that ignored Ready: the save must still have landed

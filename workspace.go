@@ -83,6 +83,9 @@ type Hooks struct {
 	// BeforeSwap runs when the new bytes are durable in their temp file, just
 	// before they are swapped in (host backends only; path is root-relative).
 	BeforeSwap func(path string)
+	// AfterSwap runs just after the swap, before the displaced file is handed
+	// to the journal and the directory is fsynced (host backends only).
+	AfterSwap func(path string)
 	// BeforeReadback runs after the swap and before the file is read back.
 	BeforeReadback func(path string)
 	// JournalSync runs before each fsync of the journal (name is relative to
@@ -440,9 +443,17 @@ func (ws *Workspace) sweep(t target) {
 			return protected || denied
 		}
 	}
+	// The temp files that open intents name may hold the old bytes of a
+	// replace or delete stopped between its swap and the handover to the
+	// journal: recovery settles them (adoptDisplaced), the sweep keeps them.
 	if ws.crashed.Load() {
 		ws.swept.Do(func() {
-			for _, r := range ws.roots {
+			held, _ := ws.heldTemps()
+			for ri, r := range ws.roots {
+				if ks, ok := r.p.(keepingSweeper); ok {
+					ks.SweepKeeping(skipIn(r), func(n string) bool { return held[ri][n] })
+					continue
+				}
 				fsys.Sweep(r.p, skipIn(r))
 			}
 		})
@@ -461,7 +472,19 @@ func (ws *Workspace) sweep(t target) {
 	if done || skip(dir.rel) {
 		return
 	}
+	if ks, ok := dir.root.p.(keepingSweeper); ok {
+		held, _ := ws.heldTemps()
+		ks.SweepDirKeeping(dir.rel, func(n string) bool { return held[dir.ri][n] })
+		return
+	}
 	fsys.SweepDir(dir.root.p, dir.rel)
+}
+
+// keepingSweeper is a provider whose sweep can spare named temp files
+// (fsys/local).
+type keepingSweeper interface {
+	SweepKeeping(skip func(dir string) bool, keep func(name string) bool) (int, error)
+	SweepDirKeeping(name string, keep func(name string) bool) (int, error)
 }
 
 // newID returns "r_" and 16 random hex digits.
@@ -484,16 +507,21 @@ func (ws *Workspace) lock(ctx context.Context, t target) (func(), error) {
 // providerHooks are the host backends' hooks: Hooks.BeforeSwap, and the
 // step clock's marks when Hooks.Step is set.
 func (ws *Workspace) providerHooks() fsys.Hooks {
-	h := fsys.Hooks{BeforeSwap: ws.opts.Hooks.BeforeSwap}
+	h := fsys.Hooks{BeforeSwap: ws.opts.Hooks.BeforeSwap, AfterSwap: ws.opts.Hooks.AfterSwap}
 	if k := ws.clock; k != nil {
-		before := h.BeforeSwap
+		before, after := h.BeforeSwap, h.AfterSwap
 		h.BeforeSwap = func(name string) {
 			k.mark(true)
 			if before != nil {
 				before(name)
 			}
 		}
-		h.AfterSwap = func(string) { k.mark(false) }
+		h.AfterSwap = func(name string) {
+			k.mark(false)
+			if after != nil {
+				after(name)
+			}
+		}
 	}
 	return h
 }
