@@ -67,6 +67,11 @@ type change struct {
 	over     []byte
 	overVer  fsys.Version
 	overMode fs.FileMode
+
+	// preMode, when not 0, is the mode of the file before the change as
+	// the tool already found it (under the change's lock), so the receipt
+	// does not walk to it again.
+	preMode fs.FileMode
 }
 
 // receiptData is the journal payload of a receipt record.
@@ -94,7 +99,9 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 		if c.src != nil {
 			name = c.src.rel
 		}
-		if fi, err := c.t.root.p.Stat(name); err == nil {
+		if c.preMode != 0 {
+			r.Before.Mode = receipt.FormatMode(c.preMode)
+		} else if fi, err := c.t.root.p.Stat(name); err == nil {
 			r.Before.Mode = receipt.FormatMode(fi.Mode)
 		}
 	}
