@@ -39,7 +39,8 @@ type plan struct {
 	overlap bool
 	// land is the provider's call that makes the change on disk.
 	land func(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error)
-	// check reads the result back and verifies the receipt (verifyReadback).
+	// check reads the result back and verifies the receipt (checkContent,
+	// checkGone, checkMoved).
 	check func(s *Session, c *change, r *receipt.Receipt) (verr, err error)
 	// diskMode: the after mode is what the disk gave a new file (a create
 	// without an exact mode); otherwise the mode the file keeps.
@@ -56,7 +57,8 @@ type plan struct {
 	carriesFrom bool
 }
 
-// The plans, one per kind of change.
+// The plans, one per kind of change: tables, never written. A sequence of
+// changes (an undo set, a multi-file patch) is commitSeq over these.
 var (
 	planCreate = plan{
 		kind: "create", temp: true, overlap: true, land: landCreate, check: checkContent,
