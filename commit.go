@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"strings"
 	"sync"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
@@ -67,85 +67,15 @@ type change struct {
 	over     []byte
 	overVer  fsys.Version
 	overMode fs.FileMode
+
+	// preMode, when not 0, is the mode of the file before the change as
+	// the tool already found it (under the change's lock), so the receipt
+	// does not walk to it again.
+	preMode fs.FileMode
 }
 
 // receiptData is the journal payload of a receipt record.
-type receiptData struct {
-	Receipt  receipt.Receipt `json:"receipt"`
-	Pre      string          `json:"pre,omitempty"`       // blob holding the whole preimage
-	Old      []string        `json:"old,omitempty"`       // each match's old bytes, when Pre is not kept
-	Over     string          `json:"over,omitempty"`      // blob holding the file a move replaced
-	OverMode string          `json:"over_mode,omitempty"` // its mode (receipt.FormatMode)
-	FromKey  string          `json:"from_key,omitempty"`
-	Undoes   string          `json:"undoes,omitempty"`
-}
-
-// commit runs the one commit sequence every change takes: save what the
-// change takes away (durably, before anything moves), swap by compare-and-
-// swap, read back, verify the receipt, journal it, update the session. The
-// caller holds the locks of every name the change touches.
-func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error) {
-	r := s.newReceipt(c)
-	// The receipt's after state is hashed from the new bytes while they are
-	// written (see verifyReadback).
-	after := c.afterState()
-	if c.dryRun {
-		r.After = c.plannedAfter(r, after)
-		r.DryRun = true
-		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: c.diff()}, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.ws.sweep(c.t)
-	data, it, ready := s.prepare(c, &r, after)
-	// Only the result shows the diff: it is rendered beside the swap.
-	diff := make(chan string, 1)
-	go func() { diff <- c.diff() }()
-	if err := ctx.Err(); err != nil {
-		s.settle(ready, it, false)
-		return nil, err
-	}
-	cm, err := s.swap(c, ready)
-	if rerr := ready(); rerr != nil && err == nil {
-		err = rerr // a provider that ignored Ready: the save must still have landed
-	}
-	r.After = c.plannedAfter(r, after)
-	if err != nil {
-		s.settle(ready, it, !refusedBeforeSwap(err))
-		return nil, s.ws.fileErr(c.tool, c.t, err)
-	}
-	if c.create && c.mode == 0 && r.After != nil {
-		// A new file's mode is what the umask left; every other change keeps
-		// the mode plannedAfter names (the provider keeps the old one).
-		if fi, err := c.t.root.p.Stat(c.t.rel); err == nil {
-			r.After.Mode = receipt.FormatMode(fi.Mode)
-		}
-	}
-	r.Notes = append(r.Notes, cm.Notes...)
-	if h := s.ws.opts.Hooks.BeforeReadback; h != nil {
-		h(c.t.rel)
-	}
-	verr, err := s.verifyReadback(c, &r)
-	if err != nil {
-		s.settle(ready, it, true)
-		return nil, err
-	}
-	r.Verified = verr == nil
-	data.Receipt = r
-	if err := s.record(c, data); err != nil {
-		s.settle(ready, it, true)
-		return nil, err
-	}
-	if verr != nil {
-		return nil, &VerifyError{Receipt: r, Err: verr}
-	}
-	msg := c.message
-	if !c.warned {
-		msg += "; receipt " + r.ID + " (verified)"
-	}
-	return &MutationResult{Message: msg, Receipt: r, Diff: <-diff}, nil
-}
+type receiptData = history.Receipt
 
 // newReceipt starts the receipt of c: everything but the after state and
 // the verification.
@@ -163,13 +93,15 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 	if r.Matches == nil {
 		r.Matches = []receipt.Match{}
 	}
-	if !c.create && !c.dir {
+	if c.plan().before {
 		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
 		name := c.t.rel
 		if c.src != nil {
 			name = c.src.rel
 		}
-		if fi, err := c.t.root.p.Stat(name); err == nil {
+		if c.preMode != 0 {
+			r.Before.Mode = receipt.FormatMode(c.preMode)
+		} else if fi, err := c.t.root.p.Stat(name); err == nil {
 			r.Before.Mode = receipt.FormatMode(fi.Mode)
 		}
 	}
@@ -187,7 +119,7 @@ func (c *change) afterState() func() *receipt.State {
 	if c.after != nil {
 		return c.after
 	}
-	if c.delete || c.dir {
+	if !c.plan().after {
 		c.after = func() *receipt.State { return nil }
 		return c.after
 	}
@@ -196,67 +128,6 @@ func (c *change) afterState() func() *receipt.State {
 		go c.after()
 	}
 	return c.after
-}
-
-// prepare makes durable what undo needs before anything moves: the bytes a
-// whole-file replace, a delete or an overwriting move takes away are saved
-// in the journal as a blob (an edit keeps only the regions it replaced), and
-// then the write-ahead intent is appended (intent.go). For a replace this
-// runs while the new bytes are written and fsynced, and the swap waits for
-// it (fsys.Expected.Ready); every other change waits before it starts. A
-// failure aborts the change with nothing moved. ready waits and returns the
-// error, every time it is called; it is the planned intent once ready
-// returned nil.
-func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.State) (data *receiptData, it *intentData, ready func() error) {
-	data = undoData(c)
-	s.ws.planTemp(c)
-	var take []byte
-	switch {
-	case c.over != nil:
-		take = c.over
-	case c.save && !c.create:
-		take = c.pre
-	}
-	it = &intentData{ID: c.intent}
-	done := make(chan error, 1)
-	go func() {
-		if take != nil {
-			blob, err := s.ws.journal.Put(take)
-			if err != nil {
-				done <- fmt.Errorf("saving the previous content (nothing was changed): %w", err)
-				return
-			}
-			if c.over != nil {
-				data.Over = blob
-			} else {
-				data.Pre = blob
-			}
-		}
-		if c.intent != "" {
-			done <- nil // part of a patch: its intent is already durable
-			return
-		}
-		planned := *r
-		planned.After = c.plannedAfter(*r, after)
-		*it = intentData{ID: r.ID, Session: s.id, Files: []intentFile{plannedFile(c, planned, data)}}
-		// The swap may go on once the intent is durable in the log: the
-		// journal's index of intents catches up beside it.
-		logged := false
-		err := s.writeIntentThen(it.ID, it.Files, func() { logged = true; done <- nil })
-		if !logged {
-			done <- err
-		}
-	}()
-	var once sync.Once
-	var serr error
-	return data, it, func() error {
-		once.Do(func() {
-			if err := <-done; err != nil {
-				serr = fmt.Errorf("%s %s: %w", c.tool, c.t.spelled, err)
-			}
-		})
-		return serr
-	}
 }
 
 // plannedAfter is the after state c should leave: the new bytes' state,
@@ -286,7 +157,7 @@ func undoData(c *change) *receiptData {
 	if c.over != nil && c.overMode != 0 {
 		data.OverMode = receipt.FormatMode(c.overMode)
 	}
-	if c.over == nil && !(c.save && !c.create) && !c.create && c.src == nil {
+	if pl := c.plan(); pl.regions && !pl.saves(c) {
 		for _, m := range c.matches {
 			data.Old = append(data.Old, string(c.pre[m.Offset:m.Offset+m.OldBytes]))
 		}
@@ -294,123 +165,20 @@ func undoData(c *change) *receiptData {
 	return data
 }
 
-// swap lands c on disk by the provider's compare-and-swap: nothing changes
-// unless every name holds what the change was planned on. A replace waits
-// for saved inside the provider, after the new bytes are durable; every
-// other change waits before it starts.
-func (s *Session) swap(c *change, ready func() error) (fsys.Commit, error) {
-	p := c.t.root.p
-	if c.create || c.delete || c.src != nil {
-		if err := ready(); err != nil {
-			return fsys.Commit{}, err
-		}
-	}
-	exp := fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: ready, Temp: c.temp}
-	switch {
-	case c.src != nil:
-		// A move into a directory that does not exist yet creates it, as a
-		// create does; the plan proved every existing part is a directory.
-		if dir := path.Dir(c.t.rel); dir != "." {
-			if _, err := p.Stat(dir); errors.Is(err, fsys.ErrNotFound) {
-				if err := p.MkdirAll(dir); err != nil {
-					return fsys.Commit{}, err
-				}
-			}
-		}
-		src := fsys.Expected{Version: c.preVer, Bytes: c.pre}
-		if c.dir {
-			src = fsys.Expected{}
-		}
-		var dst *fsys.Expected
-		if c.over != nil {
-			dst = &fsys.Expected{Version: c.overVer, Bytes: c.over}
-		}
-		return p.Rename(c.src.rel, c.t.rel, src, dst)
-	case c.create:
-		if dir := path.Dir(c.t.rel); dir != "." {
-			if err := p.MkdirAll(dir); err != nil {
-				return fsys.Commit{}, err
-			}
-		}
-		return fsys.CreateAs(p, c.t.rel, c.post, c.mode, c.temp)
-	case c.delete:
-		return p.Remove(c.t.rel, exp)
-	}
-	return p.Replace(c.t.rel, c.post, exp)
-}
-
-// verifyReadback reads the result back and checks it against the receipt,
-// independently of how it was computed, and fills r.After where the disk
-// decides it. verr is the verification failure; err means the file could not
-// be read back at all.
-//
-// When the receipt carries every region's old and new bytes, the file is
-// compared with the new bytes chunk by chunk (no buffer of its size), and
-// receipt.VerifyShape proves, byte for byte, that they are the preimage with
-// exactly the receipt's regions replaced: the readback is compared, not
-// hashed again. Otherwise receipt.Verify checks both hashes.
-func (s *Session) verifyReadback(c *change, r *receipt.Receipt) (verr, err error) {
-	p := c.t.root.p
-	readErr := func(err error) error { return fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err) }
-	if c.src != nil {
-		if _, err := p.Stat(c.src.rel); err == nil {
-			return fmt.Errorf("%s still exists after the move", c.src.spelled), nil
-		} else if !errors.Is(err, fsys.ErrNotFound) {
-			return nil, readErr(err)
-		}
-		if c.dir {
-			if info, err := p.Stat(c.t.rel); err != nil || info.Type != fsys.TypeDir {
-				return fmt.Errorf("%s is not a directory after the move", c.t.spelled), nil
-			}
-			return nil, nil
-		}
-	}
-	if c.delete {
-		if _, err := p.Stat(c.t.rel); err == nil {
-			return receipt.Verify(c.pre, []byte{}, *r), nil // something is there again
-		} else if !errors.Is(err, fsys.ErrNotFound) {
-			return nil, readErr(err)
-		}
-		return receipt.Verify(c.pre, nil, *r), nil
-	}
-	pre := c.pre
-	if c.create {
-		pre = nil
-	}
-	var readback []byte
-	shape := carriesBytes(c.matches)
-	if shape {
-		same, err := fsys.Check(p, c.t.rel, fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.post})
-		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
-			return nil, readErr(err)
-		}
-		if same {
-			return receipt.VerifyShape(pre, c.post, *r), nil
-		}
-	}
-	readback, err = p.ReadFile(c.t.rel)
-	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
-		return nil, readErr(err)
-	}
-	if readback == nil {
-		return errors.New("the file is gone right after the swap"), nil
-	}
-	return receipt.Verify(pre, readback, *r), nil
-}
-
 // record journals the receipt with the session's new view of the files,
 // then updates the session.
 func (s *Session) record(c *change, data *receiptData) error {
+	pl := c.plan()
 	r := data.Receipt
 	recs := []journal.Record{s.rec(recReceipt, c.key, data)}
 	var next *observation
-	if !c.delete && !c.dir && r.Verified {
+	if pl.after && r.Verified {
 		next = c.nextObservation(r)
 		recs = append(recs, s.rec(recObserve, c.key, next))
 	}
 	created := c.create && c.undoes == ""
 	var fromKey string
-	if c.src != nil {
+	if pl.carriesFrom {
 		fromKey = c.src.key()
 		created = s.wasCreated(fromKey)
 	}
@@ -418,11 +186,11 @@ func (s *Session) record(c *change, data *receiptData) error {
 		// The session made the file, so it has seen its directory too.
 		recs = append(recs, s.rec(recCreated, c.key, nil))
 	}
-	if r.Verified && (c.create || c.src != nil) {
+	if r.Verified && pl.names {
 		recs = append(recs, s.rec(recDir, c.t.parent().key(), nil))
 	}
 	if c.undoes != "" {
-		recs = append(recs, s.rec(recUndo, c.key, map[string]string{"receipt": c.undoes, "by": r.ID}))
+		recs = append(recs, s.rec(recUndo, c.key, history.Undo{Receipt: c.undoes, By: r.ID}))
 	}
 	if c.intent == "" {
 		recs = append(recs, doneRecord(r.ID, doneCommitted, ""))
@@ -438,13 +206,12 @@ func (s *Session) record(c *change, data *receiptData) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case c.delete:
+	case pl.gone:
 		delete(s.files, c.key)
 		if r.Before != nil && !s.created[c.key] {
 			s.removed[c.key] = *r.Before
 		}
-	case c.dir:
-	default:
+	case pl.after:
 		s.files[c.key] = next
 	}
 	if fromKey != "" {
@@ -458,7 +225,7 @@ func (s *Session) record(c *change, data *receiptData) error {
 		s.created[c.key] = true
 		delete(s.removed, c.key)
 	}
-	if c.create || c.src != nil {
+	if pl.names {
 		s.dirs[c.t.parent().key()] = true
 	}
 	if c.dir {

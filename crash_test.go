@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,11 +57,24 @@ func crashChild(spec string) int {
 		}
 	}
 	var hooks stet.Hooks
+	var armed atomic.Bool // the op has started (Open syncs the journal too)
 	switch killAt {
 	case "swap":
 		hooks.BeforeSwap = die
+	case "afterswap":
+		// After the exchange, before the displaced file is handed to the
+		// journal and the directory is fsynced.
+		hooks.AfterSwap = die
 	case "readback":
 		hooks.BeforeReadback = die
+	case "journalsync":
+		// The intent is written but not yet fsynced while the temp file is
+		// written beside it: the first fsync of the journal in the change.
+		hooks.JournalSync = func(string) {
+			if armed.Load() {
+				die("")
+			}
+		}
 	}
 	ws, err := stet.Open([]string{root}, stet.Options{State: state, Hooks: hooks})
 	if err != nil {
@@ -92,6 +106,7 @@ func crashChild(spec string) int {
 		}
 		return 0
 	}
+	armed.Store(true)
 	if err := crashOp(s, op); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -226,7 +241,7 @@ func TestCrashHarness(t *testing.T) {
 	landed := map[string]int{}
 	for i := range runs {
 		op := crashOps[i%len(crashOps)]
-		killAt := []string{"timer", "timer", "timer", "swap", "readback", "after"}[rng.IntN(6)]
+		killAt := []string{"timer", "timer", "timer", "swap", "afterswap", "journalsync", "readback", "after"}[rng.IntN(8)]
 		delay := rng.IntN(12000)
 		root, state := crashSetup(t, op)
 		cmd := exec.Command(exe, "-test.run=^$")

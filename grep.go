@@ -949,7 +949,7 @@ func (s *Session) grepObserve(t target, data []byte, seen policy.Ranges) *journa
 		o = &observation{Version: version}
 	}
 	next := &observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: len(data), Lines: receipt.Lines(data)}
-	if next.same(o) {
+	if next.Same(o) {
 		s.mu.Unlock()
 		return nil // nothing new was shown: the journal already holds it
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
 )
@@ -35,8 +36,8 @@ import (
 const (
 	intentSession = "stet:intents"
 	intentCursor  = "intents"
-	recIntent     = "intent"
-	recDone       = "done"
+	recIntent     = history.TypeIntent
+	recDone       = history.TypeDone
 )
 
 // Outcomes of an intent, in its done record.
@@ -49,42 +50,28 @@ const (
 )
 
 // intentFile is one file of an intent: the receipt it plans and the data
-// undo needs.
-type intentFile struct {
-	Key  string      `json:"key"`
-	Data receiptData `json:"data"`
-	Dir  bool        `json:"dir,omitempty"` // a directory move
-	// Temp is the root-relative path of the temp file the change writes
-	// through (planTemp), removed by name when the intent is resolved.
-	Temp string `json:"temp,omitempty"`
-}
+// undo needs; its Temp is the temp file of planTemp.
+type intentFile = history.IntentFile
 
 // intentData is the payload of an intent record.
-type intentData struct {
-	ID      string       `json:"id"`
-	Session string       `json:"session"`
-	PID     int          `json:"pid"`
-	Start   string       `json:"start,omitempty"` // the process's start time, to tell a reused pid
-	Live    string       `json:"live,omitempty"`  // the writer's liveness lock (journal.Live)
-	Files   []intentFile `json:"files"`
-}
+type intentData = history.Intent
 
 // doneData is the payload of a done record.
-type doneData struct {
-	ID     string `json:"id"`
-	State  string `json:"state"`
-	Detail string `json:"detail,omitempty"`
-}
+type doneData = history.Done
 
 // plannedFile is the intent entry of c, whose receipt r has its after state.
 func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 	d := *data
 	d.Receipt = r
-	if c.save && c.over == nil && !c.create && d.Pre == "" {
-		d.Pre = string(c.preVer) // blobs are named by the sha256 of their bytes
-	}
-	if c.over != nil && d.Over == "" {
-		d.Over = string(c.overVer)
+	// Blobs are named by the sha256 of their bytes: the intent names the
+	// blob its save step is writing.
+	if pl := c.plan(); pl.saves(c) {
+		switch {
+		case pl.over && d.Over == "":
+			d.Over = string(c.overVer)
+		case !pl.over && d.Pre == "":
+			d.Pre = string(c.preVer)
+		}
 	}
 	f := intentFile{Key: c.key, Data: d, Dir: c.dir}
 	if c.temp != "" {
@@ -97,7 +84,7 @@ func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 // is planned: a create, a replace or a delete on a provider that has temp
 // files. A move renames in place and has none.
 func (ws *Workspace) planTemp(c *change) {
-	if c.temp != "" || c.src != nil || c.dir || c.dryRun {
+	if c.temp != "" || !c.plan().temp || c.dryRun {
 		return
 	}
 	c.temp = fsys.TempName(c.t.root.p) // "": the provider has no temp files (fsys.TempFiler)
@@ -539,6 +526,26 @@ func sortedKeys(m map[string]slot) []string {
 // newest first: rolled back), or no point of the sequence (unresolved:
 // reported, nothing touched).
 func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, error) {
+	// A replace or delete stopped between its swap and the handover of the
+	// displaced file leaves the old bytes under the temp name: they become
+	// the blob the receipt names before anything reads it.
+	var adopted []string
+	for _, f := range it.Files {
+		if f.Temp == "" || f.Data.Pre == "" || f.Data.FromKey != "" {
+			continue
+		}
+		t, err := ws.targetOfKey(f.Key)
+		if err != nil {
+			return "", err
+		}
+		note, err := ws.adoptDisplaced(t.root.p, f.Temp, f.Data.Pre)
+		if err != nil {
+			return "", err
+		}
+		if note != "" {
+			adopted = append(adopted, note)
+		}
+	}
 	at, err := ws.landed(it.Files)
 	if err != nil {
 		return "", err
@@ -591,6 +598,9 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 		if detail == "" {
 			detail = "neither the old nor the new bytes are in " + strings.Join(at.stray, ", ") + "; the previous content is in the journal"
 		}
+	}
+	if len(adopted) > 0 {
+		detail = strings.TrimPrefix(detail+"; "+strings.Join(adopted, "; "), "; ")
 	}
 	if saved := ws.removeTemps(it); len(saved) > 0 {
 		detail = strings.TrimPrefix(detail+"; "+strings.Join(saved, "; "), "; ")
@@ -684,7 +694,7 @@ func (s *Session) completeReceipts(it intentData) error {
 		d.Receipt.Notes = append(d.Receipt.Notes, "recorded at the next start: the process that made this change stopped before recording it")
 		recs = append(recs, s.rec(recReceipt, f.Key, &d))
 		if d.Undoes != "" {
-			recs = append(recs, s.rec(recUndo, f.Key, map[string]string{"receipt": d.Undoes, "by": d.Receipt.ID}))
+			recs = append(recs, s.rec(recUndo, f.Key, history.Undo{Receipt: d.Undoes, By: d.Receipt.ID}))
 		}
 	}
 	if len(recs) == 0 {

@@ -76,6 +76,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 		if err != nil {
 			return nil, err
 		}
+		c.preMode = info.Mode // the receipt's before mode: no second walk
 	}
 	return s.commit(ctx, c)
 }

@@ -40,57 +40,9 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	if len(files) == 0 {
 		return nil, refuse(KindInvalid, "", "the patch names no file; nothing to do")
 	}
-	// Resolve and gate every path first, and refuse a file named twice.
-	targets := make([]target, len(files))
-	moves := make([]*target, len(files))
-	seen := map[string]string{}
-	var all []target
-	for i, f := range files {
-		t, ref := s.resolve("patch", f.Path)
-		if ref != nil {
-			return nil, ref
-		}
-		targets[i] = t
-		all = append(all, t)
-		if f.MoveTo != "" {
-			m, ref := s.resolve("patch", f.MoveTo)
-			if ref != nil {
-				return nil, ref
-			}
-			if m.ri != t.ri {
-				return nil, refuse(KindInvalid, f.MoveTo, "%s and %s are in different workspace roots; move within one root", f.Path, f.MoveTo)
-			}
-			moves[i] = &m
-			all = append(all, m)
-		}
-	}
-	for _, t := range all {
-		if prev, dup := seen[t.key()]; dup {
-			return nil, refuse(KindInvalid, t.spelled, "the patch changes %s twice (also as %s); merge those parts into one file section", t.spelled, prev)
-		}
-		seen[t.key()] = t.spelled
-		if ref := s.gateWrite("patch", t); ref != nil {
-			return nil, ref
-		}
-	}
-	// A file the patch adds or moves to is a file: no other name of the
-	// patch may lie below it, or that step could only fail once the file
-	// had landed.
-	for i, f := range files {
-		made := []*target{}
-		if f.Kind == patch.Add {
-			made = append(made, &targets[i])
-		}
-		if moves[i] != nil {
-			made = append(made, moves[i])
-		}
-		for _, m := range made {
-			for _, t := range all {
-				if strings.HasPrefix(t.key(), m.key()+"/") {
-					return nil, refuse(KindInvalid, t.spelled, "the patch makes %s a file and also puts %s below it; a name cannot be both: send them in two patches, or choose other names", m.spelled, t.spelled)
-				}
-			}
-		}
+	targets, moves, all, ref := s.patchTargets(files)
+	if ref != nil {
+		return nil, ref
 	}
 	unlock, err := s.ws.lockAll(ctx, all...)
 	if err != nil {
@@ -108,18 +60,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		}
 		plans[i] = pl
 	}
-	// The changes in landing order: each file, and after an update that
-	// moves its file, the move. They share one write-ahead intent.
-	var seq []*change
-	for _, pl := range plans {
-		seq = append(seq, pl.c)
-		if pl.move != nil && !a.DryRun {
-			from, after := pl.c.t, pl.c.post
-			seq = append(seq, &change{tool: "move", t: *pl.move, key: pl.move.key(), src: &from, pre: after, preVer: fsys.VersionOf(after), post: after,
-				matches: []receipt.Match{}, eol: "none", message: fmt.Sprintf("moved %s to %s", from.shown(), pl.move.shown())})
-		}
-	}
-	res := &PatchResult{Receipts: []receipt.Receipt{}}
+	seq := patchSeq(plans, a.DryRun)
 	outs, err := s.commitSeq(ctx, "patch", seq, func(c *change) {
 		if c.src != nil {
 			// The move of an updated file starts from the update's result.
@@ -133,6 +74,86 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		}
 		return nil, err
 	}
+	return patchResult(plans, outs, a.DryRun), nil
+}
+
+// patchTargets resolves and gates every path of a patch, before anything
+// is locked: a file named twice, a name in another root than the file it
+// moves, or a name below a file the patch makes is refused.
+func (s *Session) patchTargets(files []patch.File) (targets []target, moves []*target, all []target, ref *Refusal) {
+	// Resolve and gate every path first, and refuse a file named twice.
+	targets = make([]target, len(files))
+	moves = make([]*target, len(files))
+	seen := map[string]string{}
+	for i, f := range files {
+		t, ref := s.resolve("patch", f.Path)
+		if ref != nil {
+			return nil, nil, nil, ref
+		}
+		targets[i] = t
+		all = append(all, t)
+		if f.MoveTo != "" {
+			m, ref := s.resolve("patch", f.MoveTo)
+			if ref != nil {
+				return nil, nil, nil, ref
+			}
+			if m.ri != t.ri {
+				return nil, nil, nil, refuse(KindInvalid, f.MoveTo, "%s and %s are in different workspace roots; move within one root", f.Path, f.MoveTo)
+			}
+			moves[i] = &m
+			all = append(all, m)
+		}
+	}
+	for _, t := range all {
+		if prev, dup := seen[t.key()]; dup {
+			return nil, nil, nil, refuse(KindInvalid, t.spelled, "the patch changes %s twice (also as %s); merge those parts into one file section", t.spelled, prev)
+		}
+		seen[t.key()] = t.spelled
+		if ref := s.gateWrite("patch", t); ref != nil {
+			return nil, nil, nil, ref
+		}
+	}
+	// A file the patch adds or moves to is a file: no other name of the
+	// patch may lie below it, or that step could only fail once the file
+	// had landed.
+	for i, f := range files {
+		made := []*target{}
+		if f.Kind == patch.Add {
+			made = append(made, &targets[i])
+		}
+		if moves[i] != nil {
+			made = append(made, moves[i])
+		}
+		for _, m := range made {
+			for _, t := range all {
+				if strings.HasPrefix(t.key(), m.key()+"/") {
+					return nil, nil, nil, refuse(KindInvalid, t.spelled, "the patch makes %s a file and also puts %s below it; a name cannot be both: send them in two patches, or choose other names", m.spelled, t.spelled)
+				}
+			}
+		}
+	}
+	return targets, moves, all, nil
+}
+
+// patchSeq is the patch's changes in landing order: each file, and after
+// an update that moves its file, the move. They share one write-ahead
+// intent (commitSeq).
+func patchSeq(plans []planned, dryRun bool) []*change {
+	var seq []*change
+	for _, pl := range plans {
+		seq = append(seq, pl.c)
+		if pl.move != nil && !dryRun {
+			from, after := pl.c.t, pl.c.post
+			seq = append(seq, &change{tool: "move", t: *pl.move, key: pl.move.key(), src: &from, pre: after, preVer: fsys.VersionOf(after), post: after,
+				matches: []receipt.Match{}, eol: "none", message: fmt.Sprintf("moved %s to %s", from.shown(), pl.move.shown())})
+		}
+	}
+	return seq
+}
+
+// patchResult is the result of a patch whose changes landed as outs.
+func patchResult(plans []planned, outs []*MutationResult, dryRun bool) *PatchResult {
+	res := &PatchResult{Receipts: []receipt.Receipt{}}
 	var diffs []string
 	for _, out := range outs {
 		res.Receipts = append(res.Receipts, out.Receipt)
@@ -145,11 +166,11 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		done = append(done, pl.verb)
 	}
 	prefix := ""
-	if a.DryRun {
+	if dryRun {
 		prefix = "dry run, nothing written: "
 	}
 	res.Message = fmt.Sprintf("%spatched %s: %s", prefix, plural(len(plans), "file"), strings.Join(done, ", "))
-	if !a.DryRun {
+	if !dryRun {
 		ids := make([]string, len(res.Receipts))
 		for i, r := range res.Receipts {
 			ids[i] = r.ID
@@ -157,7 +178,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		res.Message += "; receipts " + strings.Join(ids, ", ") + " (verified)"
 	}
 	res.Diff = strings.Join(diffs, "")
-	return res, nil
+	return res
 }
 
 // planFile checks one file of a patch and builds its change.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
@@ -233,17 +234,12 @@ type HistoryEntry struct {
 }
 
 // recRefusal is a refused tool call, journaled lazily by the session.
-const recRefusal = "refusal"
+const recRefusal = history.TypeRefusal
 
 // maxRefusalMessage bounds the message a refusal record keeps.
 const maxRefusalMessage = 400
 
-type refusalData struct {
-	Kind    string `json:"kind"`
-	Tool    string `json:"tool"`
-	Path    string `json:"path,omitempty"`
-	Message string `json:"message"`
-}
+type refusalData = history.Refusal
 
 // NoteRefusal journals a refusal a surface made or passed on for this
 // session, as Call and Do journal their own, so that review shows it: a
@@ -290,7 +286,7 @@ type event struct {
 	d       receiptData
 }
 
-func (e *event) view(h *history) ReceiptView {
+func (e *event) view(h *reviewLog) ReceiptView {
 	r := e.d.Receipt
 	return ReceiptView{ID: r.ID, Tool: r.Tool, Path: r.Path, From: r.From, Verified: r.Verified, Undoes: e.d.Undoes,
 		UndoneBy: h.undoneBy(r.ID), Time: r.Time}
@@ -313,9 +309,9 @@ type sessionInfo struct {
 	refusals    []RefusalEntry
 }
 
-// history is the journal read once for review, with the versions of files
+// reviewLog is the journal read once for review, with the versions of files
 // rebuilt as they are asked for.
-type history struct {
+type reviewLog struct {
 	ws       *Workspace
 	events   []*event
 	byID     map[string]*event
@@ -336,8 +332,8 @@ type current struct {
 }
 
 // readHistory reads the whole journal once.
-func (ws *Workspace) readHistory() (*history, error) {
-	h := &history{ws: ws, byID: map[string]*event{}, undos: map[string]string{}, sessions: map[string]*sessionInfo{},
+func (ws *Workspace) readHistory() (*reviewLog, error) {
+	h := &reviewLog{ws: ws, byID: map[string]*event{}, undos: map[string]string{}, sessions: map[string]*sessionInfo{},
 		byBefore: map[string][]*event{}, known: map[string][]byte{}, tried: map[string]bool{}, cur: map[string]current{}}
 	err := ws.journal.Scan(func(r journal.Record) error {
 		// Filtered by record type, never by a session's name: whatever
@@ -403,7 +399,7 @@ func (ws *Workspace) readHistory() (*history, error) {
 
 // undoneBy returns the undo receipt that took id back, unless that undo
 // was itself taken back (a redo).
-func (h *history) undoneBy(id string) string {
+func (h *reviewLog) undoneBy(id string) string {
 	u, ok := h.undos[id]
 	if !ok || h.undoneBy(u) != "" {
 		return ""
@@ -412,7 +408,7 @@ func (h *history) undoneBy(id string) string {
 }
 
 // current returns what the file at display path p holds now.
-func (h *history) current(p string) current {
+func (h *reviewLog) current(p string) current {
 	if c, ok := h.cur[p]; ok {
 		return c
 	}
@@ -436,7 +432,7 @@ func (h *history) current(p string) current {
 // bytesOf returns the bytes of a file version: from the files as they are
 // now, a blob of the journal, or rebuilt from a newer version and the
 // regions a receipt replaced.
-func (h *history) bytesOf(ver string) ([]byte, bool) {
+func (h *reviewLog) bytesOf(ver string) ([]byte, bool) {
 	if b, ok := h.known[ver]; ok {
 		return b, true
 	}
@@ -515,7 +511,7 @@ func groups(events []*event) []*group {
 }
 
 // change computes the combined change of g, and its diff when withDiff.
-func (h *history) change(g *group, withDiff bool) FileDiff {
+func (h *reviewLog) change(g *group, withDiff bool) FileDiff {
 	fc := FileChange{Path: g.path, From: g.from, Receipts: g.ids}
 	first, last := g.first.d.Receipt, g.last.d.Receipt
 	if first.Before == nil && g.first.d.FromKey != "" {
@@ -593,7 +589,7 @@ func countDiff(d string) (added, removed int) {
 	return added, removed
 }
 
-func (h *history) changes(events []*event) []FileChange {
+func (h *reviewLog) changes(events []*event) []FileChange {
 	gs := groups(events)
 	out := make([]FileChange, len(gs))
 	for i, g := range gs {
@@ -619,7 +615,7 @@ func (ws *Workspace) Sessions() ([]SessionView, error) {
 }
 
 // Session returns one session's view.
-func (h *history) sessionView(si *sessionInfo) SessionView {
+func (h *reviewLog) sessionView(si *sessionInfo) SessionView {
 	v := SessionView{ID: si.id, Start: si.first, End: si.last, Refusals: len(si.refusals), Turns: []TurnView{}}
 	var all []*event
 	for _, t := range si.turns {
@@ -640,7 +636,7 @@ func (h *history) sessionView(si *sessionInfo) SessionView {
 }
 
 // selected returns the events spec selects.
-func (h *history) selected(session string, turn int, path string) ([]*event, error) {
+func (h *reviewLog) selected(session string, turn int, path string) ([]*event, error) {
 	var key string
 	if path != "" {
 		t, ref := h.ws.resolve("diff", path)
@@ -737,7 +733,7 @@ func (ws *Workspace) SessionStands(session string) ([]Standing, error) {
 	return out, nil
 }
 
-func (h *history) standing(e *event) Standing {
+func (h *reviewLog) standing(e *event) Standing {
 	r := e.d.Receipt
 	st := Standing{Receipt: r.ID, Path: r.Path}
 	if u := h.undoneBy(r.ID); u != "" {

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/stet-dev/stet/brief"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
@@ -43,20 +43,7 @@ type sessionState struct {
 }
 
 // observation is what the session saw of one file at one version.
-type observation struct {
-	Version string        `json:"version"`
-	Seen    policy.Ranges `json:"seen,omitempty"`
-	Whole   bool          `json:"whole,omitempty"` // a whole-file read at this version
-	Size    int           `json:"size"`
-	Lines   int           `json:"lines"`
-}
-
-// same reports whether o and p say the same thing: an observation that
-// equals the session's current one is not journaled again.
-func (o *observation) same(p *observation) bool {
-	return o != nil && p != nil && o.Version == p.Version && o.Whole == p.Whole &&
-		o.Size == p.Size && o.Lines == p.Lines && slices.Equal(o.Seen, p.Seen)
-}
+type observation = history.Observation
 
 func newSession(ws *Workspace, id string) *Session {
 	return &Session{
@@ -77,20 +64,17 @@ func (s *Session) ID() string { return s.id }
 
 // Journal record types written by sessions.
 const (
-	recObserve = "observe" // a file observation (the whole new state of it)
-	recDir     = "dir"     // a directory observation
-	recCreated = "created" // a file created by the session
-	recTurn    = "turn"    // a pinned request and declared inputs
-	recReceipt = "receipt" // a mutation
-	recUndo    = "undo"    // a receipt reverted by undo
+	recObserve = history.TypeObserve // a file observation (the whole new state of it)
+	recDir     = history.TypeDir     // a directory observation
+	recCreated = history.TypeCreated // a file created by the session
+	recTurn    = history.TypeTurn    // a pinned request and declared inputs
+	recReceipt = history.TypeReceipt // a mutation
+	recUndo    = history.TypeUndo    // a receipt reverted by undo
 
-	recSnapshot = "snapshot" // the session's whole state, derived from the records before it
+	recSnapshot = history.TypeSnapshot // the session's whole state, derived from the records before it
 )
 
-type turnData struct {
-	Request string   `json:"request"`
-	Inputs  []string `json:"inputs,omitempty"`
-}
+type turnData = history.Turn
 
 // load rebuilds the session from its journal records. It starts from the
 // session's newest snapshot when one is known (see snapshot.go), so its cost
@@ -318,7 +302,7 @@ func (s *Session) observeFile(t target, version string, size, lines int, seen po
 	}
 	next := &observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
 	var recs []journal.Record
-	if !next.same(o) {
+	if !next.Same(o) {
 		s.files[key] = next
 		recs = append(recs, s.rec(recObserve, key, next))
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
 )
@@ -36,14 +37,7 @@ const snapshotMinBytes = 64 << 10
 var errNoSnapshot = errors.New("no snapshot at the session's snapshot cursor")
 
 // snapshotData is the payload of a snapshot record.
-type snapshotData struct {
-	Files   map[string]*observation  `json:"files,omitempty"`
-	Dirs    []string                 `json:"dirs,omitempty"`
-	Created []string                 `json:"created,omitempty"`
-	Removed map[string]receipt.State `json:"removed,omitempty"`
-	Request string                   `json:"request,omitempty"`
-	Inputs  []string                 `json:"inputs,omitempty"`
-}
+type snapshotData = history.Snapshot
 
 // snapshotCursor names the journal cursor that holds the index offset of
 // the session's newest snapshot.

@@ -228,7 +228,7 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 
 // undoSet collects the receipts spec selects, newest first, and notes in
 // res those a session or turn holds that are left alone.
-func (h *history) undoSet(spec UndoSpec, res *UndoResult) ([]*event, *Refusal) {
+func (h *reviewLog) undoSet(spec UndoSpec, res *UndoResult) ([]*event, *Refusal) {
 	var out []*event
 	if len(spec.Receipts) > 0 {
 		if spec.Session != "" || spec.Turn != 0 || spec.Path != "" {
@@ -286,7 +286,7 @@ func (h *history) undoSet(spec UndoSpec, res *UndoResult) ([]*event, *Refusal) {
 // planUndoSet plans every undo of events (newest first) against what the
 // files hold, each older change against what the newer ones' undos leave:
 // nothing has moved when it refuses.
-func (s *Session) planUndoSet(ctx context.Context, h *history, events []*event, names map[string]target) ([]planStep, *Refusal) {
+func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event, names map[string]target) ([]planStep, *Refusal) {
 	state := map[string]*simFile{}
 	get := func(t target) (*simFile, *Refusal) {
 		if f, ok := state[t.key()]; ok {
@@ -388,7 +388,7 @@ func (s *Session) dirFree(t target, state map[string]*simFile) *Refusal {
 
 // blocked words the refusal of an undo set whose change e no longer
 // stands: the file, the change, and what is in the way.
-func (h *history) blocked(e *event, t target, now *simFile, err error) *Refusal {
+func (h *reviewLog) blocked(e *event, t target, now *simFile, err error) *Refusal {
 	ref, ok := AsRefusal(err)
 	if !ok {
 		return asRefusal(err)

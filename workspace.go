@@ -83,6 +83,9 @@ type Hooks struct {
 	// BeforeSwap runs when the new bytes are durable in their temp file, just
 	// before they are swapped in (host backends only; path is root-relative).
 	BeforeSwap func(path string)
+	// AfterSwap runs just after the swap, before the displaced file is handed
+	// to the journal and the directory is fsynced (host backends only).
+	AfterSwap func(path string)
 	// BeforeReadback runs after the swap and before the file is read back.
 	BeforeReadback func(path string)
 	// JournalSync runs before each fsync of the journal (name is relative to
@@ -92,6 +95,11 @@ type Hooks struct {
 	// error from it stands for a journal that cannot take the intent (a
 	// full disk), and the change must be refused with nothing moved.
 	BeforeIntent func(id string) error
+	// Step, when not nil, is told how long each step of a commit took
+	// (save, intent, temp, wait, swap, dirsync, readback, receipt, and the
+	// whole commit), for benchmarks: nil in production. The times are exact
+	// for one commit at a time.
+	Step func(step string, d time.Duration)
 }
 
 // Workspace is a set of roots and the policy that guards them. It is safe for
@@ -109,6 +117,7 @@ type Workspace struct {
 	crashed  atomic.Bool     // Open resolved intents of a process that died
 	sweptMu  sync.Mutex      // guards sweptDir
 	sweptDir map[string]bool // directories swept by this Workspace, by key
+	clock    *stepClock      // Hooks.Step's timer; nil without the hook
 }
 
 type root struct {
@@ -166,6 +175,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		opts:     opts,
 		rules:    policy.Rules{Protect: opts.Protect, DenyRead: opts.DenyRead, NoDefaultProtect: opts.NoDefaultProtect},
 		sessions: map[string]*Session{},
+		clock:    newStepClock(opts.Hooks.Step),
 	}
 	closeAll := func() {
 		for _, r := range ws.roots {
@@ -192,7 +202,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 			if real, err := filepath.EvalSymlinks(abs); err == nil { // a root argument, before its provider opens: not a workspace path
 				r.real = real
 			}
-			p, err := local.Open(abs, local.Options{Hooks: fsys.Hooks{BeforeSwap: opts.Hooks.BeforeSwap}})
+			p, err := local.Open(abs, local.Options{Hooks: ws.providerHooks()})
 			if err != nil {
 				closeAll()
 				return nil, fmt.Errorf("stet: root %q: %w", dir, err)
@@ -433,9 +443,17 @@ func (ws *Workspace) sweep(t target) {
 			return protected || denied
 		}
 	}
+	// The temp files that open intents name may hold the old bytes of a
+	// replace or delete stopped between its swap and the handover to the
+	// journal: recovery settles them (adoptDisplaced), the sweep keeps them.
 	if ws.crashed.Load() {
 		ws.swept.Do(func() {
-			for _, r := range ws.roots {
+			held, _ := ws.heldTemps()
+			for ri, r := range ws.roots {
+				if ks, ok := r.p.(keepingSweeper); ok {
+					ks.SweepKeeping(skipIn(r), func(n string) bool { return held[ri][n] })
+					continue
+				}
 				fsys.Sweep(r.p, skipIn(r))
 			}
 		})
@@ -454,7 +472,19 @@ func (ws *Workspace) sweep(t target) {
 	if done || skip(dir.rel) {
 		return
 	}
+	if ks, ok := dir.root.p.(keepingSweeper); ok {
+		held, _ := ws.heldTemps()
+		ks.SweepDirKeeping(dir.rel, func(n string) bool { return held[dir.ri][n] })
+		return
+	}
 	fsys.SweepDir(dir.root.p, dir.rel)
+}
+
+// keepingSweeper is a provider whose sweep can spare named temp files
+// (fsys/local).
+type keepingSweeper interface {
+	SweepKeeping(skip func(dir string) bool, keep func(name string) bool) (int, error)
+	SweepDirKeeping(name string, keep func(name string) bool) (int, error)
 }
 
 // newID returns "r_" and 16 random hex digits.
@@ -472,4 +502,26 @@ func (ws *Workspace) now() time.Time { return ws.opts.Now().UTC() }
 // lock takes the per-file lock of t.
 func (ws *Workspace) lock(ctx context.Context, t target) (func(), error) {
 	return fsys.Lock(ctx, t.root.p, t.rel)
+}
+
+// providerHooks are the host backends' hooks: Hooks.BeforeSwap, and the
+// step clock's marks when Hooks.Step is set.
+func (ws *Workspace) providerHooks() fsys.Hooks {
+	h := fsys.Hooks{BeforeSwap: ws.opts.Hooks.BeforeSwap, AfterSwap: ws.opts.Hooks.AfterSwap}
+	if k := ws.clock; k != nil {
+		before, after := h.BeforeSwap, h.AfterSwap
+		h.BeforeSwap = func(name string) {
+			k.mark(true)
+			if before != nil {
+				before(name)
+			}
+		}
+		h.AfterSwap = func(name string) {
+			k.mark(false)
+			if after != nil {
+				after(name)
+			}
+		}
+	}
+	return h
 }

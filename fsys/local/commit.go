@@ -429,7 +429,18 @@ func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, er
 // TempName returned ("" for a fresh one), so that a caller that recorded it
 // before the change can remove exactly it after a crash (RemoveTemp).
 func (l *FS) CreateAs(name string, data []byte, perm fs.FileMode, temp string) (fsys.Commit, error) {
+	return l.CreateWith(name, data, perm, fsys.Expected{Temp: temp})
+}
+
+// CreateWith is CreateAs taking the temp file's name from exp.Temp and,
+// when exp.Ready is not nil, calling it once the new bytes are durable in
+// the temp file and before they are linked in, as Replace does: an error
+// from it removes the temp file, creates nothing and is returned. A caller
+// makes its write-ahead intent durable there while the bytes are written.
+// exp.Version and exp.Bytes are not used.
+func (l *FS) CreateWith(name string, data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Commit, error) {
 	const op = "create"
+	temp := exp.Temp
 	if err := checkTemp(op, name, temp); err != nil {
 		return fsys.Commit{}, err
 	}
@@ -453,6 +464,12 @@ func (l *FS) CreateAs(name string, data []byte, perm fs.FileMode, temp string) (
 	tmp, _, err := l.writeTemp(d, data, &meta{perm: unixPerm(perm), exact: exact, src: -1, temp: temp})
 	if err != nil {
 		return fsys.Commit{}, l.fail(op, name, err)
+	}
+	if exp.Ready != nil {
+		if err := exp.Ready(); err != nil {
+			d.unlink(tmp)
+			return fsys.Commit{}, err
+		}
 	}
 	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
 	unlock, err := l.lock(d)

@@ -1,0 +1,263 @@
+package stet
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/receipt"
+)
+
+// A plan says what each step of the commit sequence (sequence.go) does for
+// one kind of change. The tools fill a change with what it must find and
+// leave; its kind picks the plan, so the steps branch on the plan's fields,
+// never on the change's flags, and a new kind of change is one new plan.
+type plan struct {
+	kind string
+	// before: the change starts from a file whose state the receipt
+	// records (not a create; not a directory, moved by name only).
+	before bool
+	// take is what the change takes away whole, saved as a blob before
+	// anything moves, and whether it saves it; nil: nothing.
+	take func(c *change) (b []byte, ok bool)
+	// over: the blob is the file a move replaces, not the preimage.
+	over bool
+	// keep: on a provider that can (fsys.Keeper), the save is no copy
+	// ahead of the swap: the file the swap displaces is handed to the
+	// journal's object store by the provider, within step 5.
+	keep bool
+	// regions: a change that saves no blob keeps each match's old bytes
+	// for undo (an edit).
+	regions bool
+	// temp: the change writes through a temp file named in its intent.
+	temp bool
+	// overlap: the temp file is written and fsynced while the save and the
+	// intent become durable, and the provider waits for them before the
+	// swap (fsys.Expected.Ready); otherwise they are waited for first.
+	overlap bool
+	// land is the provider's call that makes the change on disk.
+	land func(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error)
+	// check reads the result back and verifies the receipt (checkContent,
+	// checkGone, checkMoved).
+	check func(s *Session, c *change, r *receipt.Receipt) (verr, err error)
+	// diskMode: the after mode is what the disk gave a new file (a create
+	// without an exact mode); otherwise the mode the file keeps.
+	diskMode bool
+	// names: the change makes a name in a directory (its directory is then
+	// seen by the session).
+	names bool
+	// after: a file is there afterwards (the receipt's after state), whose
+	// new bytes the session then sees.
+	after bool
+	// gone: the change removes the file from the session's view.
+	gone bool
+	// carriesFrom: the change frees the name it came from (a move).
+	carriesFrom bool
+}
+
+// The plans, one per kind of change: tables, never written. A sequence of
+// changes (an undo set, a multi-file patch) is commitSeq over these.
+var (
+	planCreate = plan{
+		kind: "create", temp: true, overlap: true, land: landCreate, check: checkContent,
+		diskMode: true, names: true, after: true,
+	}
+	planReplace = plan{
+		kind: "replace", before: true, take: takePre, keep: true, regions: true, temp: true, overlap: true,
+		land: landReplace, check: checkContent, after: true,
+	}
+	planDelete = plan{
+		kind: "delete", before: true, take: takePre, keep: true, regions: true, temp: true, land: landDelete,
+		check: checkGone, gone: true,
+	}
+	planMove = plan{
+		kind: "move", before: true, take: takeOver, over: true, land: landMove, check: checkMoved,
+		names: true, after: true, carriesFrom: true,
+	}
+	planMoveDir = plan{
+		kind: "move", land: landMove, check: checkMoved, names: true, carriesFrom: true,
+	}
+)
+
+// plan is the plan of c's kind.
+func (c *change) plan() *plan {
+	switch {
+	case c.src != nil && c.dir:
+		return &planMoveDir
+	case c.src != nil:
+		return &planMove
+	case c.create:
+		return &planCreate
+	case c.delete:
+		return &planDelete
+	}
+	return &planReplace
+}
+
+// saves reports whether c keeps a blob of what it takes away.
+func (pl *plan) saves(c *change) bool {
+	if pl.take == nil {
+		return false
+	}
+	_, ok := pl.take(c)
+	return ok
+}
+
+// takePre saves the preimage of a whole-file change (a write, a delete, a
+// restore); an edit (save false) keeps only its regions.
+func takePre(c *change) ([]byte, bool) { return c.pre, c.save }
+
+// takeOver saves the file a move replaces.
+func takeOver(c *change) ([]byte, bool) { return c.over, c.over != nil }
+
+// keeper returns c's provider as an fsys.Keeper when c saves its preimage
+// and the provider can hand the displaced file over; only the plans that
+// keep (plan.keep: replace, delete) ask.
+func (c *change) keeper() (fsys.Keeper, bool) {
+	if !c.save || c.pre == nil {
+		return nil, false
+	}
+	k, ok := c.t.root.p.(fsys.Keeper)
+	return k, ok
+}
+
+func landCreate(_ *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
+	p := c.t.root.p
+	if dir := path.Dir(c.t.rel); dir != "." {
+		if err := p.MkdirAll(dir); err != nil {
+			return fsys.Commit{}, err
+		}
+	}
+	if cp, ok := p.(readyCreator); ok && c.temp != "" {
+		return cp.CreateWith(c.t.rel, c.post, c.mode, exp)
+	}
+	if err := exp.Ready(); err != nil {
+		return fsys.Commit{}, err
+	}
+	return fsys.CreateAs(p, c.t.rel, c.post, c.mode, c.temp)
+}
+
+func landReplace(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
+	k, ok := c.keeper()
+	if !ok {
+		return c.t.root.p.Replace(c.t.rel, c.post, exp)
+	}
+	keep, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
+	if err != nil {
+		return fsys.Commit{}, fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+	}
+	defer done()
+	cm, _, err := k.ReplaceKeep(c.t.rel, c.post, exp, keep)
+	return cm, err
+}
+
+func landDelete(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
+	k, ok := c.keeper()
+	if !ok {
+		return c.t.root.p.Remove(c.t.rel, exp)
+	}
+	keep, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
+	if err != nil {
+		return fsys.Commit{}, fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+	}
+	defer done()
+	cm, _, err := k.RemoveKeep(c.t.rel, exp, keep)
+	return cm, err
+}
+
+func landMove(_ *Session, c *change, _ fsys.Expected) (fsys.Commit, error) {
+	p := c.t.root.p
+	// A move into a directory that does not exist yet creates it, as a
+	// create does; the plan proved every existing part is a directory.
+	if dir := path.Dir(c.t.rel); dir != "." {
+		if _, err := p.Stat(dir); errors.Is(err, fsys.ErrNotFound) {
+			if err := p.MkdirAll(dir); err != nil {
+				return fsys.Commit{}, err
+			}
+		}
+	}
+	src := fsys.Expected{Version: c.preVer, Bytes: c.pre}
+	if c.dir {
+		src = fsys.Expected{}
+	}
+	var dst *fsys.Expected
+	if c.over != nil {
+		dst = &fsys.Expected{Version: c.overVer, Bytes: c.over}
+	}
+	return p.Rename(c.src.rel, c.t.rel, src, dst)
+}
+
+// readErr is the error of a result that could not be read back at all.
+func readErr(c *change, err error) error {
+	return fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
+}
+
+// checkGone verifies a delete: nothing is at the name.
+func checkGone(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
+	if _, err := c.t.root.p.Stat(c.t.rel); err == nil {
+		return receipt.Verify(c.pre, []byte{}, *r), nil // something is there again
+	} else if !errors.Is(err, fsys.ErrNotFound) {
+		return nil, readErr(c, err)
+	}
+	return receipt.Verify(c.pre, nil, *r), nil
+}
+
+// checkMoved verifies a move: the old name is free, and the new one holds
+// the directory or the moved bytes.
+func checkMoved(s *Session, c *change, r *receipt.Receipt) (verr, err error) {
+	p := c.t.root.p
+	if _, err := p.Stat(c.src.rel); err == nil {
+		return fmt.Errorf("%s still exists after the move", c.src.spelled), nil
+	} else if !errors.Is(err, fsys.ErrNotFound) {
+		return nil, readErr(c, err)
+	}
+	if c.dir {
+		if info, err := p.Stat(c.t.rel); err != nil || info.Type != fsys.TypeDir {
+			return fmt.Errorf("%s is not a directory after the move", c.t.spelled), nil
+		}
+		return nil, nil
+	}
+	return checkContent(s, c, r)
+}
+
+// checkContent reads the result back and checks it against the receipt,
+// independently of how it was computed.
+//
+// When the receipt carries every region's old and new bytes, the file is
+// compared with the new bytes chunk by chunk (no buffer of its size), and
+// receipt.VerifyShape proves, byte for byte, that they are the preimage with
+// exactly the receipt's regions replaced: the readback is compared, not
+// hashed again. Otherwise receipt.Verify checks both hashes.
+func checkContent(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
+	p := c.t.root.p
+	pre := c.pre
+	if c.create {
+		pre = nil
+	}
+	if carriesBytes(c.matches) {
+		same, err := fsys.Check(p, c.t.rel, fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.post})
+		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
+			return nil, readErr(c, err)
+		}
+		if same {
+			return receipt.VerifyShape(pre, c.post, *r), nil
+		}
+	}
+	readback, err := p.ReadFile(c.t.rel)
+	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
+		return nil, readErr(c, err)
+	}
+	if readback == nil {
+		return errors.New("the file is gone right after the swap"), nil
+	}
+	return receipt.Verify(pre, readback, *r), nil
+}
+
+// readyCreator is a provider whose create waits for the caller's durable
+// work after the new bytes are durable in their temp file (fsys/local's
+// CreateWith), so a create's intent is written beside its temp file.
+type readyCreator interface {
+	CreateWith(name string, data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Commit, error)
+}

@@ -1,0 +1,311 @@
+package stet
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/receipt"
+)
+
+// The commit sequence (SPEC sections 5 and 6). Every change of bytes or
+// names, whatever its tool, takes these steps in this order; what a step
+// does for a kind of change (create, replace, delete, move of a file or of
+// a directory) is that kind's plan (plan.go). The caller holds the locks of
+// every name the change touches.
+//
+//	1 receipt   the planned receipt: before state, notes       newReceipt
+//	2 dry run   stop there with the receipt and the diff
+//	3 sweep     leftover temp files of the target's directory  Workspace.sweep
+//	4 save      what the change takes away, as a blob      ┐   saveStep
+//	  intent    the write-ahead intent line and its fsync  ├─ prepare: concurrent;
+//	  temp      the new bytes in a temp file, fsynced      ┘   the swap waits for all
+//	5 swap      compare-and-swap, the handover of the          plan.land
+//	            displaced file to the journal (plan.keep,
+//	            instead of the save of step 4), directory fsync
+//	6 readback  the result read back, the receipt verified     plan.check
+//	7 receipt   receipt, observation, done: no fsync           Session.record
+//
+// The temp file is written beside step 4 where the plan overlaps (create,
+// replace): the provider calls Expected.Ready, which waits for the save and
+// the intent, once the temp file is durable and before the swap. Step 7
+// needs no fsync of its own: the intent of step 4 holds the whole planned
+// receipt and its undo data, so a receipt lost in a crash is rolled forward
+// from it at the next Open (completeReceipts); see docs/design.md.
+//
+// A sequence of changes (commitSeq: a multi-file patch, an undo set, the
+// undo of a move over a file) writes one intent for all of them first and
+// then runs each change through the same steps, without an intent of its
+// own.
+func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error) {
+	k := s.ws.clock
+	t0 := k.start()
+	pl := c.plan()
+	r := s.newReceipt(c)
+	// The receipt's after state is hashed from the new bytes while they are
+	// written (see checkContent).
+	after := c.afterState()
+	if c.dryRun {
+		r.After = c.plannedAfter(r, after)
+		r.DryRun = true
+		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: c.diff()}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.ws.sweep(c.t)
+	data, it, ready := s.prepare(c, &r, after)
+	// Only the result shows the diff: it is rendered beside the swap.
+	diff := make(chan string, 1)
+	go func() { diff <- c.diff() }()
+	if err := ctx.Err(); err != nil {
+		s.settle(ready, it, false)
+		return nil, err
+	}
+	cm, err := s.land(pl, c, ready)
+	r.After = c.plannedAfter(r, after)
+	if err != nil {
+		s.settle(ready, it, !refusedBeforeSwap(err))
+		return nil, s.ws.fileErr(c.tool, c.t, err)
+	}
+	if pl.diskMode && c.mode == 0 && r.After != nil {
+		// A new file's mode is what the umask left; every other change keeps
+		// the mode plannedAfter names (the provider keeps the old one).
+		if fi, err := c.t.root.p.Stat(c.t.rel); err == nil {
+			r.After.Mode = receipt.FormatMode(fi.Mode)
+		}
+	}
+	r.Notes = append(r.Notes, cm.Notes...)
+	if h := s.ws.opts.Hooks.BeforeReadback; h != nil {
+		h(c.t.rel)
+	}
+	t := k.start()
+	verr, err := pl.check(s, c, &r)
+	k.done(stepReadback, t)
+	if err != nil {
+		s.settle(ready, it, true)
+		return nil, err
+	}
+	r.Verified = verr == nil
+	data.Receipt = r
+	t = k.start()
+	err = s.record(c, data)
+	k.done(stepReceipt, t)
+	if err != nil {
+		s.settle(ready, it, true)
+		return nil, err
+	}
+	if verr != nil {
+		return nil, &VerifyError{Receipt: r, Err: verr}
+	}
+	msg := c.message
+	if !c.warned {
+		msg += "; receipt " + r.ID + " (verified)"
+	}
+	res := &MutationResult{Message: msg, Receipt: r, Diff: <-diff}
+	k.done(stepCommit, t0)
+	return res, nil
+}
+
+// prepare starts step 4: what undo needs is made durable before anything
+// moves. The save (the bytes a whole-file replace, a delete or an
+// overwriting move takes away, as a blob; an edit keeps only the regions it
+// replaced, in the intent) and the write-ahead intent run at once: the
+// intent names the blob by the hash of its bytes, so it need not wait for
+// it, and recovery drops an intent whose change never moved, blob or not.
+// ready waits for both and returns the error, every time it is called; a
+// failure aborts the change with nothing moved. it is the planned intent
+// once ready returned nil.
+func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.State) (data *receiptData, it *intentData, ready func() error) {
+	pl := c.plan()
+	data = undoData(c)
+	s.ws.planTemp(c)
+	it = &intentData{ID: c.intent}
+	saved := s.saveStep(c)
+	logged := make(chan error, 1)
+	if c.intent != "" {
+		logged <- nil // part of a sequence: its intent is already durable
+	} else {
+		// The intent's copy of data is taken here, before the save's blob
+		// name is filled in (plannedFile names it by its hash).
+		go func(d receiptData) {
+			k := s.ws.clock
+			t := k.start()
+			planned := *r
+			planned.After = c.plannedAfter(*r, after)
+			*it = intentData{ID: r.ID, Session: s.id, Files: []intentFile{plannedFile(c, planned, &d)}}
+			// The swap may go on once the intent is durable in the log: the
+			// journal's index of intents catches up beside it.
+			done := false
+			err := s.writeIntentThen(it.ID, it.Files, func() { done = true; k.done(stepIntent, t); logged <- nil })
+			if !done {
+				logged <- err
+			}
+		}(*data)
+	}
+	var once sync.Once
+	var serr error
+	return data, it, func() error {
+		once.Do(func() {
+			lerr, blob := <-logged, <-saved
+			err := lerr
+			if err == nil {
+				err = blob.err
+			}
+			if err != nil {
+				if lerr == nil && c.intent == "" {
+					// The intent is durable but the save failed: nothing
+					// will move, so the intent is closed as dropped.
+					s.ws.journal.AppendLazy(doneRecord(it.ID, doneDropped, ""))
+					it.ID = ""
+				}
+				serr = fmt.Errorf("%s %s: %w", c.tool, c.t.spelled, err)
+				return
+			}
+			switch {
+			case blob.name == "":
+			case pl.over:
+				data.Over = blob.name
+			default:
+				data.Pre = blob.name
+			}
+		})
+		return serr
+	}
+}
+
+// savedBlob is the outcome of the save step.
+type savedBlob struct {
+	name string
+	err  error
+}
+
+// saveStep starts the save of what c takes away whole (its plan's take)
+// and returns where its outcome arrives: the blob's name, or "" when the
+// change saves nothing. Where the plan keeps and the provider can, the
+// displaced file itself becomes that blob within step 5 (land), so nothing
+// is copied here: the blob is named by the version the change read, and
+// the receipt that names it is written only once the swap has landed.
+func (s *Session) saveStep(c *change) <-chan savedBlob {
+	out := make(chan savedBlob, 1)
+	if _, ok := c.keeper(); ok && c.plan().keep {
+		out <- savedBlob{name: string(c.preVer)}
+		return out
+	}
+	var b []byte
+	if pl := c.plan(); pl.saves(c) {
+		b, _ = pl.take(c)
+	}
+	if b == nil {
+		out <- savedBlob{}
+		return out
+	}
+	go func() {
+		k := s.ws.clock
+		t := k.start()
+		name, err := s.ws.journal.Put(b)
+		k.done(stepSave, t)
+		if err != nil {
+			err = fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+		}
+		out <- savedBlob{name: name, err: err}
+	}()
+	return out
+}
+
+// land is step 5: the plan's provider call, by compare-and-swap, so that
+// nothing changes unless every name holds what the change was planned on.
+// Where the plan overlaps, the provider waits for ready after the new
+// bytes are durable in their temp file; otherwise ready is waited for
+// before the call.
+func (s *Session) land(pl *plan, c *change, ready func() error) (fsys.Commit, error) {
+	k := s.ws.clock
+	var wait time.Duration
+	wready := ready
+	if k != nil {
+		wready = func() error {
+			t := time.Now()
+			err := ready()
+			wait += time.Since(t)
+			return err
+		}
+	}
+	t := k.start()
+	if !pl.overlap {
+		if err := wready(); err != nil {
+			return fsys.Commit{}, err
+		}
+	}
+	cm, err := pl.land(s, c, fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: wready, Temp: c.temp})
+	k.provider(t, wait)
+	if rerr := ready(); rerr != nil && err == nil {
+		err = rerr // a provider that ignored Ready: the save must still have landed
+	}
+	return cm, err
+}
+
+// commitSeq lands seq (the files of a patch, the steps of an undo set, the
+// rename back and the restore of an undone move over a file) as one
+// write-ahead intent: it is planned and made durable before the first
+// change moves a byte, so the next start after a crash rolls the whole
+// sequence forward or back (resolveIntent), never leaves half of it. Each
+// change is committed in order, before (when not nil) being called just
+// ahead of it. When one fails, the ones that landed are taken back, newest
+// first, as tool, and the disk then decides how the intent closes. It
+// returns the results of the changes that landed; on failure, those are the
+// ones that were taken back.
+func (s *Session) commitSeq(ctx context.Context, tool string, seq []*change, before func(c *change)) ([]*MutationResult, error) {
+	var intent string
+	var steps []intentFile
+	if len(seq) > 1 && !seq[0].dryRun {
+		intent = s.ws.newID("p_")
+		steps = make([]intentFile, len(seq))
+		for i, c := range seq {
+			c.id, c.intent = s.ws.newID("r_"), intent
+			s.ws.planTemp(c)
+			r := s.newReceipt(c)
+			r.After = c.plannedAfter(r, c.afterState())
+			steps[i] = plannedFile(c, r, undoData(c))
+		}
+		if err := s.writeIntent(intent, steps); err != nil {
+			return nil, err
+		}
+	}
+	var out []*MutationResult
+	fail := func(err error) ([]*MutationResult, error) {
+		for i := len(out) - 1; i >= 0; i-- {
+			c := seq[i]
+			d := plannedFile(c, out[i].Receipt, undoData(c)).Data
+			s.revert(ctx, c.t, &d, tool)
+		}
+		if intent != "" {
+			// The disk decides how the intent closes: a step that failed
+			// after its swap, or a change the rollback could not take back,
+			// is rolled back now or reported, never recorded as rolled back
+			// unseen.
+			s.ws.resolveIntent(ctx, intentData{ID: intent, Session: s.id, Files: steps})
+		}
+		return out, err
+	}
+	for _, c := range seq {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		if before != nil {
+			before(c)
+		}
+		res, err := s.commit(ctx, c)
+		if err != nil {
+			return fail(err)
+		}
+		out = append(out, res)
+	}
+	if intent != "" {
+		if _, err := s.ws.journal.AppendLazy(doneRecord(intent, doneCommitted, "")); err != nil {
+			return out, fmt.Errorf("landed, but the journal could not close its intent %s: %w", intent, err)
+		}
+	}
+	return out, nil
+}
