@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
@@ -34,17 +35,11 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 		key = t.key()
 	}
 	var out []LogEntry
-	undoneBy := map[string][]string{} // receipt -> the receipts that undid it
-	noteUndo := func(r journal.Record) {
-		var u map[string]string
-		if json.Unmarshal(r.Data, &u) == nil {
-			undoneBy[u["receipt"]] = append(undoneBy[u["receipt"]], u["by"])
-		}
-	}
+	var undos history.Undos
 	fn := func(r journal.Record) error {
 		switch r.Type {
 		case recUndo:
-			noteUndo(r)
+			undos.Add(r)
 		case recReceipt:
 			if key != "" && r.Path != key {
 				var d receiptData
@@ -66,9 +61,7 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 		if err == nil && session != reviewSession {
 			// What a person took back on the review page is undone too.
 			err = ws.journal.Session(reviewSession, func(r journal.Record) error {
-				if r.Type == recUndo {
-					noteUndo(r)
-				}
+				undos.Add(r)
 				return nil
 			})
 		}
@@ -79,23 +72,9 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 		return nil, err
 	}
 	for i := range out {
-		out[i].Undone = isUndone(out[i].Receipt.ID, undoneBy, 0)
+		out[i].Undone = undos.Undone(out[i].Receipt.ID)
 	}
 	return out, nil
-}
-
-// isUndone reports whether receipt id stands undone: some receipt undid it
-// and was not itself undone in turn (a redo).
-func isUndone(id string, undoneBy map[string][]string, depth int) bool {
-	if depth > 64 {
-		return true // a chain this long is not made by people; keep the safe answer
-	}
-	for _, by := range undoneBy[id] {
-		if !isUndone(by, undoneBy, depth+1) {
-			return true
-		}
-	}
-	return false
 }
 
 // Show returns one receipt and a unified diff of its change (rebuilt from the

@@ -2,11 +2,11 @@ package stet
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
@@ -15,48 +15,29 @@ import (
 // lastChange finds this session's last mutation of key that has not been
 // undone (undo receipts themselves are skipped, so undo walks back).
 func (s *Session) lastChange(key string) (*receiptData, error) {
-	var found []*receiptData
-	undoneBy := map[string][]string{}
-	noteUndo := func(r journal.Record) {
-		var u map[string]string
-		if json.Unmarshal(r.Data, &u) == nil {
-			undoneBy[u["receipt"]] = append(undoneBy[u["receipt"]], u["by"])
-		}
-	}
+	var x history.Index
 	err := s.ws.journal.Session(s.id, func(r journal.Record) error {
-		switch r.Type {
-		case recReceipt:
-			var d receiptData
-			if err := json.Unmarshal(r.Data, &d); err != nil {
-				return fmt.Errorf("journal line %d: %w", r.Seq, err)
+		if r.Type == recReceipt && r.Path != key {
+			// Only key's receipts are kept; a move away from key names it
+			// as its source.
+			if d, err := history.Decode[receiptData](r); err != nil || d.FromKey != key {
+				return err
 			}
-			if r.Path != key && d.FromKey != key {
-				return nil
-			}
-			if d.Undoes == "" && d.Receipt.Verified {
-				found = append(found, &d)
-			}
-		case recUndo:
-			noteUndo(r)
 		}
-		return nil
+		return x.Add(r)
 	})
-	if err == nil && s.id != reviewSession && len(found) > 0 {
+	if err == nil && s.id != reviewSession && len(x.Changes(key)) > 0 {
 		// A change a person took back on the review page is undone too.
 		err = s.ws.journal.Session(reviewSession, func(r journal.Record) error {
-			if r.Type == recUndo {
-				noteUndo(r)
-			}
+			x.Undos.Add(r)
 			return nil
 		})
 	}
 	if err != nil {
 		return nil, err
 	}
-	for i := len(found) - 1; i >= 0; i-- {
-		if !isUndone(found[i].Receipt.ID, undoneBy, 0) {
-			return found[i], nil
-		}
+	if c := x.LastChange(key); c != nil {
+		return &c.Data, nil
 	}
 	return nil, nil
 }
