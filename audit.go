@@ -113,8 +113,7 @@ func (ws *Workspace) entryDiff(e LogEntry) string {
 	case r.After == nil && pre != nil:
 		return textedit.DiffDelete(r.Path, pre)
 	case holds && pre == nil && len(e.data.Old) == len(r.Matches):
-		s := &Session{ws: ws}
-		if b, err := s.preimage(e.data, cur); err == nil {
+		if b, err := history.Preimage(ws.journal, e.data, cur); err == nil {
 			pre = b
 		}
 	}
@@ -291,8 +290,7 @@ func (ws *Workspace) checkEntry(e LogEntry, newest bool, rep *VerifyReport) []st
 	if !ok || r.After == nil || r.Before == nil || string(fsys.VersionOf(cur)) != r.After.Version {
 		return out
 	}
-	s := &Session{ws: ws}
-	pre, err := s.preimage(e.data, cur)
+	pre, err := history.Preimage(ws.journal, e.data, cur)
 	if err != nil {
 		return append(out, err.Error())
 	}

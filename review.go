@@ -446,13 +446,12 @@ func (h *reviewLog) bytesOf(ver string) ([]byte, bool) {
 		h.known[ver] = b
 		return b, true
 	}
-	s := &Session{ws: h.ws}
 	for _, e := range h.byBefore[ver] {
 		after, ok := h.bytesOf(e.d.Receipt.After.Version)
 		if !ok {
 			continue
 		}
-		if pre, err := s.preimage(&e.d, after); err == nil {
+		if pre, err := history.Preimage(h.ws.journal, &e.d, after); err == nil {
 			h.known[ver] = pre
 			return pre, true
 		}
