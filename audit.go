@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
@@ -34,17 +35,11 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 		key = t.key()
 	}
 	var out []LogEntry
-	undoneBy := map[string][]string{} // receipt -> the receipts that undid it
-	noteUndo := func(r journal.Record) {
-		var u map[string]string
-		if json.Unmarshal(r.Data, &u) == nil {
-			undoneBy[u["receipt"]] = append(undoneBy[u["receipt"]], u["by"])
-		}
-	}
+	var undos history.Undos
 	fn := func(r journal.Record) error {
 		switch r.Type {
 		case recUndo:
-			noteUndo(r)
+			undos.Add(r)
 		case recReceipt:
 			if key != "" && r.Path != key {
 				var d receiptData
@@ -66,9 +61,7 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 		if err == nil && session != reviewSession {
 			// What a person took back on the review page is undone too.
 			err = ws.journal.Session(reviewSession, func(r journal.Record) error {
-				if r.Type == recUndo {
-					noteUndo(r)
-				}
+				undos.Add(r)
 				return nil
 			})
 		}
@@ -79,23 +72,9 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 		return nil, err
 	}
 	for i := range out {
-		out[i].Undone = isUndone(out[i].Receipt.ID, undoneBy, 0)
+		out[i].Undone = undos.Undone(out[i].Receipt.ID)
 	}
 	return out, nil
-}
-
-// isUndone reports whether receipt id stands undone: some receipt undid it
-// and was not itself undone in turn (a redo).
-func isUndone(id string, undoneBy map[string][]string, depth int) bool {
-	if depth > 64 {
-		return true // a chain this long is not made by people; keep the safe answer
-	}
-	for _, by := range undoneBy[id] {
-		if !isUndone(by, undoneBy, depth+1) {
-			return true
-		}
-	}
-	return false
 }
 
 // Show returns one receipt and a unified diff of its change (rebuilt from the
@@ -134,8 +113,7 @@ func (ws *Workspace) entryDiff(e LogEntry) string {
 	case r.After == nil && pre != nil:
 		return textedit.DiffDelete(r.Path, pre)
 	case holds && pre == nil && len(e.data.Old) == len(r.Matches):
-		s := &Session{ws: ws}
-		if b, err := s.preimage(e.data, cur); err == nil {
+		if b, err := history.Preimage(ws.journal, e.data, cur); err == nil {
 			pre = b
 		}
 	}
@@ -312,8 +290,7 @@ func (ws *Workspace) checkEntry(e LogEntry, newest bool, rep *VerifyReport) []st
 	if !ok || r.After == nil || r.Before == nil || string(fsys.VersionOf(cur)) != r.After.Version {
 		return out
 	}
-	s := &Session{ws: ws}
-	pre, err := s.preimage(e.data, cur)
+	pre, err := history.Preimage(ws.journal, e.data, cur)
 	if err != nil {
 		return append(out, err.Error())
 	}

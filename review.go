@@ -315,7 +315,7 @@ type reviewLog struct {
 	ws       *Workspace
 	events   []*event
 	byID     map[string]*event
-	undos    map[string]string // receipt -> the undo receipt that reverted it
+	undos    history.Undos
 	sessions map[string]*sessionInfo
 	order    []string
 	byBefore map[string][]*event // before version -> receipts that can rebuild it from their after
@@ -333,7 +333,7 @@ type current struct {
 
 // readHistory reads the whole journal once.
 func (ws *Workspace) readHistory() (*reviewLog, error) {
-	h := &reviewLog{ws: ws, byID: map[string]*event{}, undos: map[string]string{}, sessions: map[string]*sessionInfo{},
+	h := &reviewLog{ws: ws, byID: map[string]*event{}, sessions: map[string]*sessionInfo{},
 		byBefore: map[string][]*event{}, known: map[string][]byte{}, tried: map[string]bool{}, cur: map[string]current{}}
 	err := ws.journal.Scan(func(r journal.Record) error {
 		// Filtered by record type, never by a session's name: whatever
@@ -362,10 +362,7 @@ func (ws *Workspace) readHistory() (*reviewLog, error) {
 			}
 			si.turns = append(si.turns, &turnInfo{index: len(si.turns), request: td.Request, inputs: td.Inputs, time: r.Time})
 		case recUndo:
-			var u map[string]string
-			if json.Unmarshal(r.Data, &u) == nil {
-				h.undos[u["receipt"]] = u["by"]
-			}
+			h.undos.Add(r)
 		case recRefusal:
 			var rd refusalData
 			if json.Unmarshal(r.Data, &rd) == nil {
@@ -399,13 +396,7 @@ func (ws *Workspace) readHistory() (*reviewLog, error) {
 
 // undoneBy returns the undo receipt that took id back, unless that undo
 // was itself taken back (a redo).
-func (h *reviewLog) undoneBy(id string) string {
-	u, ok := h.undos[id]
-	if !ok || h.undoneBy(u) != "" {
-		return ""
-	}
-	return u
-}
+func (h *reviewLog) undoneBy(id string) string { return h.undos.UndoneBy(id) }
 
 // current returns what the file at display path p holds now.
 func (h *reviewLog) current(p string) current {
@@ -455,13 +446,12 @@ func (h *reviewLog) bytesOf(ver string) ([]byte, bool) {
 		h.known[ver] = b
 		return b, true
 	}
-	s := &Session{ws: h.ws}
 	for _, e := range h.byBefore[ver] {
 		after, ok := h.bytesOf(e.d.Receipt.After.Version)
 		if !ok {
 			continue
 		}
-		if pre, err := s.preimage(&e.d, after); err == nil {
+		if pre, err := history.Preimage(h.ws.journal, &e.d, after); err == nil {
 			h.known[ver] = pre
 			return pre, true
 		}

@@ -280,11 +280,8 @@ func (s *Session) append(durable bool, recs ...journal.Record) error {
 // rec builds a journal record of this session.
 func (s *Session) rec(typ, key string, data any) journal.Record {
 	r := journal.Record{Type: typ, Session: s.id, Path: key}
-	if data != nil {
-		b, err := json.Marshal(data)
-		if err == nil {
-			r.Data = b
-		}
+	if b, err := history.Encode(data); err == nil {
+		r.Data = b
 	}
 	return r
 }

@@ -130,16 +130,7 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	}
 	res.Set = undoSetDigest(events)
 	if spec.Expect != "" && spec.Expect != res.Set {
-		ids := make([]string, len(events))
-		for i, e := range events {
-			ids[i] = e.d.Receipt.ID
-		}
-		named := strings.Join(ids[:min(len(ids), 10)], ", ")
-		if len(ids) > 10 {
-			named += fmt.Sprintf(" and %d more", len(ids)-10)
-		}
-		return nil, refuse(KindChanged, spec.Path, "nothing was undone: the changes this undo would take back are not the ones previewed (now %s: %s); preview the undo again and confirm what it shows",
-			plural(len(ids), "change"), named).with("set", res.Set, "expected", spec.Expect)
+		return nil, staleSet(spec, res.Set, events)
 	}
 	if len(events) == 0 {
 		res.Message = "nothing to undo"
@@ -149,32 +140,9 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 		return res, nil
 	}
 	// Resolve and gate every name first.
-	var all []target
-	names := map[string]target{}
-	name := func(p string) (target, *Refusal) {
-		if t, ok := names[p]; ok {
-			return t, nil
-		}
-		t, ref := s.resolve("undo", p)
-		if ref != nil {
-			return t, ref
-		}
-		if ref := s.gateWrite("undo", t); ref != nil {
-			return t, ref
-		}
-		names[p] = t
-		all = append(all, t)
-		return t, nil
-	}
-	for _, e := range events {
-		if _, ref := name(e.d.Receipt.Path); ref != nil {
-			return nil, ref
-		}
-		if e.d.FromKey != "" {
-			if _, ref := name(e.d.Receipt.From); ref != nil {
-				return nil, ref
-			}
-		}
+	all, names, ref := s.undoNames(events)
+	if ref != nil {
+		return nil, ref
 	}
 	unlock, err := ws.lockAll(ctx, all...)
 	if err != nil {
@@ -188,21 +156,7 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 		}
 		return nil, ref
 	}
-	files := map[string]bool{}
-	var seq []*change
-	for _, st := range plan {
-		r := st.e.d.Receipt
-		step := UndoStep{Receipt: r.ID, Session: st.e.session, Tool: r.Tool, Path: r.Path, From: r.From}
-		for _, c := range st.changes {
-			step.Diff += c.diff()
-			seq = append(seq, c)
-			if !files[c.t.display()] {
-				files[c.t.display()] = true
-				res.Files = append(res.Files, c.t.display())
-			}
-		}
-		res.Steps = append(res.Steps, step)
-	}
+	seq := undoSteps(plan, res)
 	if spec.DryRun {
 		res.Message = fmt.Sprintf("dry run, nothing written: would undo %s of %s", plural(len(plan), "change"), plural(len(res.Files), "file"))
 		return res, nil
@@ -224,6 +178,77 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	res.Message = fmt.Sprintf("undid %s of %s; receipts %s (verified, session %s)", plural(len(plan), "change"), plural(len(res.Files), "file"),
 		strings.Join(ids, ", "), reviewSession)
 	return res, nil
+}
+
+// staleSet is the refusal of a confirmed undo whose set of changes is not
+// the one previewed (expected digest spec.Expect, now set): it names at
+// most ten of the receipts it would take back now.
+func staleSet(spec UndoSpec, set string, events []*event) *Refusal {
+	ids := make([]string, len(events))
+	for i, e := range events {
+		ids[i] = e.d.Receipt.ID
+	}
+	named := strings.Join(ids[:min(len(ids), 10)], ", ")
+	if len(ids) > 10 {
+		named += fmt.Sprintf(" and %d more", len(ids)-10)
+	}
+	return refuse(KindChanged, spec.Path, "nothing was undone: the changes this undo would take back are not the ones previewed (now %s: %s); preview the undo again and confirm what it shows",
+		plural(len(ids), "change"), named).with("set", set, "expected", spec.Expect)
+}
+
+// undoNames resolves and gates every name the undo of events touches (a
+// file, and both names of a move), each once: all in first-seen order, and
+// names by spelling.
+func (s *Session) undoNames(events []*event) ([]target, map[string]target, *Refusal) {
+	var all []target
+	names := map[string]target{}
+	name := func(p string) *Refusal {
+		if _, ok := names[p]; ok {
+			return nil
+		}
+		t, ref := s.resolve("undo", p)
+		if ref != nil {
+			return ref
+		}
+		if ref := s.gateWrite("undo", t); ref != nil {
+			return ref
+		}
+		names[p] = t
+		all = append(all, t)
+		return nil
+	}
+	for _, e := range events {
+		if ref := name(e.d.Receipt.Path); ref != nil {
+			return nil, nil, ref
+		}
+		if e.d.FromKey != "" {
+			if ref := name(e.d.Receipt.From); ref != nil {
+				return nil, nil, ref
+			}
+		}
+	}
+	return all, names, nil
+}
+
+// undoSteps fills res's steps (with their diffs) and files from plan and
+// returns the changes to commit, in order.
+func undoSteps(plan []planStep, res *UndoResult) []*change {
+	files := map[string]bool{}
+	var seq []*change
+	for _, st := range plan {
+		r := st.e.d.Receipt
+		step := UndoStep{Receipt: r.ID, Session: st.e.session, Tool: r.Tool, Path: r.Path, From: r.From}
+		for _, c := range st.changes {
+			step.Diff += c.diff()
+			seq = append(seq, c)
+			if !files[c.t.display()] {
+				files[c.t.display()] = true
+				res.Files = append(res.Files, c.t.display())
+			}
+		}
+		res.Steps = append(res.Steps, step)
+	}
+	return seq
 }
 
 // undoSet collects the receipts spec selects, newest first, and notes in

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"time"
 )
 
 // Put stores data as a blob and returns its name, "sha256:<hex>" of data.
@@ -27,7 +26,7 @@ func (j *Journal) Put(data []byte) (string, error) {
 		// Stored already, and needed again now: Compact keeps blobs
 		// younger than its safety margin, so a record about to name it
 		// must not find it dropped for an old mtime.
-		now := time.Now()
+		now := j.now()
 		j.root.Chtimes(name, now, now)
 		return version, nil
 	}

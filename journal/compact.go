@@ -144,12 +144,29 @@ func (j *Journal) compact(opts CompactOptions, rep *CompactReport) ([][]byte, er
 	}
 	rep.LogBefore = t.end
 	src := func() io.Reader { return io.NewSectionReader(j.log, 0, t.end) }
-
 	// Pass 1: the chain, and the caller's Prepare.
+	cp, err := j.compactCheck(src(), opts.Prepare)
+	if err != nil {
+		return nil, err
+	}
+	// Pass 2: decide.
+	keep, err := compactDecide(src(), opts.Keep, &cp)
+	if err != nil {
+		return nil, err
+	}
+	rep.Checkpoint = cp
+	// Pass 3: write the new log to a temp file, then swap it in.
+	return j.compactWrite(src, cp, keep, rep)
+}
+
+// compactCheck checks the chain of the log in src, hands every record but
+// a checkpoint to prepare, and returns the next checkpoint's start: its
+// generation, the old head and the total dropped so far.
+func (j *Journal) compactCheck(src io.Reader, prepare func(Record)) (Checkpoint, error) {
 	var prevHash string
 	var old Checkpoint
 	var lines int64
-	_, err = eachLine(src(), func(n int64, line []byte) error {
+	_, err := eachLine(src, func(n int64, line []byte) error {
 		lines = n
 		var r Record
 		if err := json.Unmarshal(line, &r); err != nil {
@@ -169,26 +186,29 @@ func (j *Journal) compact(opts CompactOptions, rep *CompactReport) ([][]byte, er
 			old = *vr.Checkpoint
 			return nil
 		}
-		if opts.Prepare != nil {
-			opts.Prepare(r)
+		if prepare != nil {
+			prepare(r)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return Checkpoint{}, err
 	}
 	if old.Generation > 0 && old.Kept > lines-1 {
-		return nil, &lineError{file: logName, line: 1, err: fmt.Errorf("the checkpoint says %d records were kept, but only %d lines follow it", old.Kept, lines-1)}
+		return Checkpoint{}, &lineError{file: logName, line: 1, err: fmt.Errorf("the checkpoint says %d records were kept, but only %d lines follow it", old.Kept, lines-1)}
 	}
-	cp := Checkpoint{Generation: old.Generation + 1, OldHead: prevHash, DroppedTotal: old.DroppedTotal}
+	return Checkpoint{Generation: old.Generation + 1, OldHead: prevHash, DroppedTotal: old.DroppedTotal}, nil
+}
 
-	// Pass 2: decide.
+// compactDecide asks keep about every line of src (a checkpoint is never
+// carried over) and counts the outcome into cp.
+func compactDecide(src io.Reader, keepFn func(Record) bool, cp *Checkpoint) ([]bool, error) {
 	var keep []bool
-	_, err = eachLine(src(), func(n int64, line []byte) error {
+	_, err := eachLine(src, func(n int64, line []byte) error {
 		cp.OldLines++
 		var r Record
 		json.Unmarshal(line, &r) // checked in pass 1
-		k := r.Type != RecCheckpoint && (opts.Keep == nil || opts.Keep(r))
+		k := r.Type != RecCheckpoint && (keepFn == nil || keepFn(r))
 		keep = append(keep, k)
 		if k {
 			cp.Kept++
@@ -202,9 +222,13 @@ func (j *Journal) compact(opts CompactOptions, rep *CompactReport) ([][]byte, er
 		return nil, err
 	}
 	cp.DroppedTotal += cp.Dropped
-	rep.Checkpoint = cp
+	return keep, nil
+}
 
-	// Pass 3: write the new log to a temp file.
+// compactWrite writes the checkpoint cp and the kept lines of src to a temp
+// log and swaps it in for the log. It returns the blob names the kept
+// lines hold.
+func (j *Journal) compactWrite(src func() io.Reader, cp Checkpoint, keep []bool, rep *CompactReport) ([][]byte, error) {
 	tmp := tempPrefix + logName + "-" + rand.Text()
 	f, err := j.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

@@ -30,8 +30,9 @@ type Record struct {
 
 // Options configure Open.
 type Options struct {
-	// Now is the clock for Record.Time and for aging leftover temp files;
-	// time.Now if nil.
+	// Now is the journal's clock: Record.Time, the age of leftover temp
+	// files and liveness locks, the time a reused blob is touched to, and
+	// Compact's safety margin. time.Now if nil.
 	Now func() time.Time
 	// NoSync skips every fsync. For tests and benchmarks only: a power loss
 	// may then lose or tear recent records and blobs.
@@ -40,10 +41,6 @@ type Options struct {
 	// directory) of each file or directory just before it is fsynced, so
 	// tests can check which calls pay for durability.
 	OnSync func(name string)
-	// Rand is the source of the random names this handle makes (its
-	// liveness lock); crypto/rand if nil. Tests set it to make a name
-	// known in advance.
-	Rand io.Reader
 }
 
 // File and directory names inside the state directory.
@@ -68,7 +65,7 @@ type Journal struct {
 	now    func() time.Time
 	noSync bool
 	onSync func(name string)
-	rand   io.Reader
+	rand   io.Reader // the source of this handle's random names; tests replace it (export_test.go)
 
 	// mu serializes this process's use of the flock on lock (a flock belongs
 	// to the open file, so two goroutines would otherwise share one lock) and
@@ -106,12 +103,9 @@ func Open(dir string, o Options) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: open: %w", err)
 	}
-	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync, onSync: o.OnSync, rand: o.Rand}
+	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync, onSync: o.OnSync, rand: rand.Reader}
 	if j.now == nil {
 		j.now = time.Now
-	}
-	if j.rand == nil {
-		j.rand = rand.Reader
 	}
 	if err := j.init(); err != nil {
 		root.Close()

@@ -115,7 +115,7 @@ func (j *Journal) sweepLive() {
 		if _, ok := strings.CutSuffix(e.Name(), ".new"); ok {
 			// A holder killed between making its lock and renaming it;
 			// a young one may be a live holder about to lock it.
-			if info, err := e.Info(); err != nil || time.Since(info.ModTime()) < time.Minute {
+			if info, err := e.Info(); err != nil || j.now().Sub(info.ModTime()) < time.Minute {
 				continue
 			}
 			if f, err := j.root.OpenFile(liveDir+"/"+e.Name(), os.O_RDWR, 0); err == nil {

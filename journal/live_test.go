@@ -111,7 +111,8 @@ func TestCompactSweepsDeadLiveLocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "live", dead+".new"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	old := time.Now().Add(-2 * time.Minute)
+	// Ages are taken on the journal's clock (testTime), not the wall's.
+	old := testTime.Add(-2 * time.Minute)
 	if err := os.Chtimes(filepath.Join(dir, "live", dead+".new"), old, old); err != nil {
 		t.Fatal(err)
 	}
@@ -176,13 +177,14 @@ func TestPutOfStoredBytesRefreshesTheBlob(t *testing.T) {
 	if blob == "" {
 		t.Fatal("blob file not found")
 	}
-	long := time.Now().Add(-48 * time.Hour)
+	long := testTime.Add(-48 * time.Hour)
 	os.Chtimes(blob, long, long)
 	if _, err := j.Put([]byte("old content\n")); err != nil {
 		t.Fatal(err)
 	}
-	if info, err := os.Stat(blob); err != nil || time.Since(info.ModTime()) > time.Hour {
-		t.Errorf("blob mtime after a second Put: %v %v", info.ModTime(), err)
+	// Touched to the journal's clock (Options.Now), not the wall clock.
+	if info, err := os.Stat(blob); err != nil || !info.ModTime().Equal(testTime) {
+		t.Errorf("blob mtime after a second Put: %v %v, want the journal's clock %v", info.ModTime(), err, testTime)
 	}
 }
 
@@ -197,11 +199,12 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // handle would take for a writer that died and take its intents over.
 func TestLiveFailsWhenItsLockCannotBePlaced(t *testing.T) {
 	dir := t.TempDir()
-	j, err := journal.Open(dir, journal.Options{NoSync: true, Rand: zeros{}})
+	j, err := journal.Open(dir, journal.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
+	journal.SetRand(j, zeros{})
 	name := strings.Repeat("0", 24)
 	// The lock's final name is taken by a non-empty directory, so the
 	// rename that puts the lock in place fails.

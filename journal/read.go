@@ -86,36 +86,76 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 		return 0, errors.New("journal: session: empty session id")
 	}
 	name := sessionFile(id)
-	var size, logEnd int64
-	var logf, f *os.File
+	idx, err := j.openIndex(name)
+	if idx.f != nil {
+		defer idx.f.Close()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("journal: session %q: %w", id, err)
+	}
+	f, size := idx.f, idx.size
+	if size <= from {
+		return size, nil
+	}
+	// Two passes, as in Scan: every line is checked before fn sees any.
+	if err := checkIndex(id, name, f, from, size, &logLines{f: idx.log, end: idx.logEnd}); err != nil {
+		return 0, err
+	}
+	off := from
+	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
+		at := off
+		off += int64(len(line)) + 1
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			return &lineError{file: name, line: n, err: err}
+		}
+		return fn(r, at)
+	})
+	return size, err
+}
+
+// sessionIndex is a session's index file opened with the log of the same
+// generation: f is nil (size 0) when the session has no index.
+type sessionIndex struct {
+	f      *os.File
+	size   int64
+	log    *os.File
+	logEnd int64
+}
+
+// openIndex opens the index file name and the log it copies, completing
+// the index first (under the exclusive lock) if it is behind the log. The
+// caller closes the returned file, even with an error.
+func (j *Journal) openIndex(name string) (sessionIndex, error) {
+	var idx sessionIndex
 	// snapshot opens the index and the log under the lock, so both are of
 	// one generation even if Compact replaces them while they are read.
 	snapshot := func() error {
-		logf = j.log
-		idx, err := j.root.Open(name)
+		idx.log = j.log
+		file, err := j.root.Open(name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			size = 0
+			idx.size = 0
 			return nil
 		case err != nil:
 			return err
 		}
-		info, err := idx.Stat()
+		info, err := file.Stat()
 		if err != nil {
-			idx.Close()
+			file.Close()
 			return err
 		}
-		f, size = idx, info.Size()
+		idx.f, idx.size = file, info.Size()
 		return nil
 	}
 	current := false
-	err = j.withLock(false, func() error {
+	err := j.withLock(false, func() error {
 		t, err := readTail(j.log)
 		if err != nil {
 			return err
 		}
 		if current = j.indexCurrent(t); current {
-			logEnd = t.end
+			idx.logEnd = t.end
 			return snapshot()
 		}
 		return nil
@@ -131,24 +171,20 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 					return err
 				}
 			}
-			logEnd = t.end
+			idx.logEnd = t.end
 			return snapshot()
 		})
 	}
-	if f != nil {
-		defer f.Close()
-	}
-	if err != nil {
-		return 0, fmt.Errorf("journal: session %q: %w", id, err)
-	}
-	if size <= from {
-		return size, nil
-	}
-	// Two passes, as in Scan: every line is checked before fn sees any.
-	log := &logLines{f: logf, end: logEnd}
+	return idx, err
+}
+
+// checkIndex checks the lines of the index file name of session id in f,
+// from offset from to size, against the log: each names the session, seqs
+// rise, and each is the log's line of that seq.
+func checkIndex(id, name string, f *os.File, from, size int64, log *logLines) error {
 	var prevSeq int64
 	var prevHash string
-	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
+	_, err := eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
 		var r chainHead
 		if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: name, line: n, err: err}
@@ -168,20 +204,7 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 		prevSeq, prevHash = r.Seq, hashName(line)
 		return nil
 	})
-	if err != nil {
-		return 0, err
-	}
-	off := from
-	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
-		at := off
-		off += int64(len(line)) + 1
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return &lineError{file: name, line: n, err: err}
-		}
-		return fn(r, at)
-	})
-	return size, err
+	return err
 }
 
 // chainHead is what the chain checks read of a line.
