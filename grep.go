@@ -34,7 +34,8 @@ const binaryProbeBytes = 8 << 10
 // grepQuery is a grep call compiled once and shared by the workers.
 type grepQuery struct {
 	re            *regexp.Regexp
-	lit           []byte // a literal every match contains (the prefilter); nil when none is known
+	lits          grepLits // literals one of which every match contains (the prefilter); nil when none is known
+	foldLits      grepLits // foldLit's prefilter
 	multiline     bool
 	mode          string
 	before, after int // context lines (scanLarge keeps them; buildRows shows them)
@@ -108,14 +109,12 @@ func compileGrep(a GrepArgs) (*grepQuery, error) {
 		q.mode = tools.GrepContent
 	}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		if lit := requiredLiteral(parsed.Simplify()); len(lit) > 0 {
-			q.lit = lit
-		}
-	}
-	if q.lit == nil {
-		if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-			if lit := foldedLiteral(parsed.Simplify()); len(lit) > 0 {
+		simple := parsed.Simplify()
+		q.lits = newGrepLits(requiredSet(simple, exactLiteral))
+		if q.lits == nil {
+			if lit := foldedLiteral(simple); len(lit) > 0 {
 				q.foldLit = lit
+				q.foldLits = grepLits{newGrepLit(lit)}
 			}
 		}
 	}
@@ -132,23 +131,20 @@ func compileGrep(a GrepArgs) (*grepQuery, error) {
 	return q, nil
 }
 
-// requiredLiteral returns the longest literal that every match of re
-// contains, or nil. Case-folded literals count only when they hold no
-// letter that folds.
-func requiredLiteral(re *syntax.Regexp) []byte {
-	return longestLiteral(re, func(re *syntax.Regexp) []byte {
-		if re.Flags&syntax.FoldCase != 0 {
-			for _, r := range re.Rune {
-				if unicode.SimpleFold(r) != r {
-					return nil
-				}
+// exactLiteral is the bytes of the literal node re, or nil when it is
+// case-folded and holds a letter that folds.
+func exactLiteral(re *syntax.Regexp) []byte {
+	if re.Flags&syntax.FoldCase != 0 {
+		for _, r := range re.Rune {
+			if unicode.SimpleFold(r) != r {
+				return nil
 			}
 		}
-		return []byte(string(re.Rune))
-	})
+	}
+	return []byte(string(re.Rune))
 }
 
-// foldedLiteral is requiredLiteral for case-folded literals: the longest
+// foldedLiteral is requiredSet's one literal for case-folded literals: the longest
 // run of runes a match must hold up to ASCII case, lower-cased, taken from
 // runes that are ASCII and fold only to ASCII (not k or s, which fold to
 // the Kelvin sign and the long s); nil when there is none.
@@ -208,12 +204,12 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 	if q.multiline {
 		return q.scanWhole(data)
 	}
-	// The prefilter looks for lit in hay: the file itself, or for a
+	// The prefilter looks for lits in hay: the file itself, or for a
 	// case-insensitive pattern its ASCII-lower-cased copy (same offsets).
-	lit, hay := q.lit, data
-	if lit == nil && q.foldLit != nil && lower != nil {
+	lits, hay := q.lits, data
+	if lits == nil && q.foldLits != nil && lower != nil {
 		*lower = asciiLower((*lower)[:0], data)
-		lit, hay = q.foldLit, *lower
+		lits, hay = q.foldLits, *lower
 	}
 	var hits []hit
 	count := 0
@@ -226,22 +222,10 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 			}
 		}
 		cand := pos
-		if lit != nil {
-			// The prefilter looks at a window at a time, so that a long
-			// file without a candidate still notices cancellation.
-			for {
-				if err := ctx.Err(); err != nil {
-					return nil, 0, err
-				}
-				end := min(len(data), from+grepWindow+len(lit)-1)
-				if i := bytes.Index(hay[from:end], lit); i >= 0 {
-					cand = from + i
-					break
-				}
-				if end == len(data) {
-					return hits, count, nil
-				}
-				from += grepWindow
+		if lits != nil {
+			var err error
+			if cand, err = nextCandidate(ctx, lits, hay, from); err != nil || cand < 0 {
+				return hits, count, err
 			}
 		}
 		ls := pos
@@ -268,6 +252,29 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 	return hits, count, nil
 }
 
+// nextCandidate returns where the first of lits is in hay from from on,
+// or -1. It looks at a window at a time, so that a long file without a
+// candidate still notices cancellation.
+func nextCandidate(ctx context.Context, lits grepLits, hay []byte, from int) (int, error) {
+	longest := 0
+	for _, l := range lits {
+		longest = max(longest, len(l.lit))
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return -1, err
+		}
+		end := min(len(hay), from+grepWindow+longest-1)
+		if i := lits.index(hay[from:end]); i >= 0 {
+			return from + i, nil
+		}
+		if end == len(hay) {
+			return -1, nil
+		}
+		from += grepWindow
+	}
+}
+
 // grepWindow is how many bytes the prefilter searches between
 // cancellation checks.
 const grepWindow = 16 << 10
@@ -276,7 +283,7 @@ const grepWindow = 16 << 10
 // match touches make one hit, merged with the one before when they share a
 // line.
 func (q *grepQuery) scanWhole(data []byte) ([]hit, int, error) {
-	if q.lit != nil && !bytes.Contains(data, q.lit) {
+	if q.lits != nil && q.lits.index(data) < 0 {
 		return nil, 0, nil
 	}
 	// Only as many matches as the answer can use are built: a pattern that

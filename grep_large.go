@@ -78,7 +78,7 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 		// The whole lines before the next candidate (the prefilter's
 		// literal), or all of them once the answer is in hand, are only
 		// counted and checked to be text, a buffer at a time.
-		if !open && (done || q.lit != nil || q.foldLit != nil) {
+		if !open && (done || q.lits != nil || q.foldLit != nil) {
 			// What is buffered, or a fresh buffer when it is empty: asking
 			// for a full buffer while part of one is left would slide the
 			// rest down and read again for every line.
@@ -92,8 +92,8 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 				cand := -1
 				switch {
 				case done:
-				case q.lit != nil:
-					cand = bytes.Index(region, q.lit)
+				case q.lits != nil:
+					cand = q.lits.index(region)
 				default:
 					cand, lower = indexFold(region, q.foldLit, lower)
 				}
@@ -159,7 +159,7 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 			}
 			continue
 		}
-		match := !tooLong && (q.lit == nil || bytes.Contains(b, q.lit)) && q.re.Match(b)
+		match := !tooLong && (q.lits == nil || q.lits.index(b) >= 0) && q.re.Match(b)
 		switch {
 		case match && q.mode == tools.GrepFilesWithMatches:
 			out.count, done = 1, true
