@@ -569,7 +569,7 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 		defer close(order)
 		walkErr <- s.grepWalk(ctx, t, a, sel, unreadable, jobs, order)
 	}()
-	stop := grepCollect(order, pool, cancel, fn)
+	stop := grepCollect(ctx, order, pool, cancel, fn)
 	werr := <-walkErr
 	wg.Wait()
 	if stop != nil {
@@ -582,10 +582,11 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 }
 
 // grepCollect takes the jobs of order as they come, waits for each to be
-// searched, and hands its files' hits to fn. The first error (a file's, or
-// fn's) cancels the search and is returned; the rest of order is drained,
-// so that the walk can end.
-func grepCollect(order <-chan *grepJob, pool *bufPool, cancel func(), fn func(rel string, h fileHits) error) error {
+// searched, and hands its files' hits to fn. The first error (a file's,
+// fn's, or ctx's, checked before each file is handed over) cancels the
+// search and is returned; the rest of order is drained, so that the walk
+// can end.
+func grepCollect(ctx context.Context, order <-chan *grepJob, pool *bufPool, cancel func(), fn func(rel string, h fileHits) error) error {
 	var stop error
 	for j := range order {
 		if stop != nil {
@@ -599,6 +600,10 @@ func grepCollect(order <-chan *grepJob, pool *bufPool, cancel func(), fn func(re
 			}
 			if h.count == 0 {
 				continue
+			}
+			if err := ctx.Err(); err != nil {
+				stop = err
+				break
 			}
 			err := fn(j.rels[i], h)
 			pool.put(h.data)
