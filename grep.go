@@ -73,22 +73,42 @@ type fileHits struct {
 	more   bool
 }
 
-// grepBatch is at most how many files of one directory make one job: a
-// worker opens them under one hold of the directory's lock (see
-// fsys.OpenEach), and the walk, the workers and the reader of the results
-// hand over one job instead of one file at a time.
-const grepBatch = 32
+// grepBatch is at most how many files make one job, and grepBatchDirs at
+// most how many directories they come from: a worker opens the files of
+// each directory under one hold of its lock (see fsys.OpenEach), and the
+// walk, the workers and the reader of the results hand over one job
+// instead of one file or one small directory at a time (each hand-over
+// may wake a goroutine).
+const (
+	grepBatch     = 64
+	grepBatchDirs = 8
+)
 
-// grepJob is files of one directory, in path order, for one worker; done
-// is closed once hits holds the result of each (nil while no file has a
-// hit or an error: a batch without a match allocates no results).
+// grepJob is files in path order, from one or more directories, for one
+// worker; done is closed once hits holds the result of each (nil while no
+// file has a hit or an error: a batch without a match allocates no
+// results).
 type grepJob struct {
-	dir    *walkDir // the directory, open once for the walk and all its files (held)
+	segs   []jobSeg // the directories of the files, in order
 	rels   []string // the files' paths
-	names  []string // their names in dir
+	names  []string // their names in their directories
 	hits   []fileHits
 	done   chan struct{}
 	hidden func(fsys.Info) bool // a hard link to a deny-read file (Workspace.linkGuard)
+}
+
+// jobSeg is a run of a job's files in one directory: those from the end
+// of the run before up to end.
+type jobSeg struct {
+	dir *walkDir // open once for the walk and all its files (held)
+	end int
+}
+
+// release lets go of the job's directories.
+func (j *grepJob) release() {
+	for _, sg := range j.segs {
+		sg.dir.release()
+	}
 }
 
 // compileGrep builds the query of a call whose arguments passed rule 1.
@@ -550,7 +570,7 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 	defer cancel()
 	n := grepWorkers()
 	jobs := make(chan *grepJob, 4*n)
-	order := make(chan *grepJob, 16*n)
+	order := make(chan *grepJob, 8*n)
 	pool := &bufPool{}
 	var wg sync.WaitGroup
 	for range n {
@@ -558,7 +578,7 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 			w := grepBuf{pool: pool}
 			for j := range jobs {
 				s.grepJob(ctx, q, j, &w)
-				j.dir.release()
+				j.release()
 				close(j.done)
 			}
 		})
@@ -653,8 +673,8 @@ func (sel grepSel) wants(rel, name string) bool {
 	return sel.types == nil || matchesAny(sel.types, name)
 }
 
-// grepWalk walks t and hands its files, up to grepBatch of one directory
-// at a time, to order (the reader's queue) and then jobs (the workers').
+// grepWalk walks t and hands its files, up to grepBatch from up to
+// grepBatchDirs directories at a time, to order (the reader's queue) and then jobs (the workers').
 func (s *Session) grepWalk(ctx context.Context, t target, a GrepArgs, sel grepSel, unreadable *[]string, jobs, order chan<- *grepJob) error {
 	hidden := s.ws.linkGuard(ctx)
 	var cur *grepJob // the files of one directory not yet handed over
@@ -667,7 +687,7 @@ func (s *Session) grepWalk(ctx context.Context, t target, a GrepArgs, sel grepSe
 		select {
 		case order <- j:
 		case <-ctx.Done():
-			j.dir.release()
+			j.release()
 			return ctx.Err()
 		}
 		jobs <- j // never blocks for long: the workers drain jobs
@@ -675,34 +695,32 @@ func (s *Session) grepWalk(ctx context.Context, t target, a GrepArgs, sel grepSe
 	}
 	var open []*walkDir // the directories the walk is in, innermost last
 	enter := func(_ string, d *walkDir) { open = append(open, d) }
-	leave := func(string) {
-		// The walk is done with it: its files go to the workers now.
-		flush()
-		open = open[:len(open)-1]
-	}
+	leave := func(string) { open = open[:len(open)-1] }
 	// Sizes are not listed (no stat of each entry): the open file's own
 	// fstat bounds the read (grepBuf.load).
 	f := walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true, enter: enter, leave: leave, unreadable: unreadable}
 	err := s.ws.walk(ctx, t, 0, f, func(rel string, e fsys.Info, _ int) error {
-		if e.Type == fsys.TypeDir {
-			// The walk enters it next: the files found so far go to the
-			// workers first, so results keep streaming.
-			return flush()
-		}
 		if e.Type != fsys.TypeFile || !sel.wants(rel, e.Name) {
-			return nil // links and special files are not searched
+			return nil // directories are entered; links and special files are not searched
 		}
 		dir := open[len(open)-1] // rel's directory
-		if cur != nil && (cur.dir != dir || len(cur.names) == grepBatch) {
+		if cur != nil && cur.segs[len(cur.segs)-1].dir != dir && len(cur.segs) == grepBatchDirs {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
 		if cur == nil {
-			cur = &grepJob{dir: dir.hold(), rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{}), hidden: hidden}
+			cur = &grepJob{rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{}), hidden: hidden}
+		}
+		if n := len(cur.segs); n == 0 || cur.segs[n-1].dir != dir {
+			cur.segs = append(cur.segs, jobSeg{dir: dir.hold()})
 		}
 		cur.rels = append(cur.rels, rel)
 		cur.names = append(cur.names, e.Name)
+		cur.segs[len(cur.segs)-1].end = len(cur.names)
+		if len(cur.names) == grepBatch {
+			return flush()
+		}
 		return nil
 	})
 	if ferr := flush(); err == nil {
@@ -725,20 +743,30 @@ func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grep
 		set(0, fileHits{err: err})
 		return
 	}
-	fsys.OpenEach(j.dir.d, j.names, func(i int, f io.Reader, info fsys.Info, err error) error {
-		if err := ctx.Err(); err != nil {
-			set(i, fileHits{err: err})
-			return err
+	from, stopped := 0, false
+	for _, sg := range j.segs {
+		fsys.OpenEach(sg.dir.d, j.names[from:sg.end], func(k int, f io.Reader, info fsys.Info, err error) error {
+			i := from + k
+			if err := ctx.Err(); err != nil {
+				set(i, fileHits{err: err})
+				stopped = true
+				return err
+			}
+			if err != nil || j.hidden(info) {
+				return nil // unreadable or special, or another name of a hidden file: skipped
+			}
+			h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
+			if h.count > 0 || h.err != nil {
+				set(i, h)
+			}
+			stopped = h.err != nil
+			return h.err
+		})
+		if stopped {
+			return
 		}
-		if err != nil || j.hidden(info) {
-			return nil // unreadable or special, or another name of a hidden file: skipped
-		}
-		h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
-		if h.count > 0 || h.err != nil {
-			set(i, h)
-		}
-		return h.err
-	})
+		from = sg.end
+	}
 }
 
 func matchesAny(globs []*glob.Pattern, name string) bool {
