@@ -359,26 +359,56 @@ func writeNotes(b *strings.Builder, notes []string) {
 // files_with_matches mode, `path:count` in count mode), and returns how
 // many results it wrote (matching lines, or files).
 func GrepRowsText(b *strings.Builder, r *GrepResult) int {
+	out, n := AppendGrepRows(nil, r, true)
+	b.Write(out)
+	return n
+}
+
+// AppendGrepRows is GrepRowsText appending to dst, for a writer that
+// reuses one buffer: it returns the extended buffer and how many results
+// it holds. Without withPath, rows leave out the path and its separator
+// (grep -h) but files_with_matches rows still show it. A path is escaped
+// once for the rows of one file, not once a row.
+func AppendGrepRows(dst []byte, r *GrepResult, withPath bool) ([]byte, int) {
 	n := 0
+	var raw, shown string // the last path and how rows show it
+	name := func(p string) string {
+		if p != raw || shown == "" {
+			raw, shown = p, shownName(p)
+		}
+		return shown
+	}
 	for _, m := range r.Matches {
-		sep := ":"
+		sep := byte(':')
 		if m.Context {
-			sep = "-"
+			sep = '-'
 		} else {
 			n++
 		}
-		fmt.Fprintf(b, "%s%s%d%s%s\n", shownName(m.Path), sep, m.Line, sep, m.Text)
+		if withPath {
+			dst = append(dst, name(m.Path)...)
+			dst = append(dst, sep)
+		}
+		dst = strconv.AppendInt(dst, int64(m.Line), 10)
+		dst = append(dst, sep)
+		dst = append(dst, m.Text...)
+		dst = append(dst, '\n')
 	}
 	for _, p := range r.Paths {
-		b.WriteString(shownName(p))
-		b.WriteByte('\n')
+		dst = append(dst, name(p)...)
+		dst = append(dst, '\n')
 		n++
 	}
 	for _, c := range r.Counts {
-		fmt.Fprintf(b, "%s:%d\n", shownName(c.Path), c.Count)
+		if withPath {
+			dst = append(dst, name(c.Path)...)
+			dst = append(dst, ':')
+		}
+		dst = strconv.AppendInt(dst, int64(c.Count), 10)
+		dst = append(dst, '\n')
 		n++
 	}
-	return n
+	return dst, n
 }
 
 // GrepTrailer is the last line of grep's text: how many results were

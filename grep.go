@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -33,7 +34,8 @@ const binaryProbeBytes = 8 << 10
 // grepQuery is a grep call compiled once and shared by the workers.
 type grepQuery struct {
 	re            *regexp.Regexp
-	lit           []byte // a literal every match contains (the prefilter); nil when none is known
+	lits          grepLits // literals one of which every match contains (the prefilter); nil when none is known
+	foldLits      grepLits // foldLit's prefilter
 	multiline     bool
 	mode          string
 	before, after int // context lines (scanLarge keeps them; buildRows shows them)
@@ -60,28 +62,53 @@ type fileHits struct {
 	count int    // matching lines
 	data  []byte // the file's bytes, kept only when content rows will be built from them
 	err   error
+	// version and lines describe data (its fsys.Version and line count),
+	// worked out by the worker, so that the reader of the results only
+	// records what it shows.
+	version string
+	lines   int
 	// groups replace hits and data for a file over the edit limit, searched
 	// as it streams (scanLarge); more says it holds hits past them.
 	groups []hitGroup
 	more   bool
 }
 
-// grepBatch is at most how many files of one directory make one job: a
-// worker opens them under one hold of the directory's lock (see
-// fsys.OpenEach), and the walk, the workers and the reader of the results
-// hand over one job instead of one file at a time.
-const grepBatch = 32
+// grepBatch is at most how many files make one job, and grepBatchDirs at
+// most how many directories they come from: a worker opens the files of
+// each directory under one hold of its lock (see fsys.OpenEach), and the
+// walk, the workers and the reader of the results hand over one job
+// instead of one file or one small directory at a time (each hand-over
+// may wake a goroutine).
+const (
+	grepBatch     = 64
+	grepBatchDirs = 8
+)
 
-// grepJob is files of one directory, in path order, for one worker; done
-// is closed once hits holds the result of each (nil while no file has a
-// hit or an error: a batch without a match allocates no results).
+// grepJob is files in path order, from one or more directories, for one
+// worker; done is closed once hits holds the result of each (nil while no
+// file has a hit or an error: a batch without a match allocates no
+// results).
 type grepJob struct {
-	dir    *walkDir // the directory, open once for the walk and all its files (held)
+	segs   []jobSeg // the directories of the files, in order
 	rels   []string // the files' paths
-	names  []string // their names in dir
+	names  []string // their names in their directories
 	hits   []fileHits
 	done   chan struct{}
 	hidden func(fsys.Info) bool // a hard link to a deny-read file (Workspace.linkGuard)
+}
+
+// jobSeg is a run of a job's files in one directory: those from the end
+// of the run before up to end.
+type jobSeg struct {
+	dir *walkDir // open once for the walk and all its files (held)
+	end int
+}
+
+// release lets go of the job's directories.
+func (j *grepJob) release() {
+	for _, sg := range j.segs {
+		sg.dir.release()
+	}
 }
 
 // compileGrep builds the query of a call whose arguments passed rule 1.
@@ -102,14 +129,12 @@ func compileGrep(a GrepArgs) (*grepQuery, error) {
 		q.mode = tools.GrepContent
 	}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		if lit := requiredLiteral(parsed.Simplify()); len(lit) > 0 {
-			q.lit = lit
-		}
-	}
-	if q.lit == nil {
-		if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
-			if lit := foldedLiteral(parsed.Simplify()); len(lit) > 0 {
+		simple := parsed.Simplify()
+		q.lits = newGrepLits(requiredSet(simple, exactLiteral))
+		if q.lits == nil {
+			if lit := foldedLiteral(simple); len(lit) > 0 {
 				q.foldLit = lit
+				q.foldLits = grepLits{newGrepLit(lit)}
 			}
 		}
 	}
@@ -126,23 +151,20 @@ func compileGrep(a GrepArgs) (*grepQuery, error) {
 	return q, nil
 }
 
-// requiredLiteral returns the longest literal that every match of re
-// contains, or nil. Case-folded literals count only when they hold no
-// letter that folds.
-func requiredLiteral(re *syntax.Regexp) []byte {
-	return longestLiteral(re, func(re *syntax.Regexp) []byte {
-		if re.Flags&syntax.FoldCase != 0 {
-			for _, r := range re.Rune {
-				if unicode.SimpleFold(r) != r {
-					return nil
-				}
+// exactLiteral is the bytes of the literal node re, or nil when it is
+// case-folded and holds a letter that folds.
+func exactLiteral(re *syntax.Regexp) []byte {
+	if re.Flags&syntax.FoldCase != 0 {
+		for _, r := range re.Rune {
+			if unicode.SimpleFold(r) != r {
+				return nil
 			}
 		}
-		return []byte(string(re.Rune))
-	})
+	}
+	return []byte(string(re.Rune))
 }
 
-// foldedLiteral is requiredLiteral for case-folded literals: the longest
+// foldedLiteral is requiredSet's one literal for case-folded literals: the longest
 // run of runes a match must hold up to ASCII case, lower-cased, taken from
 // runes that are ASCII and fold only to ASCII (not k or s, which fold to
 // the Kelvin sign and the long s); nil when there is none.
@@ -202,12 +224,12 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 	if q.multiline {
 		return q.scanWhole(data)
 	}
-	// The prefilter looks for lit in hay: the file itself, or for a
+	// The prefilter looks for lits in hay: the file itself, or for a
 	// case-insensitive pattern its ASCII-lower-cased copy (same offsets).
-	lit, hay := q.lit, data
-	if lit == nil && q.foldLit != nil && lower != nil {
+	lits, hay := q.lits, data
+	if lits == nil && q.foldLits != nil && lower != nil {
 		*lower = asciiLower((*lower)[:0], data)
-		lit, hay = q.foldLit, *lower
+		lits, hay = q.foldLits, *lower
 	}
 	var hits []hit
 	count := 0
@@ -220,22 +242,10 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 			}
 		}
 		cand := pos
-		if lit != nil {
-			// The prefilter looks at a window at a time, so that a long
-			// file without a candidate still notices cancellation.
-			for {
-				if err := ctx.Err(); err != nil {
-					return nil, 0, err
-				}
-				end := min(len(data), from+grepWindow+len(lit)-1)
-				if i := bytes.Index(hay[from:end], lit); i >= 0 {
-					cand = from + i
-					break
-				}
-				if end == len(data) {
-					return hits, count, nil
-				}
-				from += grepWindow
+		if lits != nil {
+			var err error
+			if cand, err = nextCandidate(ctx, lits, hay, from); err != nil || cand < 0 {
+				return hits, count, err
 			}
 		}
 		ls := pos
@@ -262,6 +272,29 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 	return hits, count, nil
 }
 
+// nextCandidate returns where the first of lits is in hay from from on,
+// or -1. It looks at a window at a time, so that a long file without a
+// candidate still notices cancellation.
+func nextCandidate(ctx context.Context, lits grepLits, hay []byte, from int) (int, error) {
+	longest := 0
+	for _, l := range lits {
+		longest = max(longest, len(l.lit))
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return -1, err
+		}
+		end := min(len(hay), from+grepWindow+longest-1)
+		if i := lits.index(hay[from:end]); i >= 0 {
+			return from + i, nil
+		}
+		if end == len(hay) {
+			return -1, nil
+		}
+		from += grepWindow
+	}
+}
+
 // grepWindow is how many bytes the prefilter searches between
 // cancellation checks.
 const grepWindow = 16 << 10
@@ -270,7 +303,7 @@ const grepWindow = 16 << 10
 // match touches make one hit, merged with the one before when they share a
 // line.
 func (q *grepQuery) scanWhole(data []byte) ([]hit, int, error) {
-	if q.lit != nil && !bytes.Contains(data, q.lit) {
+	if q.lits != nil && q.lits.index(data) < 0 {
 		return nil, 0, nil
 	}
 	// Only as many matches as the answer can use are built: a pattern that
@@ -337,7 +370,51 @@ func (q *grepQuery) hitsOf(data []byte, ms [][]int) ([]hit, int, error) {
 // no allocation of its content.
 type grepBuf struct {
 	b     []byte
-	lower []byte // the file lower-cased (ASCII), for a case-insensitive prefilter
+	lower []byte   // the file lower-cased (ASCII), for a case-insensitive prefilter
+	pool  *bufPool // where a buffer handed over with a file's hits comes back (nil: none)
+}
+
+// bufPool is the read buffers handed over with files' hits and given back
+// once their rows are built, so that a search allocates a few buffers, not
+// one per matching file. It keeps at most poolBytes of them.
+type bufPool struct {
+	mu    sync.Mutex
+	free  [][]byte
+	bytes int
+}
+
+// poolBytes bounds the free buffers a search keeps.
+const poolBytes = 16 << 20
+
+// get returns a free buffer, or nil (load makes one).
+func (p *bufPool) get() []byte {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.free)
+	if n == 0 {
+		return nil
+	}
+	b := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	p.bytes -= cap(b)
+	return b
+}
+
+// put gives b back, unless it is too large to keep or the pool is full.
+func (p *bufPool) put(b []byte) {
+	if p == nil || b == nil || cap(b) > keepBufBytes {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bytes+cap(b) <= poolBytes {
+		p.free = append(p.free, b[:0])
+		p.bytes += cap(b)
+	}
 }
 
 // keepBufBytes is the largest buffer a worker keeps between files.
@@ -352,7 +429,8 @@ func (w *grepBuf) load(f io.Reader, info fsys.Info, rel string, max int64) (data
 	}
 	want := int(info.Size) + 1
 	if cap(w.b) < want {
-		w.b = make([]byte, 0, want)
+		// Rounded up, so that the buffer serves the next files too.
+		w.b = make([]byte, 0, roundBuf(want))
 	}
 	buf := w.b[:0]
 	checked := false
@@ -388,6 +466,9 @@ func (w *grepBuf) load(f io.Reader, info fsys.Info, rel string, max int64) (data
 	w.keep(buf)
 	return buf, false, nil
 }
+
+// roundBuf is want rounded up to a whole 64 KiB.
+func roundBuf(want int) int { return (want + 64<<10 - 1) &^ (64<<10 - 1) }
 
 func (w *grepBuf) keep(buf []byte) {
 	if cap(buf) <= keepBufBytes {
@@ -431,9 +512,11 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 	out := fileHits{hits: hits, count: count}
 	if q.mode == tools.GrepContent {
 		// The rows are built from these bytes later: the buffer is handed
-		// over (the worker takes a new one) rather than copied.
+		// over (the worker takes another from the pool) rather than
+		// copied, and comes back once they are built.
 		out.data = data
-		w.b = nil
+		out.version, out.lines = string(fsys.VersionOf(data)), receipt.Lines(data)
+		w.b = w.pool.get()
 	}
 	return out
 }
@@ -443,7 +526,8 @@ func grepWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 16) }
 
 // grepFiles searches the files of t (t itself when it is a file) with
 // bounded workers and hands each file's hits to fn in path order. fn
-// returning errStopWalk ends the search early.
+// returning errStopWalk ends the search early. The buffer of h.data goes
+// back to the workers once fn returns: fn must not keep it.
 func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
 	info, err := t.root.p.Stat(t.rel)
 	if err != nil {
@@ -463,126 +547,49 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 		}
 		return fn(t.rel, h)
 	case fsys.TypeDir:
+		return s.grepTree(ctx, t, a, q, unreadable, fn)
 	default:
 		return fsys.E("grep", t.rel, fsys.ErrNotRegular, nil)
+	}
+}
+
+// grepTree is grepFiles for a directory. The walk runs on its own
+// goroutine and hands the files of each directory, a batch at a time, to
+// grepWorkers workers, and to the reader below in the same order: the
+// reader waits for each batch in turn (a reorder window as long as the
+// order channel, which bounds how far the walk and the workers run ahead
+// of it), so results come in the walk's order whatever worker found them.
+// An error, or fn's, cancels the walk and the workers, and returns once
+// they have stopped.
+func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
+	sel, err := grepSelection(t, a)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := grepWorkers()
 	jobs := make(chan *grepJob, 4*n)
-	order := make(chan *grepJob, 16*n)
+	order := make(chan *grepJob, 8*n)
+	pool := &bufPool{}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			var w grepBuf
+			w := grepBuf{pool: pool}
 			for j := range jobs {
 				s.grepJob(ctx, q, j, &w)
-				j.dir.release()
+				j.release()
 				close(j.done)
 			}
 		})
 	}
-	prefix := t.rel + "/"
-	if t.rel == "." {
-		prefix = ""
-	}
-	var types []*glob.Pattern
-	if a.Type != "" {
-		types = compileGlobs(tools.FileTypes[a.Type])
-	}
-	var only *glob.Pattern
-	if a.Glob != "" {
-		var err error
-		if only, err = glob.Compile(a.Glob); err != nil {
-			return refuse(KindInvalid, t.spelled, "glob %v", err) // checkArgs checked it
-		}
-	}
-	hidden := s.ws.linkGuard(ctx)
 	walkErr := make(chan error, 1)
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		var cur *grepJob // the files of one directory not yet handed over
-		flush := func() error {
-			j := cur
-			if j == nil {
-				return nil
-			}
-			cur = nil
-			select {
-			case order <- j:
-			case <-ctx.Done():
-				j.dir.release()
-				return ctx.Err()
-			}
-			jobs <- j // never blocks for long: the workers drain jobs
-			return nil
-		}
-		var open []*walkDir // the directories the walk is in, innermost last
-		enter := func(_ string, d *walkDir) { open = append(open, d) }
-		leave := func(string) {
-			// The walk is done with it: its files go to the workers now.
-			flush()
-			open = open[:len(open)-1]
-		}
-		// Sizes are not listed (no stat of each entry): the open file's
-		// own fstat bounds the read (grepBuf.load).
-		err := s.ws.walk(ctx, t, 0, walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true, enter: enter, leave: leave, unreadable: unreadable}, func(rel string, e fsys.Info, _ int) error {
-			if e.Type == fsys.TypeDir {
-				// The walk enters it next: the files found so far go to
-				// the workers first, so results keep streaming.
-				return flush()
-			}
-			if e.Type != fsys.TypeFile {
-				return nil // links and special files are not searched
-			}
-			sub := strings.TrimPrefix(rel, prefix)
-			if only != nil && !only.Match(sub) {
-				return nil
-			}
-			if types != nil && !matchesAny(types, e.Name) {
-				return nil
-			}
-			dir := open[len(open)-1] // rel's directory
-			if cur != nil && (cur.dir != dir || len(cur.names) == grepBatch) {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-			if cur == nil {
-				cur = &grepJob{dir: dir.hold(), rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{}), hidden: hidden}
-			}
-			cur.rels = append(cur.rels, rel)
-			cur.names = append(cur.names, e.Name)
-			return nil
-		})
-		if ferr := flush(); err == nil {
-			err = ferr
-		}
-		walkErr <- err
+		walkErr <- s.grepWalk(ctx, t, a, sel, unreadable, jobs, order)
 	}()
-	var stop error
-	for j := range order {
-		if stop != nil {
-			continue // drain, so the walk can end
-		}
-		<-j.done
-		for i, h := range j.hits {
-			if h.err != nil {
-				stop = h.err
-				cancel()
-				break
-			}
-			if h.count == 0 {
-				continue
-			}
-			if err := fn(j.rels[i], h); err != nil {
-				stop = err
-				cancel()
-				break
-			}
-		}
-	}
+	stop := grepCollect(ctx, order, pool, cancel, fn)
 	werr := <-walkErr
 	wg.Wait()
 	if stop != nil {
@@ -592,6 +599,134 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 		return werr
 	}
 	return ctx.Err()
+}
+
+// grepCollect takes the jobs of order as they come, waits for each to be
+// searched, and hands its files' hits to fn. The first error (a file's,
+// fn's, or ctx's, checked before each file is handed over) cancels the
+// search and is returned; the rest of order is drained, so that the walk
+// can end.
+func grepCollect(ctx context.Context, order <-chan *grepJob, pool *bufPool, cancel func(), fn func(rel string, h fileHits) error) error {
+	var stop error
+	for j := range order {
+		if stop != nil {
+			continue
+		}
+		<-j.done
+		for i, h := range j.hits {
+			if h.err != nil {
+				stop = h.err
+				break
+			}
+			if h.count == 0 {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				stop = err
+				break
+			}
+			err := fn(j.rels[i], h)
+			pool.put(h.data)
+			if err != nil {
+				stop = err
+				break
+			}
+		}
+		if stop != nil {
+			cancel()
+		}
+	}
+	return stop
+}
+
+// grepSel is which files of a walk grep searches: those under prefix
+// whose path below it matches only and whose name matches one of types
+// (nil: any).
+type grepSel struct {
+	prefix string
+	only   *glob.Pattern
+	types  []*glob.Pattern
+}
+
+func grepSelection(t target, a GrepArgs) (grepSel, error) {
+	sel := grepSel{prefix: t.rel + "/"}
+	if t.rel == "." {
+		sel.prefix = ""
+	}
+	if a.Type != "" {
+		sel.types = compileGlobs(tools.FileTypes[a.Type])
+	}
+	if a.Glob != "" {
+		var err error
+		if sel.only, err = glob.Compile(a.Glob); err != nil {
+			return sel, refuse(KindInvalid, t.spelled, "glob %v", err) // checkArgs checked it
+		}
+	}
+	return sel, nil
+}
+
+// wants reports whether the walk's file rel (named name) is searched.
+func (sel grepSel) wants(rel, name string) bool {
+	if sel.only != nil && !sel.only.Match(strings.TrimPrefix(rel, sel.prefix)) {
+		return false
+	}
+	return sel.types == nil || matchesAny(sel.types, name)
+}
+
+// grepWalk walks t and hands its files, up to grepBatch from up to
+// grepBatchDirs directories at a time, to order (the reader's queue) and then jobs (the workers').
+func (s *Session) grepWalk(ctx context.Context, t target, a GrepArgs, sel grepSel, unreadable *[]string, jobs, order chan<- *grepJob) error {
+	hidden := s.ws.linkGuard(ctx)
+	var cur *grepJob // the files of one directory not yet handed over
+	flush := func() error {
+		j := cur
+		if j == nil {
+			return nil
+		}
+		cur = nil
+		select {
+		case order <- j:
+		case <-ctx.Done():
+			j.release()
+			return ctx.Err()
+		}
+		jobs <- j // never blocks for long: the workers drain jobs
+		return nil
+	}
+	var open []*walkDir // the directories the walk is in, innermost last
+	enter := func(_ string, d *walkDir) { open = append(open, d) }
+	leave := func(string) { open = open[:len(open)-1] }
+	// Sizes are not listed (no stat of each entry): the open file's own
+	// fstat bounds the read (grepBuf.load).
+	f := walkFilter{noIgnore: a.NoIgnore, exclude: a.Exclude, typesOnly: true, enter: enter, leave: leave, unreadable: unreadable}
+	err := s.ws.walk(ctx, t, 0, f, func(rel string, e fsys.Info, _ int) error {
+		if e.Type != fsys.TypeFile || !sel.wants(rel, e.Name) {
+			return nil // directories are entered; links and special files are not searched
+		}
+		dir := open[len(open)-1] // rel's directory
+		if cur != nil && cur.segs[len(cur.segs)-1].dir != dir && len(cur.segs) == grepBatchDirs {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if cur == nil {
+			cur = &grepJob{rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{}), hidden: hidden}
+		}
+		if n := len(cur.segs); n == 0 || cur.segs[n-1].dir != dir {
+			cur.segs = append(cur.segs, jobSeg{dir: dir.hold()})
+		}
+		cur.rels = append(cur.rels, rel)
+		cur.names = append(cur.names, e.Name)
+		cur.segs[len(cur.segs)-1].end = len(cur.names)
+		if len(cur.names) == grepBatch {
+			return flush()
+		}
+		return nil
+	})
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // grepJob searches the files of j, filling j.hits. A file that cannot be
@@ -608,20 +743,30 @@ func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grep
 		set(0, fileHits{err: err})
 		return
 	}
-	fsys.OpenEach(j.dir.d, j.names, func(i int, f io.Reader, info fsys.Info, err error) error {
-		if err := ctx.Err(); err != nil {
-			set(i, fileHits{err: err})
-			return err
+	from, stopped := 0, false
+	for _, sg := range j.segs {
+		fsys.OpenEach(sg.dir.d, j.names[from:sg.end], func(k int, f io.Reader, info fsys.Info, err error) error {
+			i := from + k
+			if err := ctx.Err(); err != nil {
+				set(i, fileHits{err: err})
+				stopped = true
+				return err
+			}
+			if err != nil || j.hidden(info) {
+				return nil // unreadable or special, or another name of a hidden file: skipped
+			}
+			h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
+			if h.count > 0 || h.err != nil {
+				set(i, h)
+			}
+			stopped = h.err != nil
+			return h.err
+		})
+		if stopped {
+			return
 		}
-		if err != nil || j.hidden(info) {
-			return nil // unreadable or special, or another name of a hidden file: skipped
-		}
-		h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
-		if h.count > 0 || h.err != nil {
-			set(i, h)
-		}
-		return h.err
-	})
+		from = sg.end
+	}
 }
 
 func matchesAny(globs []*glob.Pattern, name string) bool {
@@ -697,102 +842,9 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	if ref := s.ws.denied(t); ref != nil {
 		return false, ref
 	}
-	limit := a.Limit
-	if limit == 0 {
-		limit = DefaultGrepLimit
-		if q.mode != tools.GrepContent {
-			limit = DefaultGrepFileLimit
-		}
-	}
-	before, after := a.Context, a.Context
-	if a.Before > 0 {
-		before = a.Before
-	}
-	if a.After > 0 {
-		after = a.After
-	}
-	skip := a.Offset // results still to skip
-	shown, bytesShown := 0, 0
-	maxBytes := MaxGrepBytes
-	if a.Limit == 0 {
-		maxBytes = DefaultPageBytes
-	}
-	var recs []journal.Record
+	p := newGrepPager(s, t, a, q, each)
 	var unreadable []string
-	err = s.grepFiles(ctx, t, a, q, &unreadable, func(rel string, h fileHits) error {
-		u := t
-		u.rel = rel
-		name := u.display()
-		if q.mode != tools.GrepContent {
-			if skip > 0 {
-				skip--
-				return nil
-			}
-			if shown >= limit || bytesShown+len(name) > maxBytes {
-				truncated = true
-				return errStopWalk
-			}
-			shown++
-			bytesShown += len(name)
-			part := &GrepResult{}
-			if q.mode == tools.GrepCount {
-				part.Counts = []GrepCountRow{{Path: name, Count: h.count}}
-			} else {
-				part.Paths = []string{name}
-			}
-			return each(part)
-		}
-		groups := h.groups
-		if groups == nil {
-			groups = []hitGroup{{data: h.data, hits: h.hits}}
-		}
-		for _, grp := range groups {
-			hits := grp.hits
-			if skip >= len(hits) {
-				skip -= len(hits)
-				continue
-			}
-			hits, skip = hits[skip:], 0
-			if shown >= limit {
-				truncated = true
-				return errStopWalk
-			}
-			g := buildRows(grp.data, hits, before, after, limit-shown, maxBytes-bytesShown)
-			shown += g.matches
-			bytesShown += g.bytes
-			if len(g.rows) > 0 {
-				for i := range g.rows {
-					g.rows[i].Path = name
-				}
-				// A file over the edit limit cannot be edited: what grep
-				// showed of it is not recorded.
-				if h.groups == nil {
-					if rec := s.grepObserve(u, h.data, g.seen); rec != nil {
-						recs = append(recs, *rec)
-					}
-				}
-				if err := each(&GrepResult{Matches: g.rows}); err != nil {
-					return err
-				}
-			}
-			if g.matches < len(hits) || g.cut {
-				truncated = true
-				return errStopWalk
-			}
-		}
-		if h.more {
-			if skip > 0 {
-				// The page starts past what could be kept of this file:
-				// no offset reaches those matches, so say so rather than
-				// answer an empty page that says more exist.
-				return refuse(KindTooLarge, name, "%s holds more matching lines than one search can page through (over %s bytes of them); narrow the pattern, or read the file in windows",
-					name, policy.Thousands(largeKeepBytes))
-			}
-			truncated = true
-			return errStopWalk
-		}
-		return nil
-	})
+	err = s.grepFiles(ctx, t, a, q, &unreadable, p.file)
 	if err != nil && !errors.Is(err, errStopWalk) {
 		if _, ok := AsRefusal(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return false, err
@@ -803,8 +855,8 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 		}
 		return false, err
 	}
-	if len(recs) > 0 {
-		if err := s.append(false, recs...); err != nil {
+	if len(p.recs) > 0 {
+		if err := s.append(false, p.recs...); err != nil {
 			return false, err
 		}
 	}
@@ -813,7 +865,147 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 			return false, err
 		}
 	}
-	return truncated, nil
+	return p.truncated, nil
+}
+
+// grepPager turns the hits of each file, in path order, into one page of
+// results handed to each: it skips the offset, stops at the limit and at
+// the byte bound, and records the lines shown as seen.
+type grepPager struct {
+	s               *Session
+	t               target // the call's path
+	q               *grepQuery
+	each            func(part *GrepResult) error
+	before, after   int
+	skip            int // results still to skip
+	limit, maxBytes int
+	shown, bytes    int // results and text bytes handed over so far
+	truncated       bool
+	recs            []journal.Record
+	rows            rowBuilder
+}
+
+func newGrepPager(s *Session, t target, a GrepArgs, q *grepQuery, each func(*GrepResult) error) *grepPager {
+	p := &grepPager{s: s, t: t, q: q, each: each, before: q.before, after: q.after, skip: a.Offset, limit: a.Limit, maxBytes: MaxGrepBytes}
+	if p.limit == 0 {
+		p.limit = DefaultGrepLimit
+		if q.mode != tools.GrepContent {
+			p.limit = DefaultGrepFileLimit
+		}
+	}
+	if a.Limit == 0 {
+		p.maxBytes = DefaultPageBytes
+	}
+	return p
+}
+
+// file takes the hits of the file rel (grepFiles' fn).
+func (p *grepPager) file(rel string, h fileHits) error {
+	u := p.t.walked(rel)
+	name := u.display()
+	if p.q.mode != tools.GrepContent {
+		return p.fileRow(name, h)
+	}
+	groups := h.groups
+	if groups == nil {
+		groups = []hitGroup{{data: h.data, hits: h.hits}}
+	}
+	for _, grp := range groups {
+		if done, err := p.group(u, name, h, grp); done || err != nil {
+			return err
+		}
+	}
+	if h.more {
+		if p.skip > 0 {
+			// The page starts past what could be kept of this file: no
+			// offset reaches those matches, so say so rather than answer
+			// an empty page that says more exist.
+			return refuse(KindTooLarge, name, "%s holds more matching lines than one search can page through (over %s bytes of them); narrow the pattern, or read the file in windows",
+				name, policy.Thousands(largeKeepBytes))
+		}
+		p.truncated = true
+		return errStopWalk
+	}
+	return nil
+}
+
+// fileRow is file in the files_with_matches and count modes: one row.
+func (p *grepPager) fileRow(name string, h fileHits) error {
+	if p.skip > 0 {
+		p.skip--
+		return nil
+	}
+	if p.shown >= p.limit || p.bytes+len(name) > p.maxBytes {
+		p.truncated = true
+		return errStopWalk
+	}
+	p.shown++
+	p.bytes += len(name)
+	part := &GrepResult{}
+	if p.q.mode == tools.GrepCount {
+		part.Counts = []GrepCountRow{{Path: name, Count: h.count}}
+	} else {
+		part.Paths = []string{name}
+	}
+	return p.each(part)
+}
+
+// group shows the rows of one group of a file's hits (the whole file's,
+// for a file within the edit limit); done says the page is full (err is
+// then errStopWalk).
+func (p *grepPager) group(u target, name string, h fileHits, grp hitGroup) (done bool, err error) {
+	hits := grp.hits
+	if p.skip >= len(hits) {
+		p.skip -= len(hits)
+		return false, nil
+	}
+	hits, p.skip = hits[p.skip:], 0
+	if p.shown >= p.limit {
+		p.truncated = true
+		return true, errStopWalk
+	}
+	g := p.rows.build(grp.data, hits, p.before, p.after, p.limit-p.shown, p.maxBytes-p.bytes, name)
+	p.shown += g.matches
+	p.bytes += g.bytes
+	if len(g.rows) > 0 {
+		// A file over the edit limit cannot be edited: what grep showed
+		// of it is not recorded.
+		if h.groups == nil {
+			if rec := p.s.grepObserve(u, h.version, len(h.data), h.lines, g.seen); rec != nil {
+				p.recs = append(p.recs, *rec)
+			}
+		}
+		if err := p.each(&GrepResult{Matches: g.rows}); err != nil {
+			return true, err
+		}
+	}
+	if g.matches < len(hits) || g.cut {
+		p.truncated = true
+		return true, errStopWalk
+	}
+	return false, nil
+}
+
+// walked is the target of rel, a file the walk of t found. The walk
+// follows no symlink, so rel leads where t leads with the rest of rel
+// appended: t's resolved path is reused rather than rel walked again (one
+// confined walk per file, for each file shown).
+func (t target) walked(rel string) target {
+	if rel == t.rel {
+		return t
+	}
+	u := t
+	u.rel = rel
+	if t.resOf != t.rel || t.rel == "" {
+		u.resOf, u.res = "", ""
+		return u
+	}
+	suffix := rel
+	if t.rel != "." {
+		suffix = strings.TrimPrefix(rel, t.rel+"/")
+	}
+	u.resOf, u.res = rel, path.Join(t.res, suffix)
+	return u
 }
 
 // grepCheckEvery is how many candidate lines grep scans between
@@ -829,126 +1021,180 @@ type grepped struct {
 	cut     bool          // a hit longer than the byte bound was shown in part
 }
 
-// buildRows returns the rows to show for the hits of one file: each hit's
-// lines and the context around them, in line order, each line at most
-// once, at most limit hits. Once the rows hold maxBytes of text no new hit
-// is started (its context is never cut).
-func buildRows(data []byte, hits []hit, before, after, limit, maxBytes int) grepped {
-	var g grepped
-	var seen []policy.Range
-	shownUpTo := 0 // the last line number shown
-	show := func(start, end, line int, match bool) {
-		text := string(data[start:end])
-		if len(text) > maxGrepLineBytes {
-			cut := maxGrepLineBytes
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-			text = text[:cut] + fmt.Sprintf(" … (line is %s bytes; read it to see all)", policy.Thousands(rangeEndOf(data, end)-start))
-		} else {
-			rangeEnd := end
-			if end < len(data) {
-				rangeEnd++ // the "\n"
-			}
-			seen = append(seen, policy.Range{Start: start, End: rangeEnd})
-		}
-		g.rows = append(g.rows, GrepMatch{Line: line, Text: text, Context: !match})
-		g.bytes += len(text) + 1
-		shownUpTo = line
-	}
-	// nextLine returns the bounds of the line after the one ending at end.
-	nextLine := func(end int) (int, int, bool) {
-		if end >= len(data) {
-			return 0, 0, false
-		}
-		s := end + 1
-		if s >= len(data) {
-			return 0, 0, false
-		}
-		e := len(data)
-		if j := bytes.IndexByte(data[s:], '\n'); j >= 0 {
-			e = s + j
-		}
-		return s, e, true
-	}
-	afterEnd, afterLine, afterLeft := 0, 0, 0 // trailing context still due after the last hit shown
-	flushAfter := func(upTo int) {            // show trailing context lines numbered below upTo
-		for afterLeft > 0 {
-			s, e, ok := nextLine(afterEnd)
-			if !ok || afterLine+1 >= upTo {
-				return
-			}
-			afterLine++
-			afterEnd = e
-			afterLeft--
-			if afterLine > shownUpTo {
-				show(s, e, afterLine, false)
-			}
-		}
-	}
+// rowBuilder builds the rows of one file's hits at a time (build). Its
+// scratch is reused from one file to the next, and the rows' texts are
+// slices of one string per file: no allocation per row.
+type rowBuilder struct {
+	spans []rowSpan
+	text  []byte         // the rows' texts, one after the other
+	seen  []policy.Range // the lines shown whole, merged as they come
+	// the file being built
+	data      []byte
+	g         grepped
+	maxBytes  int
+	shownUpTo int // the last line number shown
+	afterEnd  int // trailing context still due after the last hit shown:
+	afterLine int // from the line after the one ending at afterEnd
+	afterLeft int // (numbered afterLine+1), this many lines
+	ctxStarts []int
+}
+
+// rowSpan is one row: its text is text[from:to].
+type rowSpan struct {
+	from, to, line int
+	match          bool
+}
+
+// build returns the rows to show for the hits of one file, named name:
+// each hit's lines and the context around them, in line order, each line
+// at most once, at most limit hits. Once the rows hold maxBytes of text no
+// new hit is started (its context is never cut).
+func (b *rowBuilder) build(data []byte, hits []hit, before, after, limit, maxBytes int, name string) grepped {
+	b.data, b.g, b.maxBytes = data, grepped{}, maxBytes
+	b.spans, b.text, b.seen = b.spans[:0], b.text[:0], b.seen[:0]
+	b.shownUpTo, b.afterLeft = 0, 0
 	for _, h := range hits {
-		if g.matches >= limit || g.bytes >= maxBytes {
+		if b.g.matches >= limit || b.g.bytes >= maxBytes {
 			break
 		}
-		flushAfter(h.first)
-		afterLeft = 0
-		// Leading context: walk back from the hit's first line.
-		var ctxStarts []int
-		ls := h.start
-		for k := 0; k < before && h.first-k-1 > shownUpTo && ls > 0; k++ {
-			ls = bytes.LastIndexByte(data[:ls-1], '\n') + 1
-			ctxStarts = append(ctxStarts, ls)
-		}
-		for i := len(ctxStarts) - 1; i >= 0; i-- {
-			s := ctxStarts[i]
-			e := s + bytes.IndexByte(data[s:], '\n')
-			show(s, e, h.first-i-1, false)
-		}
-		// The hit's own lines.
-		s, line := h.start, h.first
-		for {
-			e := len(data)
-			if j := bytes.IndexByte(data[s:], '\n'); j >= 0 {
-				e = s + j
-			}
-			if e > h.end {
-				e = h.end
-			}
-			if line > shownUpTo {
-				show(s, e, line, true)
-			}
-			if e >= h.end || line >= h.last {
-				break
-			}
-			if g.bytes >= maxBytes {
-				// One multiline match can span a whole file: past the
-				// bound its lines are left out, and the answer says so.
-				g.cut = true
-				break
-			}
-			s, line = e+1, line+1
-		}
-		g.matches++
-		afterEnd, afterLine, afterLeft = h.end, h.last, after
+		b.flushAfter(h.first)
+		b.afterLeft = 0
+		b.leading(h, before)
+		b.hitLines(h)
+		b.g.matches++
+		b.afterEnd, b.afterLine, b.afterLeft = h.end, h.last, after
 	}
-	flushAfter(int(^uint(0) >> 1))
-	g.seen = policy.NewRanges(seen...)
+	b.flushAfter(int(^uint(0) >> 1))
+	g := b.g
+	if len(b.spans) > 0 {
+		all := string(b.text)
+		g.rows = make([]GrepMatch, len(b.spans))
+		for i, sp := range b.spans {
+			g.rows[i] = GrepMatch{Path: name, Line: sp.line, Text: all[sp.from:sp.to], Context: !sp.match}
+		}
+	}
+	if len(b.seen) > 0 {
+		g.seen = policy.NewRanges(b.seen...)
+	}
+	b.data = nil
+	if cap(b.text) > keepBufBytes {
+		b.text = nil
+	}
 	return g
 }
 
-// grepObserve records the lines grep showed as seen at the file's version.
-func (s *Session) grepObserve(t target, data []byte, seen policy.Ranges) *journal.Record {
+// show adds the line data[start:end], numbered line, as a row.
+func (b *rowBuilder) show(start, end, line int, match bool) {
+	from := len(b.text)
+	if end-start > maxGrepLineBytes {
+		cut := maxGrepLineBytes
+		for cut > 0 && !utf8.RuneStart(b.data[start+cut]) {
+			cut--
+		}
+		b.text = append(b.text, b.data[start:start+cut]...)
+		b.text = append(b.text, " … (line is "...)
+		b.text = append(b.text, policy.Thousands(rangeEndOf(b.data, end)-start)...)
+		b.text = append(b.text, " bytes; read it to see all)"...)
+	} else {
+		b.text = append(b.text, b.data[start:end]...)
+		r := policy.Range{Start: start, End: rangeEndOf(b.data, end)}
+		if n := len(b.seen); n > 0 && b.seen[n-1].End == r.Start {
+			b.seen[n-1].End = r.End
+		} else {
+			b.seen = append(b.seen, r)
+		}
+	}
+	b.spans = append(b.spans, rowSpan{from: from, to: len(b.text), line: line, match: match})
+	b.g.bytes += len(b.text) - from + 1
+	b.shownUpTo = line
+}
+
+// nextLine returns the bounds of the line after the one ending at end.
+func (b *rowBuilder) nextLine(end int) (int, int, bool) {
+	s := end + 1
+	if end >= len(b.data) || s >= len(b.data) {
+		return 0, 0, false
+	}
+	e := len(b.data)
+	if j := bytes.IndexByte(b.data[s:], '\n'); j >= 0 {
+		e = s + j
+	}
+	return s, e, true
+}
+
+// flushAfter shows the trailing context still due, up to the line before
+// upTo.
+func (b *rowBuilder) flushAfter(upTo int) {
+	for b.afterLeft > 0 {
+		s, e, ok := b.nextLine(b.afterEnd)
+		if !ok || b.afterLine+1 >= upTo {
+			return
+		}
+		b.afterLine++
+		b.afterEnd = e
+		b.afterLeft--
+		if b.afterLine > b.shownUpTo {
+			b.show(s, e, b.afterLine, false)
+		}
+	}
+}
+
+// leading shows the context before hit h: up to before lines, walking
+// back from its first line, none already shown.
+func (b *rowBuilder) leading(h hit, before int) {
+	b.ctxStarts = b.ctxStarts[:0]
+	ls := h.start
+	for k := 0; k < before && h.first-k-1 > b.shownUpTo && ls > 0; k++ {
+		ls = bytes.LastIndexByte(b.data[:ls-1], '\n') + 1
+		b.ctxStarts = append(b.ctxStarts, ls)
+	}
+	for i := len(b.ctxStarts) - 1; i >= 0; i-- {
+		s := b.ctxStarts[i]
+		e := s + bytes.IndexByte(b.data[s:], '\n')
+		b.show(s, e, h.first-i-1, false)
+	}
+}
+
+// hitLines shows the lines of hit h not shown yet.
+func (b *rowBuilder) hitLines(h hit) {
+	s, line := h.start, h.first
+	for {
+		e := len(b.data)
+		if j := bytes.IndexByte(b.data[s:], '\n'); j >= 0 {
+			e = s + j
+		}
+		if e > h.end {
+			e = h.end
+		}
+		if line > b.shownUpTo {
+			b.show(s, e, line, true)
+		}
+		if e >= h.end || line >= h.last {
+			return
+		}
+		if b.g.bytes >= b.maxBytes {
+			// One multiline match can span a whole file: past the bound
+			// its lines are left out, and the answer says so.
+			b.g.cut = true
+			return
+		}
+		s, line = e+1, line+1
+	}
+}
+
+// grepObserve records the lines grep showed as seen at the file's version
+// (version, size and lines describe it).
+func (s *Session) grepObserve(t target, version string, size, lines int, seen policy.Ranges) *journal.Record {
 	if len(seen) == 0 {
 		return nil
 	}
 	key := t.key()
-	version := string(fsys.VersionOf(data))
 	s.mu.Lock()
 	o := s.files[key]
 	if o == nil || o.Version != version {
 		o = &observation{Version: version}
 	}
-	next := &observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: len(data), Lines: receipt.Lines(data)}
+	next := &observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: size, Lines: lines}
 	if next.Same(o) {
 		s.mu.Unlock()
 		return nil // nothing new was shown: the journal already holds it

@@ -41,34 +41,7 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 	if bytes.IndexByte(head, 0) >= 0 {
 		return fileHits{}, nil
 	}
-	var (
-		out      fileHits
-		prev     [][]byte // the last before lines (copies), oldest first
-		grp      hitGroup
-		open     bool
-		since    int // lines kept after the group's last hit
-		stored   int64
-		line     int
-		hits     int
-		long     []byte // a line longer than the reader's buffer, gathered
-		tooLong  bool
-		overKeep bool
-		done     bool   // the answer is in hand
-		lower    []byte // the region lower-cased, for foldLit
-	)
-	closeGroup := func() {
-		if open {
-			out.groups = append(out.groups, grp)
-			grp, open, since = hitGroup{}, false, 0
-		}
-	}
-	keepLine := func(b []byte, nl bool) {
-		grp.data = append(grp.data, b...)
-		if nl {
-			grp.data = append(grp.data, '\n')
-		}
-		stored += int64(len(b)) + 1
-	}
+	ls := &largeScan{q: q, br: br, before: before, after: after, maxLine: maxLine}
 	for iter := 0; ; iter++ {
 		if iter%grepCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -78,152 +51,224 @@ func (q *grepQuery) scanLarge(ctx context.Context, f io.Reader, before, after in
 		// The whole lines before the next candidate (the prefilter's
 		// literal), or all of them once the answer is in hand, are only
 		// counted and checked to be text, a buffer at a time.
-		if !open && (done || q.lit != nil || q.foldLit != nil) {
-			// What is buffered, or a fresh buffer when it is empty: asking
-			// for a full buffer while part of one is left would slide the
-			// rest down and read again for every line.
-			n := br.Buffered()
-			if n == 0 {
-				n = br.Size()
+		if !ls.open && (ls.done || q.lits != nil || q.foldLit != nil) {
+			skipped, text, err := ls.skipRegion(ctx)
+			if err != nil || !text {
+				return fileHits{}, err
 			}
-			region, _ := br.Peek(n)
-			if k := bytes.LastIndexByte(region, '\n'); k >= 0 {
-				region = region[:k+1]
-				cand := -1
-				switch {
-				case done:
-				case q.lit != nil:
-					cand = bytes.Index(region, q.lit)
-				default:
-					cand, lower = indexFold(region, q.foldLit, lower)
-				}
-				if cand >= 0 {
-					region = region[:bytes.LastIndexByte(region[:cand], '\n')+1]
-				}
-				if len(region) > 0 {
-					if err := ctx.Err(); err != nil {
-						return fileHits{}, err
-					}
-					if !utf8.Valid(region) {
-						return fileHits{}, nil // not text: skipped, as a small file is
-					}
-					line += bytes.Count(region, []byte{'\n'})
-					if q.mode == tools.GrepContent && before > 0 && !done {
-						prev = lastLines(prev, region, before)
-					}
-					br.Discard(len(region))
-					continue
-				}
+			if skipped {
+				continue
 			}
 		}
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: gather it, up to maxLine, in
-			// one buffer of that size (made once: no doubling).
-			if long == nil {
-				long = make([]byte, 0, maxLine+1)
-			}
-			long, tooLong = append(long[:0], b...), false
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = br.ReadSlice('\n')
-				if !tooLong && int64(len(long)+len(b)) > maxLine {
-					tooLong, long = true, long[:0]
-				}
-				if !tooLong {
-					long = append(long, b...)
-				}
-			}
-			b = long
-		} else {
-			tooLong = false
-		}
+		b, tooLong, err := ls.readLine()
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fileHits{}, err
 		}
 		if len(b) == 0 && !tooLong {
 			break // the end
 		}
-		line++
-		nl := len(b) > 0 && b[len(b)-1] == '\n'
-		if nl {
-			b = b[:len(b)-1]
-		}
-		if !tooLong && !utf8.Valid(b) {
+		if !ls.line(b, tooLong) {
 			return fileHits{}, nil // not text: skipped, as a small file is
-		}
-		if done {
-			// The answer is in hand; the rest is read only to tell
-			// whether the file is text, as a small file is judged whole.
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			continue
-		}
-		match := !tooLong && (q.lit == nil || bytes.Contains(b, q.lit)) && q.re.Match(b)
-		switch {
-		case match && q.mode == tools.GrepFilesWithMatches:
-			out.count, done = 1, true
-		case match && q.mode == tools.GrepCount:
-			out.count++
-		case match && (q.need <= 0 || hits < q.need):
-			out.count++
-			hits++
-			if !open {
-				grp, open = hitGroup{}, true
-				for _, p := range prev {
-					keepLine(p, true)
-				}
-			}
-			grp.hits = append(grp.hits, hit{start: len(grp.data), end: len(grp.data) + len(b), first: line, last: line})
-			keepLine(b, nl)
-			since = 0
-		case match:
-			// Past the hits a page can use: still the trailing context
-			// of the last one kept (as a small file's rows show it).
-			out.count++
-			if open && since < before+after {
-				keepLine(b, nl)
-				since++
-			}
-		case open && !tooLong && since < before+after:
-			// Context of the last hit, or of the next one if it comes
-			// soon: one group then holds both, each line once.
-			keepLine(b, nl)
-			since++
-		default:
-			closeGroup()
-		}
-		if q.mode == tools.GrepContent {
-			if before > 0 {
-				if tooLong {
-					prev = prev[:0] // context stops at a line that cannot be shown
-				} else {
-					if len(prev) == before {
-						// A ring: the oldest line's buffer takes the new one.
-						oldest := prev[0]
-						copy(prev, prev[1:])
-						prev[len(prev)-1] = append(oldest[:0], b...)
-					} else {
-						prev = append(prev, bytes.Clone(b))
-					}
-				}
-			}
-			if q.need > 0 && hits >= q.need && (!open || since >= after) {
-				closeGroup()
-				done = true // the hits a page can use, and their trailing context
-			}
-			if stored > largeKeepBytes {
-				closeGroup()
-				overKeep, done = true, true
-			}
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 	}
-	closeGroup()
-	out.more = overKeep
-	return out, nil
+	ls.closeGroup()
+	ls.out.more = ls.overKeep
+	return ls.out, nil
+}
+
+// largeScan is the state of one scanLarge.
+type largeScan struct {
+	q              *grepQuery
+	br             *bufio.Reader
+	before, after  int
+	maxLine        int64
+	out            fileHits
+	prev           [][]byte // the last before lines (copies), oldest first
+	grp            hitGroup
+	open           bool
+	since          int // lines kept after the group's last hit
+	stored         int64
+	lineNo         int
+	hits           int
+	long           []byte // a line longer than the reader's buffer, gathered
+	overKeep, done bool   // done: the answer is in hand
+	lower          []byte // the region lower-cased, for foldLit
+}
+
+func (ls *largeScan) closeGroup() {
+	if ls.open {
+		ls.out.groups = append(ls.out.groups, ls.grp)
+		ls.grp, ls.open, ls.since = hitGroup{}, false, 0
+	}
+}
+
+func (ls *largeScan) keepLine(b []byte, nl bool) {
+	ls.grp.data = append(ls.grp.data, b...)
+	if nl {
+		ls.grp.data = append(ls.grp.data, '\n')
+	}
+	ls.stored += int64(len(b)) + 1
+}
+
+// skipRegion counts and checks to be text the whole buffered lines before
+// the next candidate (all of them once the answer is in hand), and says
+// whether it skipped any and whether they were text.
+func (ls *largeScan) skipRegion(ctx context.Context) (skipped, text bool, err error) {
+	// What is buffered, or a fresh buffer when it is empty: asking for a
+	// full buffer while part of one is left would slide the rest down
+	// and read again for every line.
+	n := ls.br.Buffered()
+	if n == 0 {
+		n = ls.br.Size()
+	}
+	region, _ := ls.br.Peek(n)
+	k := bytes.LastIndexByte(region, '\n')
+	if k < 0 {
+		return false, true, nil
+	}
+	region = region[:k+1]
+	cand := -1
+	switch {
+	case ls.done:
+	case ls.q.lits != nil:
+		cand = ls.q.lits.index(region)
+	default:
+		cand, ls.lower = indexFold(region, ls.q.foldLit, ls.lower)
+	}
+	if cand >= 0 {
+		region = region[:bytes.LastIndexByte(region[:cand], '\n')+1]
+	}
+	if len(region) == 0 {
+		return false, true, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, false, err
+	}
+	if !utf8.Valid(region) {
+		return false, false, nil
+	}
+	ls.lineNo += bytes.Count(region, []byte{'\n'})
+	if ls.q.mode == tools.GrepContent && ls.before > 0 && !ls.done {
+		ls.prev = lastLines(ls.prev, region, ls.before)
+	}
+	ls.br.Discard(len(region))
+	return true, true, nil
+}
+
+// readLine reads the next line, with its "\n" if any. A line longer than
+// the reader's buffer is gathered, up to maxLine, in one buffer of that
+// size (made once: no doubling); tooLong says it was longer still (b is
+// then empty).
+func (ls *largeScan) readLine() (b []byte, tooLong bool, err error) {
+	b, err = ls.br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return b, false, err
+	}
+	if ls.long == nil {
+		ls.long = make([]byte, 0, ls.maxLine+1)
+	}
+	ls.long = append(ls.long[:0], b...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		b, err = ls.br.ReadSlice('\n')
+		if !tooLong && int64(len(ls.long)+len(b)) > ls.maxLine {
+			tooLong, ls.long = true, ls.long[:0]
+		}
+		if !tooLong {
+			ls.long = append(ls.long, b...)
+		}
+	}
+	return ls.long, tooLong, err
+}
+
+// line takes the next line b (tooLong: a line past maxLine, not
+// searched); false says the file is not text.
+func (ls *largeScan) line(b []byte, tooLong bool) bool {
+	ls.lineNo++
+	nl := len(b) > 0 && b[len(b)-1] == '\n'
+	if nl {
+		b = b[:len(b)-1]
+	}
+	if !tooLong && !utf8.Valid(b) {
+		return false
+	}
+	if ls.done {
+		// The answer is in hand; the rest is read only to tell whether
+		// the file is text, as a small file is judged whole.
+		return true
+	}
+	q := ls.q
+	match := !tooLong && (q.lits == nil || q.lits.index(b) >= 0) && q.re.Match(b)
+	ls.take(b, nl, match, tooLong)
+	if q.mode == tools.GrepContent {
+		ls.remember(b, tooLong)
+		if q.need > 0 && ls.hits >= q.need && (!ls.open || ls.since >= ls.after) {
+			ls.closeGroup()
+			ls.done = true // the hits a page can use, and their trailing context
+		}
+		if ls.stored > largeKeepBytes {
+			ls.closeGroup()
+			ls.overKeep, ls.done = true, true
+		}
+	}
+	return true
+}
+
+// take counts a matching line and keeps it, or the context around hits,
+// in the open group.
+func (ls *largeScan) take(b []byte, nl, match, tooLong bool) {
+	q := ls.q
+	switch {
+	case match && q.mode == tools.GrepFilesWithMatches:
+		ls.out.count, ls.done = 1, true
+	case match && q.mode == tools.GrepCount:
+		ls.out.count++
+	case match && (q.need <= 0 || ls.hits < q.need):
+		ls.out.count++
+		ls.hits++
+		if !ls.open {
+			ls.grp, ls.open = hitGroup{}, true
+			for _, p := range ls.prev {
+				ls.keepLine(p, true)
+			}
+		}
+		ls.grp.hits = append(ls.grp.hits, hit{start: len(ls.grp.data), end: len(ls.grp.data) + len(b), first: ls.lineNo, last: ls.lineNo})
+		ls.keepLine(b, nl)
+		ls.since = 0
+	case match:
+		// Past the hits a page can use: still the trailing context of
+		// the last one kept (as a small file's rows show it).
+		ls.out.count++
+		if ls.open && ls.since < ls.before+ls.after {
+			ls.keepLine(b, nl)
+			ls.since++
+		}
+	case ls.open && !tooLong && ls.since < ls.before+ls.after:
+		// Context of the last hit, or of the next one if it comes soon:
+		// one group then holds both, each line once.
+		ls.keepLine(b, nl)
+		ls.since++
+	default:
+		ls.closeGroup()
+	}
+}
+
+// remember keeps b among the last before lines (leading context).
+func (ls *largeScan) remember(b []byte, tooLong bool) {
+	switch {
+	case ls.before == 0:
+	case tooLong:
+		ls.prev = ls.prev[:0] // context stops at a line that cannot be shown
+	case len(ls.prev) == ls.before:
+		// A ring: the oldest line's buffer takes the new one.
+		oldest := ls.prev[0]
+		copy(ls.prev, ls.prev[1:])
+		ls.prev[len(ls.prev)-1] = append(oldest[:0], b...)
+	default:
+		ls.prev = append(ls.prev, bytes.Clone(b))
+	}
 }
 
 // lastLines returns the last n lines (copies, without their "\n") of prev

@@ -69,10 +69,8 @@ func GrepText(ctx context.Context, a GrepArgs, name string, text []byte) (*GrepR
 	if a.Limit == 0 {
 		maxBytes = DefaultPageBytes // a default page, as grep of a file gives
 	}
-	g := buildRows(text, hits, q.before, q.after, limit, maxBytes)
-	for i := range g.rows {
-		g.rows[i].Path = name
-	}
+	var b rowBuilder
+	g := b.build(text, hits, q.before, q.after, limit, maxBytes, name)
 	res.Matches = append(res.Matches, g.rows...)
 	res.Truncated = g.matches < len(hits) || g.cut
 	return res, nil

@@ -152,108 +152,136 @@ const maxIgnoreFileBytes = 1 << 20
 // rules filter what a walk meets, never what a call names.
 func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFilter, fn walkFn) error {
 	paths := ws.rulePaths(t)
-	real := paths[len(paths)-1] // where t leads, if a symlink is on its way
+	w := &walker{ws: ws, ctx: ctx, t: t, maxDepth: maxDepth, f: f, fn: fn,
+		real:       paths[len(paths)-1], // where t leads, if a symlink is on its way
+		prefix:     t.rel + "/",
+		hiddenLink: ws.linkGuard(ctx),
+		exclude:    compileGlobs(f.exclude), // once, not for every entry
+		linksHide:  ws.anyDenied(),          // a hard link here may be a hidden file of any root
+	}
+	if t.rel == "." {
+		w.prefix = ""
+	}
 	var stack ignore.Stack
 	if !f.noIgnore {
 		stack = ws.ignoreStart(t)
 	}
-	prefix := t.rel + "/"
-	if t.rel == "." {
-		prefix = ""
-	}
-	hiddenLink := ws.linkGuard(ctx)
-	exclude := compileGlobs(f.exclude) // once, not for every entry
-	linksHide := ws.anyDenied()        // a hard link here may be a hidden file of any root
-	var enter func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error
-	visit := func(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var entries []fsys.Info
-		var err error
-		if dir != nil {
-			entries, err = dir.list(t.root.p, rel)
-		} else {
-			entries, err = t.root.p.ReadDir(rel)
-		}
-		if err != nil {
-			if f.unreadable != nil && rel != t.rel && ctx.Err() == nil {
-				*f.unreadable = append(*f.unreadable, ws.displayRel(t, rel))
-				return nil
-			}
-			return err
-		}
-		if !f.noIgnore {
-			stack = ws.pushIgnoreFiles(t, rel, entries, stack)
-		}
-		for _, e := range entries {
-			child := e.Name
-			if rel != "." {
-				child = rel + "/" + e.Name
-			}
-			if ws.hiddenEntry(t, child, real, e) {
-				continue
-			}
-			if f.typesOnly && e.Type == fsys.TypeFile && e.ID == "" && linksHide {
-				// A listing by type knows no links: with deny-read rules
-				// each file is described (grep checks again on the file it
-				// opens).
-				if info, err := t.root.p.Stat(child); err == nil {
-					e.Links, e.ID = info.Links, info.ID
-				}
-			}
-			if hiddenLink(e) {
-				// Another name of a hidden file (a hard link) hides it too.
-				continue
-			}
-			if !f.noIgnore && (e.Name == ".git" || stack.Ignored(child, e.Type == fsys.TypeDir)) {
-				continue
-			}
-			if len(exclude) > 0 && excluded(exclude, strings.TrimPrefix(child, prefix)) {
-				continue
-			}
-			if err := fn(child, e, depth); err != nil {
-				if errors.Is(err, errSkipDir) {
-					continue
-				}
-				return err
-			}
-			if e.Type == fsys.TypeDir && (maxDepth == 0 || depth < maxDepth) && e.Name != ".git" {
-				if err := enter(child, dir, e.Name, depth+1, stack); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	// enter visits the directory rel (name in parent), opening it first
-	// in a typesOnly walk.
-	enter = func(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error {
-		if !f.typesOnly {
-			return visit(rel, nil, depth, stack)
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		dir, err := openWalkDir(t.root.p, parent, rel, name)
-		if err != nil {
-			if f.unreadable != nil && rel != t.rel && ctx.Err() == nil {
-				*f.unreadable = append(*f.unreadable, ws.displayRel(t, rel))
-				return nil
-			}
-			return err
-		}
-		defer dir.release()
-		if f.enter != nil {
-			f.enter(rel, dir)
-		}
-		err = visit(rel, dir, depth, stack)
-		if f.leave != nil {
-			f.leave(rel)
-		}
+	return w.enter(t.rel, nil, "", 1, stack)
+}
+
+// walker is one walk's state (see walk).
+type walker struct {
+	ws         *Workspace
+	ctx        context.Context
+	t          target
+	maxDepth   int
+	f          walkFilter
+	fn         walkFn
+	real       string
+	prefix     string
+	hiddenLink func(fsys.Info) bool
+	exclude    []*glob.Pattern
+	linksHide  bool
+}
+
+// visit lists the directory rel (open as dir in a typesOnly walk) and
+// hands each entry it keeps to fn, entering directories in place.
+func (w *walker) visit(rel string, dir *walkDir, depth int, stack ignore.Stack) error {
+	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	return enter(t.rel, nil, "", 1, stack)
+	var entries []fsys.Info
+	var err error
+	if dir != nil {
+		entries, err = dir.list(w.t.root.p, rel)
+	} else {
+		entries, err = w.t.root.p.ReadDir(rel)
+	}
+	if err != nil {
+		return w.unreadable(rel, err)
+	}
+	if !w.f.noIgnore {
+		stack = w.ws.pushIgnoreFiles(w.t, rel, entries, stack)
+	}
+	for _, e := range entries {
+		child := e.Name
+		if rel != "." {
+			child = rel + "/" + e.Name
+		}
+		if w.skipped(child, &e, stack) {
+			continue
+		}
+		if err := w.fn(child, e, depth); err != nil {
+			if errors.Is(err, errSkipDir) {
+				continue
+			}
+			return err
+		}
+		if e.Type == fsys.TypeDir && (w.maxDepth == 0 || depth < w.maxDepth) && e.Name != ".git" {
+			if err := w.enter(child, dir, e.Name, depth+1, stack); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// unreadable is the result of a directory rel that could not be opened or
+// listed: noted and skipped below the start when the filter collects
+// them, the walk's error otherwise.
+func (w *walker) unreadable(rel string, err error) error {
+	if w.f.unreadable != nil && rel != w.t.rel && w.ctx.Err() == nil {
+		*w.f.unreadable = append(*w.f.unreadable, w.ws.displayRel(w.t, rel))
+		return nil
+	}
+	return err
+}
+
+// skipped reports whether the walk leaves out the entry e at child:
+// hidden (deny-read, or another name of a hidden file), ignored, or
+// excluded. It fills in e's links where a hard link could hide it.
+func (w *walker) skipped(child string, e *fsys.Info, stack ignore.Stack) bool {
+	if w.ws.hiddenEntry(w.t, child, w.real, *e) {
+		return true
+	}
+	if w.f.typesOnly && e.Type == fsys.TypeFile && e.ID == "" && w.linksHide {
+		// A listing by type knows no links: with deny-read rules each
+		// file is described (grep checks again on the file it opens).
+		if info, err := w.t.root.p.Stat(child); err == nil {
+			e.Links, e.ID = info.Links, info.ID
+		}
+	}
+	if w.hiddenLink(*e) {
+		return true // another name of a hidden file (a hard link) hides it too
+	}
+	if !w.f.noIgnore && (e.Name == ".git" || stack.Ignored(child, e.Type == fsys.TypeDir)) {
+		return true
+	}
+	return len(w.exclude) > 0 && excluded(w.exclude, strings.TrimPrefix(child, w.prefix))
+}
+
+// enter visits the directory rel (name in parent), opening it first in a
+// typesOnly walk.
+func (w *walker) enter(rel string, parent *walkDir, name string, depth int, stack ignore.Stack) error {
+	if !w.f.typesOnly {
+		return w.visit(rel, nil, depth, stack)
+	}
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	dir, err := openWalkDir(w.t.root.p, parent, rel, name)
+	if err != nil {
+		return w.unreadable(rel, err)
+	}
+	defer dir.release()
+	if w.f.enter != nil {
+		w.f.enter(rel, dir)
+	}
+	err = w.visit(rel, dir, depth, stack)
+	if w.f.leave != nil {
+		w.f.leave(rel)
+	}
+	return err
 }
 
 // compileGlobs compiles globs (checked by checkArgs; a malformed one is

@@ -646,33 +646,11 @@ func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
 var errRefusedShown = errors.New("refused (said above)")
 
 // writeRows writes grep's rows as text, without the path with -h, and
-// returns how many results they hold.
+// returns how many results they hold. They are formatted into w's own free
+// buffer (no copy when they fit in it).
 func (e *env) writeRows(w *bufio.Writer, part *stet.GrepResult, o grepOpts) int {
-	var b strings.Builder
-	if !o.noFilename {
-		n := stet.GrepRowsText(&b, part)
-		w.WriteString(b.String())
-		return n
-	}
-	n := 0
-	for _, m := range part.Matches {
-		sep := ":"
-		if m.Context {
-			sep = "-"
-		} else {
-			n++
-		}
-		fmt.Fprintf(&b, "%d%s%s\n", m.Line, sep, m.Text)
-	}
-	for _, c := range part.Counts {
-		fmt.Fprintf(&b, "%d\n", c.Count)
-		n++
-	}
-	if len(part.Paths) > 0 {
-		// grep -l shows paths whatever -h says.
-		n += stet.GrepRowsText(&b, &stet.GrepResult{Paths: part.Paths})
-	}
-	w.WriteString(b.String())
+	buf, n := stet.AppendGrepRows(w.AvailableBuffer(), part, !o.noFilename)
+	w.Write(buf)
 	return n
 }
 
