@@ -61,6 +61,7 @@ type fileHits struct {
 	hits  []hit
 	count int    // matching lines
 	data  []byte // the file's bytes, kept only when content rows will be built from them
+	held  int64  // the bytes of data counted by the search's grepHold
 	err   error
 	// version and lines describe data (its fsys.Version and line count),
 	// worked out by the worker, so that the reader of the results only
@@ -85,16 +86,65 @@ const (
 )
 
 // grepJob is files in path order, from one or more directories, for one
-// worker; done is closed once hits holds the result of each (nil while no
+// worker; finished counts the files whose result hits holds (nil while no
 // file has a hit or an error: a batch without a match allocates no
-// results).
+// results), so that the reader takes each file as soon as it is searched.
 type grepJob struct {
-	segs   []jobSeg // the directories of the files, in order
-	rels   []string // the files' paths
-	names  []string // their names in their directories
-	hits   []fileHits
-	done   chan struct{}
+	segs   []jobSeg             // the directories of the files, in order
+	rels   []string             // the files' paths
+	names  []string             // their names in their directories
 	hidden func(fsys.Info) bool // a hard link to a deny-read file (Workspace.linkGuard)
+
+	mu       sync.Mutex
+	ready    sync.Cond // signalled as finished grows
+	hits     []fileHits
+	finished int
+}
+
+// newGrepJob returns an empty job of files.
+func newGrepJob(hidden func(fsys.Info) bool) *grepJob {
+	j := &grepJob{rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), hidden: hidden}
+	j.ready.L = &j.mu
+	return j
+}
+
+// set records the result of file i.
+func (j *grepJob) set(i int, h fileHits) {
+	j.mu.Lock()
+	if j.hits == nil {
+		j.hits = make([]fileHits, len(j.names))
+	}
+	j.hits[i] = h
+	j.mu.Unlock()
+}
+
+// finish says the first n files are searched.
+func (j *grepJob) finish(n int) {
+	j.mu.Lock()
+	j.finished = max(j.finished, n)
+	j.ready.Broadcast()
+	j.mu.Unlock()
+}
+
+// drop lets go of file i's bytes once its rows are built, so that a job
+// of many files holds only those not yet shown.
+func (j *grepJob) drop(i int) {
+	j.mu.Lock()
+	j.hits[i].data = nil
+	j.mu.Unlock()
+}
+
+// wait returns the result of file i once it is searched.
+func (j *grepJob) wait(i int) fileHits {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.finished <= i {
+		j.ready.Wait()
+	}
+	if j.hits == nil {
+		return fileHits{}
+	}
+	return j.hits[i]
 }
 
 // jobSeg is a run of a job's files in one directory: those from the end
@@ -572,14 +622,16 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 	jobs := make(chan *grepJob, 4*n)
 	order := make(chan *grepJob, 8*n)
 	pool := &bufPool{}
+	hold, stopHold := newGrepHold(ctx, grepHoldBytes)
+	defer stopHold()
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
 			w := grepBuf{pool: pool}
 			for j := range jobs {
-				s.grepJob(ctx, q, j, &w)
+				s.grepJob(ctx, q, j, &w, hold)
 				j.release()
-				close(j.done)
+				j.finish(len(j.names))
 			}
 		})
 	}
@@ -589,7 +641,7 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 		defer close(order)
 		walkErr <- s.grepWalk(ctx, t, a, sel, unreadable, jobs, order)
 	}()
-	stop := grepCollect(ctx, order, pool, cancel, fn)
+	stop := grepCollect(ctx, order, pool, hold, cancel, fn)
 	werr := <-walkErr
 	wg.Wait()
 	if stop != nil {
@@ -606,14 +658,15 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 // fn's, or ctx's, checked before each file is handed over) cancels the
 // search and is returned; the rest of order is drained, so that the walk
 // can end.
-func grepCollect(ctx context.Context, order <-chan *grepJob, pool *bufPool, cancel func(), fn func(rel string, h fileHits) error) error {
+func grepCollect(ctx context.Context, order <-chan *grepJob, pool *bufPool, hold *grepHold, cancel func(), fn func(rel string, h fileHits) error) error {
 	var stop error
 	for j := range order {
 		if stop != nil {
 			continue
 		}
-		<-j.done
-		for i, h := range j.hits {
+		for i := range j.names {
+			hold.at(j, i)
+			h := j.wait(i)
 			if h.err != nil {
 				stop = h.err
 				break
@@ -626,7 +679,9 @@ func grepCollect(ctx context.Context, order <-chan *grepJob, pool *bufPool, canc
 				break
 			}
 			err := fn(j.rels[i], h)
+			j.drop(i)
 			pool.put(h.data)
+			hold.give(h.held)
 			if err != nil {
 				stop = err
 				break
@@ -710,7 +765,7 @@ func (s *Session) grepWalk(ctx context.Context, t target, a GrepArgs, sel grepSe
 			}
 		}
 		if cur == nil {
-			cur = &grepJob{rels: make([]string, 0, grepBatch), names: make([]string, 0, grepBatch), done: make(chan struct{}), hidden: hidden}
+			cur = newGrepJob(hidden)
 		}
 		if n := len(cur.segs); n == 0 || cur.segs[n-1].dir != dir {
 			cur.segs = append(cur.segs, jobSeg{dir: dir.hold()})
@@ -732,13 +787,8 @@ func (s *Session) grepWalk(ctx context.Context, t target, a GrepArgs, sel grepSe
 // grepJob searches the files of j, filling j.hits. A file that cannot be
 // opened or read is skipped (no hits); cancellation stops the job and is
 // the result of the file it stopped at.
-func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grepBuf) {
-	set := func(i int, h fileHits) {
-		if j.hits == nil {
-			j.hits = make([]fileHits, len(j.names))
-		}
-		j.hits[i] = h
-	}
+func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grepBuf, hold *grepHold) {
+	set := j.set
 	if err := ctx.Err(); err != nil {
 		set(0, fileHits{err: err})
 		return
@@ -752,10 +802,19 @@ func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grep
 				stopped = true
 				return err
 			}
+			defer j.finish(i + 1)
 			if err != nil || j.hidden(info) {
 				return nil // unreadable or special, or another name of a hidden file: skipped
 			}
 			h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
+			if h.data != nil {
+				n := int64(cap(h.data))
+				if !hold.take(j, i, n) {
+					h = fileHits{err: ctx.Err()} // stopped while it waited
+				} else {
+					h.held = n
+				}
+			}
 			if h.count > 0 || h.err != nil {
 				set(i, h)
 			}
