@@ -136,40 +136,9 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 	if len(roots) == 0 {
 		return nil, errors.New("stet: no workspace root given")
 	}
-	if opts.Effects == "" {
-		opts.Effects = policy.WorkspaceWrite
-	}
-	if opts.Binding == "" {
-		opts.Binding = policy.BindSeen
-	}
-	if opts.MaxReadBytes <= 0 {
-		opts.MaxReadBytes = DefaultMaxReadBytes
-	}
-	if opts.MaxReadBytes > MaxMaxReadBytes {
-		return nil, fmt.Errorf("stet: --max-read-bytes %d is over the %d-byte limit", opts.MaxReadBytes, MaxMaxReadBytes)
-	}
-	if opts.MaxFileBytes <= 0 {
-		opts.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if opts.MaxMediaBytes <= 0 {
-		opts.MaxMediaBytes = DefaultMaxMediaBytes
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Rand == nil {
-		opts.Rand = rand.Reader
-	}
-	if _, err := policy.ParseEffects(string(opts.Effects)); err != nil {
-		return nil, fmt.Errorf("stet: %w", err)
-	}
-	if _, err := policy.ParseBinding(string(opts.Binding)); err != nil {
-		return nil, fmt.Errorf("stet: %w", err)
-	}
-	for _, g := range append(append([]string{}, opts.Protect...), opts.DenyRead...) {
-		if err := glob.Valid(g); err != nil {
-			return nil, fmt.Errorf("stet: bad glob %q: %w", g, err)
-		}
+	opts, err := opts.checked()
+	if err != nil {
+		return nil, err
 	}
 	ws := &Workspace{
 		opts:     opts,
@@ -177,62 +146,18 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		sessions: map[string]*Session{},
 		clock:    newStepClock(opts.Hooks.Step),
 	}
-	closeAll := func() {
-		for _, r := range ws.roots {
-			if c, ok := r.p.(io.Closer); ok {
-				c.Close()
-			}
-		}
+	if err := ws.openRoots(roots); err != nil {
+		ws.closeRoots()
+		return nil, err
 	}
-	var ids []string
-	for i, dir := range roots {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			closeAll()
-			return nil, fmt.Errorf("stet: root %q: %w", dir, err)
-		}
-		r := &root{dir: abs, real: abs}
-		if opts.Providers != nil {
-			if i >= len(opts.Providers) {
-				closeAll()
-				return nil, fmt.Errorf("stet: %d roots but %d providers", len(roots), len(opts.Providers))
-			}
-			r.p = opts.Providers[i]
-		} else {
-			if real, err := filepath.EvalSymlinks(abs); err == nil { // a root argument, before its provider opens: not a workspace path
-				r.real = real
-			}
-			p, err := local.Open(abs, local.Options{Hooks: ws.providerHooks()})
-			if err != nil {
-				closeAll()
-				return nil, fmt.Errorf("stet: root %q: %w", dir, err)
-			}
-			r.p = p
-		}
-		ws.roots = append(ws.roots, r)
-		ids = append(ids, r.real)
-	}
-	sum := sha256.Sum256([]byte(strings.Join(ids, "\x00")))
-	ws.id = hex.EncodeToString(sum[:8])
-	state := opts.State
-	if state == "" && opts.StateBase != "" {
-		state = filepath.Join(opts.StateBase, ws.id)
-	}
-	if state == "" {
-		base := os.Getenv("XDG_STATE_HOME")
-		if base == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				closeAll()
-				return nil, fmt.Errorf("stet: no state directory: set --state or XDG_STATE_HOME: %w", err)
-			}
-			base = filepath.Join(home, ".local", "state")
-		}
-		state = filepath.Join(base, "stet", ws.id)
+	state, err := ws.stateDir()
+	if err != nil {
+		ws.closeRoots()
+		return nil, err
 	}
 	j, err := journal.Open(state, journal.Options{Now: opts.Now, OnSync: opts.Hooks.JournalSync})
 	if err != nil {
-		closeAll()
+		ws.closeRoots()
 		return nil, fmt.Errorf("stet: journal: %w", err)
 	}
 	ws.journal = j
@@ -252,6 +177,113 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		}
 	}
 	return ws, nil
+}
+
+// checked returns o with its defaults filled in, refusing an effects or
+// binding mode, a read bound or a glob that cannot be used.
+func (opts Options) checked() (Options, error) {
+	if opts.Effects == "" {
+		opts.Effects = policy.WorkspaceWrite
+	}
+	if opts.Binding == "" {
+		opts.Binding = policy.BindSeen
+	}
+	if opts.MaxReadBytes <= 0 {
+		opts.MaxReadBytes = DefaultMaxReadBytes
+	}
+	if opts.MaxReadBytes > MaxMaxReadBytes {
+		return Options{}, fmt.Errorf("stet: --max-read-bytes %d is over the %d-byte limit", opts.MaxReadBytes, MaxMaxReadBytes)
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxMediaBytes <= 0 {
+		opts.MaxMediaBytes = DefaultMaxMediaBytes
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Reader
+	}
+	if _, err := policy.ParseEffects(string(opts.Effects)); err != nil {
+		return Options{}, fmt.Errorf("stet: %w", err)
+	}
+	if _, err := policy.ParseBinding(string(opts.Binding)); err != nil {
+		return Options{}, fmt.Errorf("stet: %w", err)
+	}
+	for _, g := range append(append([]string{}, opts.Protect...), opts.DenyRead...) {
+		if err := glob.Valid(g); err != nil {
+			return Options{}, fmt.Errorf("stet: bad glob %q: %w", g, err)
+		}
+	}
+	return opts, nil
+}
+
+// closeRoots closes the providers Open opened.
+func (ws *Workspace) closeRoots() {
+	for _, r := range ws.roots {
+		if c, ok := r.p.(io.Closer); ok {
+			c.Close()
+		}
+	}
+}
+
+// openRoots opens a provider on each root (or takes Options.Providers)
+// and sets the workspace's id from the roots' real paths.
+func (ws *Workspace) openRoots(roots []string) error {
+	opts := ws.opts
+	var ids []string
+	for i, dir := range roots {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return fmt.Errorf("stet: root %q: %w", dir, err)
+		}
+		r := &root{dir: abs, real: abs}
+		if opts.Providers != nil {
+			if i >= len(opts.Providers) {
+				return fmt.Errorf("stet: %d roots but %d providers", len(roots), len(opts.Providers))
+			}
+			r.p = opts.Providers[i]
+		} else {
+			if real, err := filepath.EvalSymlinks(abs); err == nil { // a root argument, before its provider opens: not a workspace path
+				r.real = real
+			}
+			p, err := local.Open(abs, local.Options{Hooks: ws.providerHooks()})
+			if err != nil {
+				return fmt.Errorf("stet: root %q: %w", dir, err)
+			}
+			r.p = p
+		}
+		ws.roots = append(ws.roots, r)
+		ids = append(ids, r.real)
+	}
+	sum := sha256.Sum256([]byte(strings.Join(ids, "\x00")))
+	ws.id = hex.EncodeToString(sum[:8])
+	return nil
+}
+
+// stateDir is the journal's directory: Options.State, else the
+// workspace's id under Options.StateBase, else under XDG_STATE_HOME or
+// ~/.local/state.
+func (ws *Workspace) stateDir() (string, error) {
+	opts := ws.opts
+	state := opts.State
+	if state == "" && opts.StateBase != "" {
+		state = filepath.Join(opts.StateBase, ws.id)
+	}
+	if state == "" {
+		base := os.Getenv("XDG_STATE_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("stet: no state directory: set --state or XDG_STATE_HOME: %w", err)
+			}
+			base = filepath.Join(home, ".local", "state")
+		}
+		state = filepath.Join(base, "stet", ws.id)
+	}
+	return state, nil
 }
 
 // ErrStateInUse is returned by Open when the state directory belongs to a

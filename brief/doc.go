@@ -34,5 +34,9 @@
 // The first block in the text counts. Its content is returned with
 // surrounding white space trimmed.
 //
-// The package is pure: no IO, no state.
+// Parse reads a rendered brief back into its inputs, request and task.
+//
+// The package is pure: no IO, no state. It decides nothing: what the input
+// guard does with the request and the inputs is package policy's, and the
+// facade pins them on a session (Session.Turn).
 package brief

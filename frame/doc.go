@@ -16,10 +16,18 @@
 // line that would cross it, and a first line that alone crosses it is refused
 // with a *LineTooLongError.
 //
+// Encode and EncodeWindow write a frame or a window (encode.go);
+// WindowWriter selects the same window from a text written to it in
+// pieces, holding only the window (stream.go), for a file too large to
+// hold; Decode and DecodeWindow read a frame back (decode.go); LineCount,
+// LineStart and LineOf number lines as a frame does.
+//
 // Echoes tells whether a model's answer only repeats text a tool already
 // returned, looking through frames in both directions.
 //
 // This package must not do IO, hold state between calls, or know where the
-// text came from: it is a pure function of the bytes it is given. Deciding
-// which files may be read (binary, not UTF-8, too large) is the caller's job.
+// text came from: it is a pure function of the bytes it is given (a
+// WindowWriter holds only the window of the one text written to it).
+// Deciding which files may be read (binary, not UTF-8, too large) is the
+// caller's job.
 package frame

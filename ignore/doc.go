@@ -22,6 +22,12 @@
 // matches decides. Matching is byte-wise and case-sensitive (core.ignoreCase
 // is not read).
 //
-// The package is pure except for GlobalExcludes, which reads the user's git
-// configuration.
+// Parse reads one file's patterns from bytes the caller read (stet's walk
+// reads each .gitignore, .ignore and info/exclude through the workspace's
+// provider); Stack.Ignored decides; Wildmatch is git's matcher alone.
+//
+// The package is pure except for GlobalExcludesPath and GlobalExcludes,
+// which read the user's environment, git configuration and global excludes
+// file (outside every workspace root, never a user's project file). It must
+// not read a workspace's files itself.
 package ignore

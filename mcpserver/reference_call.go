@@ -185,291 +185,348 @@ func required(tool, arg string, missing bool) error {
 func (s *Server) runRef(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
 	switch name {
 	case "read_text_file", "read_file":
-		var a struct {
-			Path       *string
-			Head, Tail int
-		}
-		if err := refArgs(name, raw, &a, "path", "head", "tail"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path", a.Path == nil); err != nil {
-			return stet.Output{}, err
-		}
-		if a.Head < 0 || a.Tail < 0 {
-			return stet.Output{}, refInvalid(name, "%s: head and tail must be positive line counts", name)
-		}
-		if a.Head > 0 && a.Tail > 0 {
-			return stet.Output{}, refInvalid(name, "%s: cannot specify both head and tail; pass one of them", name)
-		}
-		ra := stet.ReadArgs{Path: *a.Path, Limit: wholeFile}
-		switch {
-		case a.Head > 0:
-			ra.Limit = a.Head
-		case a.Tail > 0:
-			ra.Limit, ra.Tail = 0, a.Tail
-		}
-		rr, err := s.readFitted(ctx, sess, ra)
-		if err != nil {
-			return stet.Output{}, err
-		}
-		text, err := refContent(name, rr, a.Head > 0 || a.Tail > 0)
-		if err != nil {
-			return stet.Output{}, err
-		}
-		return refText(text, false), nil
-
+		return s.refReadText(ctx, ws, sess, name, raw)
 	case "read_media_file":
-		var a struct{ Path *string }
-		if err := refArgs(name, raw, &a, "path"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path", a.Path == nil); err != nil {
-			return stet.Output{}, err
-		}
-		rr, err := sess.ReadBytes(ctx, *a.Path)
-		if err != nil {
-			return stet.Output{}, err
-		}
-		var block contentBlock
-		switch {
-		case strings.HasPrefix(rr.MimeType, "image/"), strings.HasPrefix(rr.MimeType, "audio/"):
-			kind := "image"
-			if strings.HasPrefix(rr.MimeType, "audio/") {
-				kind = "audio"
-			}
-			block = contentBlock{Type: kind, Data: base64.StdEncoding.EncodeToString(rr.Data), MimeType: rr.MimeType}
-		default:
-			// Neither image nor audio: an embedded resource, named by its
-			// file:// URI, as the reference server sends it.
-			block = contentBlock{Type: "resource", Resource: &resourceBlob{
-				URI:      fileURL(absPath(ws, *a.Path, rr.Path)),
-				MimeType: rr.MimeType,
-				Blob:     base64.StdEncoding.EncodeToString(rr.Data),
-			}}
-		}
-		m := &refMedia{Content: []contentBlock{block}}
-		return stet.Output{Structured: m, Text: ""}, nil
-
+		return s.refReadMedia(ctx, ws, sess, name, raw)
 	case "read_multiple_files":
-		var a struct{ Paths []string }
-		if err := refArgs(name, raw, &a, "paths"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "paths", a.Paths == nil); err != nil {
-			return stet.Output{}, err
-		}
-		res, err := sess.ReadFiles(ctx, stet.ReadArgs{Paths: a.Paths, Limit: wholeFile})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		parts := make([]string, len(res.Files))
-		for i, f := range res.Files {
-			p := a.Paths[i]
-			var text string
-			switch f := f.(type) {
-			case *stet.ReadResult:
-				text, err = refContent(name, f, false)
-				if r, ok := stet.AsRefusal(err); ok {
-					parts[i] = fmt.Sprintf("%s: Error - %s", p, refWords(name, r).Message)
-					continue
-				} else if err != nil {
-					return stet.Output{}, err
-				}
-				parts[i] = fmt.Sprintf("%s:\n%s\n", p, text)
-			case *stet.Refusal:
-				parts[i] = fmt.Sprintf("%s: Error - %s", p, refWords(name, f).Message)
-			}
-		}
-		return refText(strings.Join(parts, "\n---\n"), false), nil
-
+		return s.refReadMultiple(ctx, ws, sess, name, raw)
 	case "write_file":
-		var a struct {
-			Path, Content *string
-			Overwrite     bool
-		}
-		if err := refArgs(name, raw, &a, "path", "content", "overwrite"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path and content", a.Path == nil || a.Content == nil); err != nil {
-			return stet.Output{}, err
-		}
-		r, err := sess.Write(ctx, stet.WriteArgs{Path: *a.Path, Content: *a.Content, Overwrite: a.Overwrite})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		text := "Successfully wrote to " + *a.Path
-		if r.Receipt.Before != nil {
-			// What stet adds: the user's bytes are saved, and how to get
-			// them back.
-			text += "\n" + strings.Replace(r.Message, "undo brings it back", "stet undo "+*a.Path+" brings it back", 1)
-		}
-		return refText(text, changedBy(r)), nil
-
+		return s.refWriteFile(ctx, ws, sess, name, raw)
 	case "edit_file":
-		var a struct {
-			Path  *string
-			Edits []struct {
-				OldText *string `json:"oldText"`
-				NewText *string `json:"newText"`
-			}
-			DryRun bool `json:"dryRun"`
-		}
-		if err := refArgs(name, raw, &a, "path", "edits", "dryRun"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path and edits", a.Path == nil || a.Edits == nil); err != nil {
-			return stet.Output{}, err
-		}
-		if len(a.Edits) == 0 {
-			return stet.Output{}, refInvalid(name, "%s: edits is empty; give at least one {oldText, newText}", name)
-		}
-		ops := make([]stet.EditOp, len(a.Edits))
-		for i, e := range a.Edits {
-			if e.OldText == nil || e.NewText == nil {
-				return stet.Output{}, refInvalid(name, "%s: edits[%d] needs oldText and newText", name, i)
-			}
-			ops[i] = stet.EditOp{OldString: *e.OldText, NewString: *e.NewText}
-		}
-		r, err := sess.Edit(ctx, stet.EditArgs{Path: *a.Path, Edits: ops, DryRun: a.DryRun})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		return refText(refDiff(*a.Path, r.Diff), changedBy(r)), nil
-
+		return s.refEditFile(ctx, ws, sess, name, raw)
 	case "create_directory":
-		var a struct{ Path *string }
-		if err := refArgs(name, raw, &a, "path"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path", a.Path == nil); err != nil {
-			return stet.Output{}, err
-		}
-		r, err := sess.Mkdir(ctx, stet.MkdirArgs{Path: *a.Path})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		return refText("Successfully created directory "+*a.Path, r.Created), nil
-
+		return s.refCreateDirectory(ctx, ws, sess, name, raw)
 	case "list_directory", "list_directory_with_sizes":
-		var a struct {
-			Path   *string
-			SortBy string `json:"sortBy"`
-		}
-		known := []string{"path"}
-		if name == "list_directory_with_sizes" {
-			known = append(known, "sortBy")
-		}
-		if err := refArgs(name, raw, &a, known...); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path", a.Path == nil); err != nil {
-			return stet.Output{}, err
-		}
-		if a.SortBy != "" && a.SortBy != "name" && a.SortBy != "size" {
-			return stet.Output{}, refInvalid(name, "%s: sortBy must be \"name\" or \"size\", not %q", name, a.SortBy)
-		}
-		res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, NoIgnore: true, Limit: tools.MaxResults})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		if name == "list_directory" {
-			return refText(refListing(res), false), nil
-		}
-		return refText(refSizes(res, a.SortBy == "size"), false), nil
-
+		return s.refListDirectory(ctx, ws, sess, name, raw)
 	case "directory_tree":
-		var a struct {
-			Path    *string
-			Exclude []string `json:"excludePatterns"`
-		}
-		if err := refArgs(name, raw, &a, "path", "excludePatterns"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path", a.Path == nil); err != nil {
-			return stet.Output{}, err
-		}
-		res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, Depth: treeDepth, Exclude: a.Exclude, NoIgnore: true, Limit: treeEntries})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		return refTreeOutput(*a.Path, res)
-
+		return s.refDirectoryTree(ctx, ws, sess, name, raw)
 	case "move_file":
-		var a struct{ Source, Destination *string }
-		if err := refArgs(name, raw, &a, "source", "destination"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "source and destination", a.Source == nil || a.Destination == nil); err != nil {
-			return stet.Output{}, err
-		}
-		r, err := sess.Move(ctx, stet.MoveArgs{From: *a.Source, To: *a.Destination})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		return refText(fmt.Sprintf("Successfully moved %s to %s", *a.Source, *a.Destination), changedBy(r)), nil
-
+		return s.refMoveFile(ctx, ws, sess, name, raw)
 	case "search_files":
-		var a struct {
-			Path, Pattern *string
-			Exclude       []string `json:"excludePatterns"`
-		}
-		if err := refArgs(name, raw, &a, "path", "pattern", "excludePatterns"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path and pattern", a.Path == nil || a.Pattern == nil); err != nil {
-			return stet.Output{}, err
-		}
-		res, err := sess.Find(ctx, stet.FindArgs{Pattern: *a.Pattern, Path: *a.Path, Exclude: a.Exclude, NoIgnore: true, Limit: tools.MaxResults})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		if len(res.Paths) == 0 {
-			return refText("No matches found", false), nil
-		}
-		root := ws.Roots()[0]
-		lines := make([]string, len(res.Paths))
-		for i, p := range res.Paths {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(root, filepath.FromSlash(p))
-			}
-			lines[i] = shown(p)
-		}
-		text := strings.Join(lines, "\n")
-		if res.Truncated {
-			text += fmt.Sprintf("\n(first %s matches; more exist: narrow the pattern or the path)", policy.Thousands(len(lines)))
-		}
-		return refText(text, false), nil
-
+		return s.refSearchFiles(ctx, ws, sess, name, raw)
 	case "get_file_info":
-		var a struct{ Path *string }
-		if err := refArgs(name, raw, &a, "path"); err != nil {
-			return stet.Output{}, err
-		}
-		if err := required(name, "path", a.Path == nil); err != nil {
-			return stet.Output{}, err
-		}
-		r, err := sess.Info(ctx, stet.InfoArgs{Path: *a.Path})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		return refText(refInfo(r), false), nil
-
+		return s.refGetFileInfo(ctx, ws, sess, name, raw)
 	case "list_allowed_directories":
-		var a struct{}
-		if err := refArgs(name, raw, &a); err != nil {
-			return stet.Output{}, err
-		}
-		r, err := sess.Roots(ctx, stet.RootsArgs{})
-		if err != nil {
-			return stet.Output{}, err
-		}
-		dirs := make([]string, len(r.Roots))
-		for i, root := range r.Roots {
-			dirs[i] = shown(root.Path)
-		}
-		return refText("Allowed directories:\n"+strings.Join(dirs, "\n"), false), nil
+		return s.refListAllowed(ctx, ws, sess, name, raw)
 	}
 	return stet.Output{}, fmt.Errorf("mcpserver: reference tool %s has no handler", name)
+}
+
+// refReadText is read_text_file (and read_file): a read of the whole file,
+// or its head or tail, as the file's text.
+func (s *Server) refReadText(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct {
+		Path       *string
+		Head, Tail int
+	}
+	if err := refArgs(name, raw, &a, "path", "head", "tail"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path", a.Path == nil); err != nil {
+		return stet.Output{}, err
+	}
+	if a.Head < 0 || a.Tail < 0 {
+		return stet.Output{}, refInvalid(name, "%s: head and tail must be positive line counts", name)
+	}
+	if a.Head > 0 && a.Tail > 0 {
+		return stet.Output{}, refInvalid(name, "%s: cannot specify both head and tail; pass one of them", name)
+	}
+	ra := stet.ReadArgs{Path: *a.Path, Limit: wholeFile}
+	switch {
+	case a.Head > 0:
+		ra.Limit = a.Head
+	case a.Tail > 0:
+		ra.Limit, ra.Tail = 0, a.Tail
+	}
+	rr, err := s.readFitted(ctx, sess, ra)
+	if err != nil {
+		return stet.Output{}, err
+	}
+	text, err := refContent(name, rr, a.Head > 0 || a.Tail > 0)
+	if err != nil {
+		return stet.Output{}, err
+	}
+	return refText(text, false), nil
+}
+
+// refReadMedia is read_media_file: one image or audio block, or an embedded
+// resource for any other file.
+func (s *Server) refReadMedia(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct{ Path *string }
+	if err := refArgs(name, raw, &a, "path"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path", a.Path == nil); err != nil {
+		return stet.Output{}, err
+	}
+	rr, err := sess.ReadBytes(ctx, *a.Path)
+	if err != nil {
+		return stet.Output{}, err
+	}
+	var block contentBlock
+	switch {
+	case strings.HasPrefix(rr.MimeType, "image/"), strings.HasPrefix(rr.MimeType, "audio/"):
+		kind := "image"
+		if strings.HasPrefix(rr.MimeType, "audio/") {
+			kind = "audio"
+		}
+		block = contentBlock{Type: kind, Data: base64.StdEncoding.EncodeToString(rr.Data), MimeType: rr.MimeType}
+	default:
+		// Neither image nor audio: an embedded resource, named by its
+		// file:// URI, as the reference server sends it.
+		block = contentBlock{Type: "resource", Resource: &resourceBlob{
+			URI:      fileURL(absPath(ws, *a.Path, rr.Path)),
+			MimeType: rr.MimeType,
+			Blob:     base64.StdEncoding.EncodeToString(rr.Data),
+		}}
+	}
+	m := &refMedia{Content: []contentBlock{block}}
+	return stet.Output{Structured: m, Text: ""}, nil
+}
+
+// refReadMultiple is read_multiple_files: each file's text, or its refusal
+// in its place.
+func (s *Server) refReadMultiple(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct{ Paths []string }
+	if err := refArgs(name, raw, &a, "paths"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "paths", a.Paths == nil); err != nil {
+		return stet.Output{}, err
+	}
+	res, err := sess.ReadFiles(ctx, stet.ReadArgs{Paths: a.Paths, Limit: wholeFile})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	parts := make([]string, len(res.Files))
+	for i, f := range res.Files {
+		p := a.Paths[i]
+		var text string
+		switch f := f.(type) {
+		case *stet.ReadResult:
+			text, err = refContent(name, f, false)
+			if r, ok := stet.AsRefusal(err); ok {
+				parts[i] = fmt.Sprintf("%s: Error - %s", p, refWords(name, r).Message)
+				continue
+			} else if err != nil {
+				return stet.Output{}, err
+			}
+			parts[i] = fmt.Sprintf("%s:\n%s\n", p, text)
+		case *stet.Refusal:
+			parts[i] = fmt.Sprintf("%s: Error - %s", p, refWords(name, f).Message)
+		}
+	}
+	return refText(strings.Join(parts, "\n---\n"), false), nil
+}
+
+// refWriteFile is write_file: a write, saying where a replaced file's bytes
+// went.
+func (s *Server) refWriteFile(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct {
+		Path, Content *string
+		Overwrite     bool
+	}
+	if err := refArgs(name, raw, &a, "path", "content", "overwrite"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path and content", a.Path == nil || a.Content == nil); err != nil {
+		return stet.Output{}, err
+	}
+	r, err := sess.Write(ctx, stet.WriteArgs{Path: *a.Path, Content: *a.Content, Overwrite: a.Overwrite})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	text := "Successfully wrote to " + *a.Path
+	if r.Receipt.Before != nil {
+		// What stet adds: the user's bytes are saved, and how to get
+		// them back.
+		text += "\n" + strings.Replace(r.Message, "undo brings it back", "stet undo "+*a.Path+" brings it back", 1)
+	}
+	return refText(text, changedBy(r)), nil
+}
+
+// refEditFile is edit_file: an edit of literal replacements, answered with
+// its diff.
+func (s *Server) refEditFile(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct {
+		Path  *string
+		Edits []struct {
+			OldText *string `json:"oldText"`
+			NewText *string `json:"newText"`
+		}
+		DryRun bool `json:"dryRun"`
+	}
+	if err := refArgs(name, raw, &a, "path", "edits", "dryRun"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path and edits", a.Path == nil || a.Edits == nil); err != nil {
+		return stet.Output{}, err
+	}
+	if len(a.Edits) == 0 {
+		return stet.Output{}, refInvalid(name, "%s: edits is empty; give at least one {oldText, newText}", name)
+	}
+	ops := make([]stet.EditOp, len(a.Edits))
+	for i, e := range a.Edits {
+		if e.OldText == nil || e.NewText == nil {
+			return stet.Output{}, refInvalid(name, "%s: edits[%d] needs oldText and newText", name, i)
+		}
+		ops[i] = stet.EditOp{OldString: *e.OldText, NewString: *e.NewText}
+	}
+	r, err := sess.Edit(ctx, stet.EditArgs{Path: *a.Path, Edits: ops, DryRun: a.DryRun})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	return refText(refDiff(*a.Path, r.Diff), changedBy(r)), nil
+}
+
+// refCreateDirectory is create_directory: a mkdir.
+func (s *Server) refCreateDirectory(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct{ Path *string }
+	if err := refArgs(name, raw, &a, "path"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path", a.Path == nil); err != nil {
+		return stet.Output{}, err
+	}
+	r, err := sess.Mkdir(ctx, stet.MkdirArgs{Path: *a.Path})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	return refText("Successfully created directory "+*a.Path, r.Created), nil
+}
+
+// refListDirectory is list_directory and list_directory_with_sizes: a
+// listing of one directory.
+func (s *Server) refListDirectory(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct {
+		Path   *string
+		SortBy string `json:"sortBy"`
+	}
+	known := []string{"path"}
+	if name == "list_directory_with_sizes" {
+		known = append(known, "sortBy")
+	}
+	if err := refArgs(name, raw, &a, known...); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path", a.Path == nil); err != nil {
+		return stet.Output{}, err
+	}
+	if a.SortBy != "" && a.SortBy != "name" && a.SortBy != "size" {
+		return stet.Output{}, refInvalid(name, "%s: sortBy must be \"name\" or \"size\", not %q", name, a.SortBy)
+	}
+	res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, NoIgnore: true, Limit: tools.MaxResults})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	if name == "list_directory" {
+		return refText(refListing(res), false), nil
+	}
+	return refText(refSizes(res, a.SortBy == "size"), false), nil
+}
+
+// refDirectoryTree is directory_tree: one bounded listing, shaped as a JSON
+// tree.
+func (s *Server) refDirectoryTree(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct {
+		Path    *string
+		Exclude []string `json:"excludePatterns"`
+	}
+	if err := refArgs(name, raw, &a, "path", "excludePatterns"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path", a.Path == nil); err != nil {
+		return stet.Output{}, err
+	}
+	res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, Depth: treeDepth, Exclude: a.Exclude, NoIgnore: true, Limit: treeEntries})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	return refTreeOutput(*a.Path, res)
+}
+
+// refMoveFile is move_file: a move.
+func (s *Server) refMoveFile(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct{ Source, Destination *string }
+	if err := refArgs(name, raw, &a, "source", "destination"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "source and destination", a.Source == nil || a.Destination == nil); err != nil {
+		return stet.Output{}, err
+	}
+	r, err := sess.Move(ctx, stet.MoveArgs{From: *a.Source, To: *a.Destination})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	return refText(fmt.Sprintf("Successfully moved %s to %s", *a.Source, *a.Destination), changedBy(r)), nil
+}
+
+// refSearchFiles is search_files: a find, answered with absolute paths.
+func (s *Server) refSearchFiles(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct {
+		Path, Pattern *string
+		Exclude       []string `json:"excludePatterns"`
+	}
+	if err := refArgs(name, raw, &a, "path", "pattern", "excludePatterns"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path and pattern", a.Path == nil || a.Pattern == nil); err != nil {
+		return stet.Output{}, err
+	}
+	res, err := sess.Find(ctx, stet.FindArgs{Pattern: *a.Pattern, Path: *a.Path, Exclude: a.Exclude, NoIgnore: true, Limit: tools.MaxResults})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	if len(res.Paths) == 0 {
+		return refText("No matches found", false), nil
+	}
+	root := ws.Roots()[0]
+	lines := make([]string, len(res.Paths))
+	for i, p := range res.Paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, filepath.FromSlash(p))
+		}
+		lines[i] = shown(p)
+	}
+	text := strings.Join(lines, "\n")
+	if res.Truncated {
+		text += fmt.Sprintf("\n(first %s matches; more exist: narrow the pattern or the path)", policy.Thousands(len(lines)))
+	}
+	return refText(text, false), nil
+}
+
+// refGetFileInfo is get_file_info: an info call.
+func (s *Server) refGetFileInfo(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct{ Path *string }
+	if err := refArgs(name, raw, &a, "path"); err != nil {
+		return stet.Output{}, err
+	}
+	if err := required(name, "path", a.Path == nil); err != nil {
+		return stet.Output{}, err
+	}
+	r, err := sess.Info(ctx, stet.InfoArgs{Path: *a.Path})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	return refText(refInfo(r), false), nil
+}
+
+// refListAllowed is list_allowed_directories: the roots the session may
+// reach.
+func (s *Server) refListAllowed(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
+	var a struct{}
+	if err := refArgs(name, raw, &a); err != nil {
+		return stet.Output{}, err
+	}
+	r, err := sess.Roots(ctx, stet.RootsArgs{})
+	if err != nil {
+		return stet.Output{}, err
+	}
+	dirs := make([]string, len(r.Roots))
+	for i, root := range r.Roots {
+		dirs[i] = shown(root.Path)
+	}
+	return refText("Allowed directories:\n"+strings.Join(dirs, "\n"), false), nil
 }
 
 // treeDepth bounds directory_tree's walk; deeper trees are cut there.

@@ -140,28 +140,11 @@ func parseCodexUpdate(p patchLines, i, hi int) (File, int, error) {
 		j++
 	}
 
-	var cur *hunkBuilder
-	afterEOF := false // the last hunk ended with "*** End of File": the next needs "@@"
-	closeHunk := func() error {
-		if cur == nil {
-			return nil
-		}
-		h, err := cur.finish()
-		if err != nil {
-			return err
-		}
-		if len(h.Old) == 0 && h.Context == "" && h.OldStart == 0 {
-			// A chunk of only added lines that says nowhere where goes at
-			// the end of the file, as Codex puts it.
-			h.AtEOF = true
-		}
-		f.Hunks = append(f.Hunks, h)
-		cur = nil
-		return nil
-	}
+	c := &codexHunks{f: &f}
 body:
 	for ; j <= hi; j++ {
 		l := p[j]
+		var err error
 		switch {
 		case strings.HasPrefix(l, "***") || isCodexMarker(strings.TrimSpace(l)):
 			// A marker may carry whitespace around it, as Codex accepts:
@@ -169,66 +152,118 @@ body:
 			if strings.TrimSpace(l) != codexEOF {
 				break body
 			}
-			if cur == nil || cur.n == 0 {
-				return File{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("%q must end a hunk's lines", codexEOF)}
-			}
-			if err := cur.flush(); err != nil {
-				return File{}, 0, err
-			}
-			cur.h.AtEOF = true
-			if err := closeHunk(); err != nil {
-				return File{}, 0, err
-			}
-			afterEOF = true
+			err = c.endOfFile(j)
 		case strings.HasPrefix(l, "@@"):
-			if cur != nil && cur.n > 0 {
-				if err := closeHunk(); err != nil {
-					return File{}, 0, err
-				}
-			}
-			if cur == nil {
-				cur = newHunkBuilder(j + 1)
-			}
-			cur.blank = cur.blank[:0]
-			switch uh := parseUnifiedHeader(l); {
-			case uh.form >= headerHint || uh.double:
-				// A unified header inside the envelope: its line number is a
-				// hint, its counts are not checked, and its section heading
-				// is not an anchor.
-				if cur.h.OldStart == 0 {
-					cur.h.OldStart = uh.oldStart()
-				}
-				if uh.section != "" {
-					cur.h.Heading = uh.section
-				}
-			default:
-				if c := strings.TrimSpace(l[2:]); c != "" {
-					cur.ctx = append(cur.ctx, c)
-				}
-			}
-			afterEOF = false
+			err = c.header(l, j)
 		case l == "" || l[0] == ' ' || l[0] == '-' || l[0] == '+' || l[0] == '\\':
-			if cur == nil {
-				if l == "" {
-					continue // a separator before the first hunk
-				}
-				if afterEOF {
-					return File{}, 0, &ParseError{Line: j + 1, Msg: fmt.Sprintf("a hunk after %q must start with an \"@@\" line", codexEOF)}
-				}
-				cur = newHunkBuilder(j + 1)
-			}
-			if err := cur.take(l, j+1); err != nil {
-				return File{}, 0, err
-			}
+			err = c.line(l, j)
 		default:
-			return File{}, 0, badHunkLine(l, j+1)
+			err = badHunkLine(l, j+1)
+		}
+		if err != nil {
+			return File{}, 0, err
 		}
 	}
-	if err := closeHunk(); err != nil {
+	if err := c.close(); err != nil {
 		return File{}, 0, err
 	}
 	if len(f.Hunks) == 0 && f.MoveTo == "" {
 		return File{}, 0, &ParseError{Line: i + 1, Msg: fmt.Sprintf("\"*** Update File: %s\" has no hunks: add \"@@\" hunks, or \"*** Move to: PATH\" to only rename it", path)}
 	}
 	return f, j, nil
+}
+
+// codexHunks builds the hunks of one "*** Update File" section, line by
+// line.
+type codexHunks struct {
+	f        *File
+	cur      *hunkBuilder
+	afterEOF bool // the last hunk ended with "*** End of File": the next needs "@@"
+}
+
+// close ends the hunk being built, if any, and adds it to the file. A
+// chunk of only added lines that says nowhere where it goes is anchored
+// at the end of the file, as Codex puts it.
+func (c *codexHunks) close() error {
+	if c.cur == nil {
+		return nil
+	}
+	h, err := c.cur.finish()
+	if err != nil {
+		return err
+	}
+	if len(h.Old) == 0 && h.Context == "" && h.OldStart == 0 {
+		// A chunk of only added lines that says nowhere where goes at
+		// the end of the file, as Codex puts it.
+		h.AtEOF = true
+	}
+	c.f.Hunks = append(c.f.Hunks, h)
+	c.cur = nil
+	return nil
+}
+
+// endOfFile is "*** End of File" at p[j]: it ends the hunk being built and
+// anchors it at the end of the file.
+func (c *codexHunks) endOfFile(j int) error {
+	if c.cur == nil || c.cur.n == 0 {
+		return &ParseError{Line: j + 1, Msg: fmt.Sprintf("%q must end a hunk's lines", codexEOF)}
+	}
+	if err := c.cur.flush(); err != nil {
+		return err
+	}
+	c.cur.h.AtEOF = true
+	if err := c.close(); err != nil {
+		return err
+	}
+	c.afterEOF = true
+	return nil
+}
+
+// header is an "@@" line at p[j]: it starts a hunk (or narrows the one
+// not yet holding lines) with an anchor, or with a unified header's line
+// hint and section heading.
+func (c *codexHunks) header(l string, j int) error {
+	if c.cur != nil && c.cur.n > 0 {
+		if err := c.close(); err != nil {
+			return err
+		}
+	}
+	if c.cur == nil {
+		c.cur = newHunkBuilder(j + 1)
+	}
+	cur := c.cur
+	cur.blank = cur.blank[:0]
+	switch uh := parseUnifiedHeader(l); {
+	case uh.form >= headerHint || uh.double:
+		// A unified header inside the envelope: its line number is a
+		// hint, its counts are not checked, and its section heading
+		// is not an anchor.
+		if cur.h.OldStart == 0 {
+			cur.h.OldStart = uh.oldStart()
+		}
+		if uh.section != "" {
+			cur.h.Heading = uh.section
+		}
+	default:
+		if anchor := strings.TrimSpace(l[2:]); anchor != "" {
+			cur.ctx = append(cur.ctx, anchor)
+		}
+	}
+	c.afterEOF = false
+	return nil
+}
+
+// line is a hunk line at p[j] (context, removed, added, or "\ No newline
+// at end of file"); an empty line before the first hunk separates.
+func (c *codexHunks) line(l string, j int) error {
+	if c.cur == nil {
+		if l == "" {
+			return nil // a separator before the first hunk
+		}
+		if c.afterEOF {
+			return &ParseError{Line: j + 1, Msg: fmt.Sprintf("a hunk after %q must start with an \"@@\" line", codexEOF)}
+		}
+		c.cur = newHunkBuilder(j + 1)
+	}
+	return c.cur.take(l, j+1)
 }

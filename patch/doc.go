@@ -57,6 +57,11 @@
 // newline or its absence (changed only where a "\ No newline at end of
 // file" marker says so).
 //
+// Files: parse.go (Parse, the wrappers, one path named once), codex.go
+// (the envelope), unified.go and hunk.go (unified diffs and hunk headers),
+// apply.go (Apply: locating and placing hunks, with lines.go's line index),
+// nearmiss.go (what a *HunkError says about the nearest region), errors.go.
+//
 // Neither function does IO or keeps state between calls, and this package
 // must not grow either. It does not decide whether a path is allowed,
 // whether a file exists, or whether a caller may change it: paths are

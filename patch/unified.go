@@ -78,62 +78,92 @@ const devNull = "/dev/null"
 // last hunk header.
 func parseUnifiedFile(p patchLines, i, hi, end int) (File, int, int, error) {
 	f := File{Line: i + 1}
-	var (
-		git                        bool
-		gitOld, gitNew             string
-		renameFrom, renameTo       string
-		newFile, deletedFile       bool
-		oldName, newName           string
-		oldNull, newNull, hasNames bool
-	)
+	h, i, err := parseFileHeader(p, i, hi)
+	if err != nil {
+		return File{}, 0, 0, err
+	}
+	lastHunk := 0
+	if f.Hunks, i, lastHunk, err = parseUnifiedHunks(p, i, hi, end); err != nil {
+		return File{}, 0, 0, err
+	}
+	return h.file(f, i, lastHunk)
+}
+
+// fileHeader is what the header lines of a unified file section say:
+// the "diff --git" or "Index:" names, git's extended headers, and the
+// "---"/"+++" pair.
+type fileHeader struct {
+	git                        bool
+	gitOld, gitNew             string
+	renameFrom, renameTo       string
+	newFile, deletedFile       bool
+	oldName, newName           string
+	oldNull, newNull, hasNames bool
+}
+
+// parseFileHeader reads the header lines of the section at p[i] and
+// returns the index of the line after them.
+func parseFileHeader(p patchLines, i, hi int) (h fileHeader, next int, err error) {
 	if rest, ok := strings.CutPrefix(p[i], "Index: "); ok {
-		gitOld = unquoteName(rest)
-		gitNew = gitOld
+		h.gitOld = unquoteName(rest)
+		h.gitNew = h.gitOld
 		for i++; i <= hi && strings.HasPrefix(p[i], "==="); i++ {
 		}
 	} else if rest, ok := strings.CutPrefix(p[i], "diff --git "); ok {
-		git = true
-		var err error
-		if gitOld, gitNew, err = gitHeaderNames(rest); err != nil {
-			return File{}, 0, 0, &ParseError{Line: i + 1, Msg: err.Error()}
+		h.git = true
+		if h.gitOld, h.gitNew, err = gitHeaderNames(rest); err != nil {
+			return fileHeader{}, 0, &ParseError{Line: i + 1, Msg: err.Error()}
 		}
-		i++
-	ext:
-		for ; i <= hi; i++ {
-			l := p[i]
-			switch {
-			case strings.HasPrefix(l, "new file mode "):
-				newFile = true
-			case strings.HasPrefix(l, "deleted file mode "):
-				deletedFile = true
-			case strings.HasPrefix(l, "rename from "):
-				renameFrom = unquoteName(strings.TrimPrefix(l, "rename from "))
-			case strings.HasPrefix(l, "rename to "):
-				renameTo = unquoteName(strings.TrimPrefix(l, "rename to "))
-			case strings.HasPrefix(l, "copy from ") || strings.HasPrefix(l, "copy to "):
-				return File{}, 0, 0, &ParseError{Line: i + 1, Msg: "copy patches are not supported: add the new file with its full content instead"}
-			case strings.HasPrefix(l, "Binary files ") || strings.HasPrefix(l, "GIT binary patch"):
-				return File{}, 0, 0, &ParseError{Line: i + 1, Msg: "binary patches are not supported"}
-			case strings.HasPrefix(l, "old mode ") || strings.HasPrefix(l, "new mode ") ||
-				strings.HasPrefix(l, "index ") || strings.HasPrefix(l, "similarity index ") ||
-				strings.HasPrefix(l, "dissimilarity index "):
-				// File modes are kept as they are; hashes are not checked.
-			default:
-				break ext
-			}
+		if i, err = h.gitExtended(p, i+1, hi); err != nil {
+			return fileHeader{}, 0, err
 		}
 	}
 	if i <= hi && isFileHeaderPair(p, i, hi) {
-		hasNames = true
-		oldName, oldNull = headerName(strings.TrimPrefix(p[i], "--- "))
-		newName, newNull = headerName(strings.TrimPrefix(p[i+1], "+++ "))
-		if oldName == "" && !oldNull || newName == "" && !newNull {
-			return File{}, 0, 0, &ParseError{Line: i + 1, Msg: "\"---\" and \"+++\" need a path (or /dev/null)"}
+		h.hasNames = true
+		h.oldName, h.oldNull = headerName(strings.TrimPrefix(p[i], "--- "))
+		h.newName, h.newNull = headerName(strings.TrimPrefix(p[i+1], "+++ "))
+		if h.oldName == "" && !h.oldNull || h.newName == "" && !h.newNull {
+			return fileHeader{}, 0, &ParseError{Line: i + 1, Msg: "\"---\" and \"+++\" need a path (or /dev/null)"}
 		}
 		i += 2
 	}
+	return h, i, nil
+}
 
-	lastHunk := 0
+// gitExtended reads git's extended header lines from p[i] (modes, new and
+// deleted file, renames, similarity, index) and returns the index of the
+// first other line. Copy and binary patches are refused.
+func (h *fileHeader) gitExtended(p patchLines, i, hi int) (int, error) {
+	for ; i <= hi; i++ {
+		l := p[i]
+		switch {
+		case strings.HasPrefix(l, "new file mode "):
+			h.newFile = true
+		case strings.HasPrefix(l, "deleted file mode "):
+			h.deletedFile = true
+		case strings.HasPrefix(l, "rename from "):
+			h.renameFrom = unquoteName(strings.TrimPrefix(l, "rename from "))
+		case strings.HasPrefix(l, "rename to "):
+			h.renameTo = unquoteName(strings.TrimPrefix(l, "rename to "))
+		case strings.HasPrefix(l, "copy from ") || strings.HasPrefix(l, "copy to "):
+			return 0, &ParseError{Line: i + 1, Msg: "copy patches are not supported: add the new file with its full content instead"}
+		case strings.HasPrefix(l, "Binary files ") || strings.HasPrefix(l, "GIT binary patch"):
+			return 0, &ParseError{Line: i + 1, Msg: "binary patches are not supported"}
+		case strings.HasPrefix(l, "old mode ") || strings.HasPrefix(l, "new mode ") ||
+			strings.HasPrefix(l, "index ") || strings.HasPrefix(l, "similarity index ") ||
+			strings.HasPrefix(l, "dissimilarity index "):
+			// File modes are kept as they are; hashes are not checked.
+		default:
+			return i, nil
+		}
+	}
+	return i, nil
+}
+
+// parseUnifiedHunks reads the hunks from p[i], blank lines between them
+// allowed, and returns the index after the last and the line after the
+// last hunk's header (0 when there is none).
+func parseUnifiedHunks(p patchLines, i, hi, end int) (hunks []Hunk, next, lastHunk int, err error) {
 	for i <= hi {
 		j := i
 		for j <= hi && blank(p[j]) {
@@ -145,24 +175,29 @@ func parseUnifiedFile(p patchLines, i, hi, end int) (File, int, int, error) {
 		i, lastHunk = j, j+1
 		h, next, err := parseUnifiedHunk(p, i, hi, end)
 		if err != nil {
-			return File{}, 0, 0, err
+			return nil, 0, 0, err
 		}
-		f.Hunks, i = append(f.Hunks, h), next
+		hunks, i = append(hunks, h), next
 	}
+	return hunks, i, lastHunk, nil
+}
 
-	// Which paths: the ---/+++ names, else the diff --git names; rename
-	// headers override both.
-	oldPath, newPath := oldName, newName
-	if !hasNames {
-		oldPath, newPath = gitOld, gitNew
+// file completes f, whose hunks end before p[i], from the header: its
+// kind and paths (the ---/+++ names, else the diff --git names; rename
+// headers override both), refusing a section that names no path, both
+// creates and deletes, or changes nothing.
+func (h fileHeader) file(f File, i, lastHunk int) (File, int, int, error) {
+	oldPath, newPath := h.oldName, h.newName
+	if !h.hasNames {
+		oldPath, newPath = h.gitOld, h.gitNew
 	}
-	if renameFrom != "" {
-		oldPath = renameFrom
+	if h.renameFrom != "" {
+		oldPath = h.renameFrom
 	}
-	if renameTo != "" {
-		newPath = renameTo
+	if h.renameTo != "" {
+		newPath = h.renameTo
 	}
-	isAdd, isDel := oldNull || newFile, newNull || deletedFile
+	isAdd, isDel := h.oldNull || h.newFile, h.newNull || h.deletedFile
 	switch {
 	case isAdd && isDel:
 		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: "a file section cannot both create and delete its file"}
@@ -179,7 +214,7 @@ func parseUnifiedFile(p patchLines, i, hi, end int) (File, int, int, error) {
 	}
 	f.Kind, f.Path = Update, oldPath
 	if oldPath != newPath {
-		if !git {
+		if !h.git {
 			return File{}, 0, 0, &ParseError{Line: f.Line, Msg: fmt.Sprintf("\"---\" names %s and \"+++\" names %s: a plain diff must name one file on both sides (a git diff with \"rename from\"/\"rename to\" moves a file)", oldPath, newPath)}
 		}
 		f.MoveTo = newPath

@@ -5,9 +5,9 @@
 // takes back exactly what they do not want.
 //
 // It is a face over the stet facade, like the CLI and the MCP server: every
-// answer is one facade call (Workspace.Sessions, Diff, Stands, Refusals,
-// History, Verify, UndoChanges), and it holds no rule or journal logic of
-// its own. The page can do nothing the CLI cannot.
+// answer is one facade call (Workspace.Summary, Sessions, Diff, Stands,
+// SessionStands, Refusals, History, SearchPaths, Roots, Verify,
+// UndoChanges), and it holds no rule or journal logic of its own. The page can do nothing the CLI cannot.
 //
 // It must not be reachable from anything but this machine: it listens on a
 // loopback address only, every request carries a random token (compared in

@@ -524,74 +524,26 @@ func (g grepFailed) Unwrap() error { return g.err }
 // refusal for one of several paths is said on standard error and the
 // others are searched; the exit code is then 3.
 func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
-	var (
-		ws       *stet.Workspace
-		s        *stet.Session
-		stdin    []byte
-		stdinErr error
-		readIn   bool
-	)
-	defer func() {
-		if ws != nil {
-			ws.Close()
-		}
-	}()
-	session := func() (*stet.Session, error) {
-		if s == nil {
-			var err error
-			if ws, s, err = e.open(false); err != nil {
-				return nil, err
-			}
-		}
-		return s, nil
-	}
-	text := func() ([]byte, error) {
-		if !readIn {
-			readIn = true
-			stdin, stdinErr = readBounded(e.stdin, stet.DefaultMaxFileBytes)
-		}
-		return stdin, stdinErr
-	}
+	r := &grepRun{e: e, o: o, w: bufio.NewWriterSize(e.stdout, 64<<10)}
+	defer r.close()
 	if o.quiet {
 		// Whether any line matches is all that is asked.
 		a.OutputMode, a.Offset, a.Limit = stet.GrepFilesWithMatches, 0, 1
 	}
-	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	all := &stet.GrepResult{}
-	n, truncated := 0, false
+	truncated := false
 	var refused error
 	for _, p := range o.paths {
 		a.Path = p
-		var part *stet.GrepResult
-		var err error
-		if p == "-" {
-			var b []byte
-			if b, err = text(); err == nil {
-				part, err = stet.GrepText(e.ctx, a, stdinName, b)
-			}
-			if err == nil && !e.g.json && !o.quiet {
-				n += e.writeRows(w, part, o)
-			}
-		} else {
-			var sess *stet.Session
-			if sess, err = session(); err != nil {
-				return err
-			}
-			if e.g.json || o.quiet {
-				part, err = sess.Grep(e.ctx, a)
-			} else {
-				part = &stet.GrepResult{}
-				part.Truncated, err = sess.GrepEach(e.ctx, a, func(rows *stet.GrepResult) error {
-					n += e.writeRows(w, rows, o)
-					return w.Flush()
-				})
-			}
+		part, err, openErr := r.search(a)
+		if openErr != nil {
+			return openErr
 		}
 		if err != nil {
-			w.Flush()
+			r.w.Flush()
 			if _, ok := stet.AsRefusal(err); ok && len(o.paths) > 1 && !e.g.json {
-				r, _ := stet.AsRefusal(err)
-				fmt.Fprintln(e.stderr, r.Message)
+				ref, _ := stet.AsRefusal(err)
+				fmt.Fprintln(e.stderr, ref.Message)
 				refused = err
 				continue
 			}
@@ -602,9 +554,93 @@ func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
 		all.Counts = append(all.Counts, part.Counts...)
 		truncated = truncated || part.Truncated
 	}
-	found := len(all.Matches)+len(all.Paths)+len(all.Counts) > 0 || n > 0
+	return r.finish(a, all, truncated, refused)
+}
+
+// grepRun is one grep command's state across its paths: the workspace,
+// opened at the first path that is not "-", standard input's text, read
+// once, and the rows written so far.
+type grepRun struct {
+	e *env
+	o grepOpts
+	w *bufio.Writer
+	n int // rows written
+
+	ws *stet.Workspace
+	s  *stet.Session
+
+	stdin    []byte
+	stdinErr error
+	readIn   bool
+}
+
+// close closes the workspace, if one was opened.
+func (r *grepRun) close() {
+	if r.ws != nil {
+		r.ws.Close()
+	}
+}
+
+// session opens the workspace and its session on first use.
+func (r *grepRun) session() (*stet.Session, error) {
+	if r.s == nil {
+		var err error
+		if r.ws, r.s, err = r.e.open(false); err != nil {
+			return nil, err
+		}
+	}
+	return r.s, nil
+}
+
+// text reads standard input, bounded, on first use.
+func (r *grepRun) text() ([]byte, error) {
+	if !r.readIn {
+		r.readIn = true
+		r.stdin, r.stdinErr = readBounded(r.e.stdin, stet.DefaultMaxFileBytes)
+	}
+	return r.stdin, r.stdinErr
+}
+
+// search greps one path (a.Path; "-" is standard input), writing its rows
+// as they come unless the output is JSON or quiet. err is the search's
+// error; openErr a workspace that could not be opened, which ends the
+// command.
+func (r *grepRun) search(a stet.GrepArgs) (part *stet.GrepResult, err, openErr error) {
+	e, o := r.e, r.o
+	if a.Path == "-" {
+		var b []byte
+		if b, err = r.text(); err == nil {
+			part, err = stet.GrepText(e.ctx, a, stdinName, b)
+		}
+		if err == nil && !e.g.json && !o.quiet {
+			r.n += e.writeRows(r.w, part, o)
+		}
+		return part, err, nil
+	}
+	sess, err := r.session()
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.g.json || o.quiet {
+		part, err = sess.Grep(e.ctx, a)
+		return part, err, nil
+	}
+	part = &stet.GrepResult{}
+	part.Truncated, err = sess.GrepEach(e.ctx, a, func(rows *stet.GrepResult) error {
+		r.n += e.writeRows(r.w, rows, o)
+		return r.w.Flush()
+	})
+	return part, err, nil
+}
+
+// finish prints what is left once every path is searched (the JSON
+// result, or the text trailer) and returns the command's outcome: a
+// refusal already said, no match, or success.
+func (r *grepRun) finish(a stet.GrepArgs, all *stet.GrepResult, truncated bool, refused error) error {
+	e, w := r.e, r.w
+	found := len(all.Matches)+len(all.Paths)+len(all.Counts) > 0 || r.n > 0
 	switch {
-	case o.quiet:
+	case r.o.quiet:
 		if found {
 			return nil // grep -q: a match is success, whatever else happened
 		}
@@ -627,7 +663,7 @@ func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
 		case stet.GrepCount:
 			shape.Counts = []stet.GrepCountRow{}
 		}
-		fmt.Fprintln(w, stet.GrepTrailer(shape, n))
+		fmt.Fprintln(w, stet.GrepTrailer(shape, r.n))
 		if err := w.Flush(); err != nil {
 			return grepErr(err)
 		}

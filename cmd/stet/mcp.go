@@ -18,6 +18,50 @@ import (
 	"github.com/stet-dev/stet/tools"
 )
 
+// checkProfile refuses a --tools value that names no tool profile,
+// suggesting the nearest.
+func checkProfile(profile string) error {
+	if slices.Contains(mcpserver.Profiles(), profile) {
+		return nil
+	}
+	if near := tools.Nearest(profile, mcpserver.Profiles()); near != "" {
+		return usagef("--tools %q is not a tool profile; did you mean %q? (%s)", profile, near, strings.Join(mcpserver.Profiles(), ", "))
+	}
+	return usagef("--tools must be one of %s, not %q", strings.Join(mcpserver.Profiles(), ", "), profile)
+}
+
+// httpToken settles the bearer token of stet mcp: --no-token only on a
+// loopback --http address and never beside a token; an --http address
+// without a token gets one made here (generated), printed once, as stet
+// review does. Stdio has no token.
+func httpToken(addr, token string, noToken bool) (string, bool, error) {
+	switch {
+	case noToken && addr == "":
+		return "", false, usagef("--no-token is for --http only: stdio has no token")
+	case noToken && token != "":
+		return "", false, usagef("give a token or --no-token, not both")
+	case noToken:
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return "", false, usagef("--http %q: %v", addr, err)
+		}
+		ip := net.ParseIP(host)
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return "", false, usagef("--http %s is not a loopback address; --no-token serves only loopback, and even there any local user can connect: give a token (--token-file F or STET_TOKEN) instead", addr)
+		}
+	case addr != "" && token == "":
+		// Every address needs a token, loopback too: any local user can
+		// reach loopback.
+		t, err := review.NewToken()
+		if err != nil {
+			return "", false, err
+		}
+		return t, true, nil
+	}
+	return token, false, nil
+}
+
+// cmdMCP is stet mcp: the MCP server over stdio or streamable HTTP.
 func cmdMCP(e *env, args []string) error {
 	var addr, token, tokenFile string
 	var noToken bool
@@ -36,11 +80,8 @@ func cmdMCP(e *env, args []string) error {
 	if err != nil {
 		return parseErr(err)
 	}
-	if !slices.Contains(mcpserver.Profiles(), profile) {
-		if near := tools.Nearest(profile, mcpserver.Profiles()); near != "" {
-			return usagef("--tools %q is not a tool profile; did you mean %q? (%s)", profile, near, strings.Join(mcpserver.Profiles(), ", "))
-		}
-		return usagef("--tools must be one of %s, not %q", strings.Join(mcpserver.Profiles(), ", "), profile)
+	if err := checkProfile(profile); err != nil {
+		return err
 	}
 	if stallSteps < 0 {
 		return usagef("--stall-steps must be 0 or more")
@@ -48,28 +89,9 @@ func cmdMCP(e *env, args []string) error {
 	if token, err = mcpToken(token, tokenFile, os.Getenv); err != nil {
 		return err
 	}
-	generated := false
-	switch {
-	case noToken && addr == "":
-		return usagef("--no-token is for --http only: stdio has no token")
-	case noToken && token != "":
-		return usagef("give a token or --no-token, not both")
-	case noToken:
-		host, _, err := net.SplitHostPort(addr)
-		if err != nil {
-			return usagef("--http %q: %v", addr, err)
-		}
-		ip := net.ParseIP(host)
-		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return usagef("--http %s is not a loopback address; --no-token serves only loopback, and even there any local user can connect: give a token (--token-file F or STET_TOKEN) instead", addr)
-		}
-	case addr != "" && token == "":
-		// Every address needs a token, loopback too: any local user can
-		// reach loopback. Made here and printed once, as stet review does.
-		if token, err = review.NewToken(); err != nil {
-			return err
-		}
-		generated = true
+	token, generated, err := httpToken(addr, token, noToken)
+	if err != nil {
+		return err
 	}
 	o, err := e.g.options()
 	if err != nil {

@@ -255,27 +255,9 @@ func SetYAML(src []byte, section, name string, val Obj) ([]byte, error) {
 		// A line break added after it would change the scalar's value.
 		return nil, errAt(src, lines[n-1].start, "the file ends inside a block scalar (| or >) without a line break; add one and run again")
 	}
-	sec, top := -1, false
-	for i, l := range lines {
-		if l.blank {
-			continue
-		}
-		if !top && l.indent > 0 {
-			return nil, errAt(src, l.start, "the top level is indented; stet reads a mapping whose keys start at column 1")
-		}
-		top = true
-		if l.indent == 0 && l.item {
-			return nil, errAt(src, l.start, "the top level is a list; stet reads a mapping (key: value)")
-		}
-		if l.indent == 0 && !l.isKey {
-			return nil, errAt(src, l.start, "want a key (key: value) at the top level")
-		}
-		if l.indent == 0 && l.key == section {
-			if sec >= 0 {
-				return nil, errAt(src, l.start, "%s: is given twice (lines %d and %d); remove one", section, lineOf(src, lines[sec].start), lineOf(src, l.start))
-			}
-			sec = i
-		}
+	sec, err := yamlSection(src, lines, section)
+	if err != nil {
+		return nil, err
 	}
 	if sec < 0 {
 		out := append([]byte{}, src...)
@@ -295,32 +277,9 @@ func SetYAML(src []byte, section, name string, val Obj) ([]byte, error) {
 	}
 	head := lines[sec]
 	inline := strings.TrimSpace(head.inline)
-	child, unit, unitSet := -1, 2, false
-	var entries []int
-	for i := first; i < stop; i++ {
-		l := lines[i]
-		if l.blank || l.scalar && child >= 0 {
-			continue
-		}
-		if child < 0 {
-			child = l.indent
-			if l.item {
-				return nil, errAt(src, l.start, "%s: is a list here; stet adds to it only as a mapping (name: settings)", section)
-			}
-		}
-		switch {
-		case l.indent < child:
-			return nil, errAt(src, l.start, "this line is indented less than the entries of %s: above it", section)
-		case l.indent == child && l.item:
-			return nil, errAt(src, l.start, "%s: mixes a list item with mapping entries", section)
-		case l.indent == child && !l.isKey:
-			return nil, errAt(src, l.start, "want an entry (name:) of %s: here", section)
-		case l.indent == child:
-			entries = append(entries, i)
-		case !unitSet:
-			// The first line under an entry: the file's indentation step.
-			unit, unitSet = min(l.indent-child, 8), true
-		}
+	child, unit, entries, err := yamlEntries(src, lines[:stop], first, section)
+	if err != nil {
+		return nil, err
 	}
 	if child >= 0 && inline != "" {
 		return nil, errAt(src, head.start, "%s: has a value on its own line and entries below it", section)
@@ -330,18 +289,7 @@ func SetYAML(src []byte, section, name string, val Obj) ([]byte, error) {
 		if inline != "" && inline != "{}" && inline != "null" && inline != "~" {
 			return nil, errAt(src, head.start, "%s: is written inline (%s); stet adds to it only as a block mapping", section, inline)
 		}
-		keyLine := section + ":"
-		if head.comment != "" {
-			keyLine += " " + head.comment
-		}
-		text := keyLine + nl + renderYAML(Obj{{name, val}}, 2, 2, nl)
-		end := head.next
-		out := append([]byte{}, src[:head.start]...)
-		out = append(out, text...)
-		if head.next == head.end { // the last line had no line break
-			end = len(src)
-		}
-		return append(out, src[end:]...), nil
+		return fillYAMLSection(src, head, section, name, val, nl), nil
 	}
 	var found = -1
 	for _, i := range entries {
@@ -354,19 +302,7 @@ func SetYAML(src []byte, section, name string, val Obj) ([]byte, error) {
 	}
 	text := renderYAML(Obj{{name, val}}, child, unit, nl)
 	if found < 0 {
-		last := first
-		for i := first; i < stop; i++ {
-			if !lines[i].blank {
-				last = i
-			}
-		}
-		at := lines[last].next
-		out := append([]byte{}, src[:at]...)
-		if lines[last].next == lines[last].end {
-			out = append(out, nl...)
-		}
-		out = append(out, text...)
-		return append(out, src[at:]...), nil
+		return appendYAMLEntry(src, lines, first, stop, text, nl), nil
 	}
 	// The entry's lines: up to the next line at the entry's indentation
 	// or less, without the blank and comment lines before it.
@@ -386,6 +322,104 @@ func SetYAML(src []byte, section, name string, val Obj) ([]byte, error) {
 		out = out[:len(out)-len(nl)]
 	}
 	return append(out, src[lines[last].next:]...), nil
+}
+
+// yamlSection returns the index of the top-level line whose key is
+// section, or -1, refusing a top level that is not a mapping at column 1
+// or gives section twice.
+func yamlSection(src []byte, lines []yamlLine, section string) (int, error) {
+	sec, top := -1, false
+	for i, l := range lines {
+		if l.blank {
+			continue
+		}
+		if !top && l.indent > 0 {
+			return -1, errAt(src, l.start, "the top level is indented; stet reads a mapping whose keys start at column 1")
+		}
+		top = true
+		if l.indent == 0 && l.item {
+			return -1, errAt(src, l.start, "the top level is a list; stet reads a mapping (key: value)")
+		}
+		if l.indent == 0 && !l.isKey {
+			return -1, errAt(src, l.start, "want a key (key: value) at the top level")
+		}
+		if l.indent == 0 && l.key == section {
+			if sec >= 0 {
+				return -1, errAt(src, l.start, "%s: is given twice (lines %d and %d); remove one", section, lineOf(src, lines[sec].start), lineOf(src, l.start))
+			}
+			sec = i
+		}
+	}
+	return sec, nil
+}
+
+// yamlEntries reads the entries of the section block lines[first:]: their
+// indentation (child, -1 when there is none), the file's indentation step
+// under an entry (unit) and the index of each entry's line, refusing a
+// block that is not a mapping of entries.
+func yamlEntries(src []byte, lines []yamlLine, first int, section string) (child, unit int, entries []int, err error) {
+	child, unit, unitSet := -1, 2, false
+	for i := first; i < len(lines); i++ {
+		l := lines[i]
+		if l.blank || l.scalar && child >= 0 {
+			continue
+		}
+		if child < 0 {
+			child = l.indent
+			if l.item {
+				return 0, 0, nil, errAt(src, l.start, "%s: is a list here; stet adds to it only as a mapping (name: settings)", section)
+			}
+		}
+		switch {
+		case l.indent < child:
+			return 0, 0, nil, errAt(src, l.start, "this line is indented less than the entries of %s: above it", section)
+		case l.indent == child && l.item:
+			return 0, 0, nil, errAt(src, l.start, "%s: mixes a list item with mapping entries", section)
+		case l.indent == child && !l.isKey:
+			return 0, 0, nil, errAt(src, l.start, "want an entry (name:) of %s: here", section)
+		case l.indent == child:
+			entries = append(entries, i)
+		case !unitSet:
+			// The first line under an entry: the file's indentation step.
+			unit, unitSet = min(l.indent-child, 8), true
+		}
+	}
+	return child, unit, entries, nil
+}
+
+// fillYAMLSection writes the entry name into a section with none (empty,
+// null or {}), keeping the comment on its key line.
+func fillYAMLSection(src []byte, head yamlLine, section, name string, val Obj, nl string) []byte {
+	keyLine := section + ":"
+	if head.comment != "" {
+		keyLine += " " + head.comment
+	}
+	text := keyLine + nl + renderYAML(Obj{{name, val}}, 2, 2, nl)
+	end := head.next
+	out := append([]byte{}, src[:head.start]...)
+	out = append(out, text...)
+	if head.next == head.end { // the last line had no line break
+		end = len(src)
+	}
+	return append(out, src[end:]...)
+}
+
+// appendYAMLEntry writes text after the last line of the section block
+// lines[first:stop].
+func appendYAMLEntry(src []byte, lines []yamlLine, first, stop int, text, nl string) []byte {
+	last := first
+	for i := first; i < stop; i++ {
+		if !lines[i].blank {
+			last = i
+		}
+	}
+	at := lines[last].next
+	out := append([]byte{}, src[:at]...)
+	if lines[last].next == lines[last].end {
+		out = append(out, nl...)
+	}
+	out = append(out, text...)
+	return append(out, src[at:]...)
 }
 
 // renderYAML writes val as a block mapping at indent ind, nested levels

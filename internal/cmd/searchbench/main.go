@@ -78,85 +78,114 @@ func main() {
 	var out strings.Builder
 	fmt.Fprintf(&out, "Run %s on %s, %d CPUs (GOMAXPROCS %d), %d runs each, median; warm cache (one unmeasured run first).\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), *runs)
-	for _, tr := range []struct{ name, dir, pattern, nomatch string }{
+	b := benchEnv{stetBin: *stetBin, state: state, self: self, goSrc: goSrc, runs: *runs, rg: rgErr == nil, large: large}
+	for _, tr := range []searchTree{
 		{"Go source tree (`$(go env GOROOT)/src`)", goSrc, "err != nil", "zzqqxnomatch"},
 		{fmt.Sprintf("generated tree (%d small files)", *files), *tree, "needle", "zzqqxnomatch"},
 		{fmt.Sprintf("large log (one file of %d MiB, over the edit limit)", *largeMiB), large, "needle", "zzqqxnomatch"},
 	} {
-		if !want(tr.name) {
-			continue
+		if want(tr.name) {
+			b.measureTree(&out, tr)
 		}
-		isLarge := tr.dir == large
-		n := countFiles(tr.dir)
-		fmt.Fprintf(&out, "### %s: %d files\n\n", tr.name, n)
-		fmt.Fprintln(&out, "| scenario | command | median | × grep/find | first line | peak RSS | state dir after |")
-		fmt.Fprintln(&out, "| --- | --- | --- | --- | --- | --- | --- |")
-		type cmd struct {
-			label string
-			argv  []string
-			stet  bool // a stet CLI run: report the size of its state directory
-		}
-		stetArgs := func(a ...string) []string {
-			// Each run is a new session: a session's own history makes
-			// its later calls slower until the journal compacts it (issue
-			// 10, item 4), and this measures the search.
-			return append([]string{*stetBin, "--state", state, "--session", sessionArg}, a...)
-		}
-		scenarios := []struct {
-			name string
-			cmds []cmd
-		}{
-			{"grep, many matches: `" + tr.pattern + "`", []cmd{
-				{"grep -rn", []string{"grep", "-rn", tr.pattern, "."}, false},
-				{"rg -n", []string{"rg", "-n", "--no-ignore", tr.pattern, "."}, false},
-				{"stet grep (CLI)", stetArgs("grep", "--limit", "100000", tr.pattern), true},
-				{"stet grep (in-process)", []string{self, "-inproc", "grep", "-root", tr.dir, "-pattern", tr.pattern}, false},
-			}},
-			{"grep, no match", []cmd{
-				{"grep -rn", []string{"grep", "-rn", tr.nomatch, "."}, false},
-				{"rg -n", []string{"rg", "-n", "--no-ignore", tr.nomatch, "."}, false},
-				{"stet grep (CLI)", stetArgs("grep", tr.nomatch), true},
-				{"stet grep (in-process)", []string{self, "-inproc", "grep", "-root", tr.dir, "-pattern", tr.nomatch}, false},
-			}},
-			{"grep -i, no match", []cmd{
-				{"grep -rni", []string{"grep", "-rni", tr.nomatch, "."}, false},
-				{"rg -ni", []string{"rg", "-ni", "--no-ignore", tr.nomatch, "."}, false},
-				{"stet grep -i (CLI)", stetArgs("grep", "-i", tr.nomatch), true},
-			}},
-			{"find every `*.go` / `*.txt`", []cmd{
-				{"find", []string{"find", ".", "-name", findGlob(tr.dir == goSrc)}, false},
-				{"stet find (CLI)", stetArgs("find", "--limit", "100000", "**/"+findGlob(tr.dir == goSrc)), true},
-				{"stet find (in-process)", []string{self, "-inproc", "find", "-root", tr.dir, "-pattern", "**/" + findGlob(tr.dir == goSrc)}, false},
-			}},
-		}
-		for _, sc := range scenarios {
-			if isLarge && strings.HasPrefix(sc.name, "find") {
-				continue // one file: nothing to find
-			}
-			var base time.Duration
-			for _, c := range sc.cmds {
-				if c.argv[0] == "rg" && rgErr != nil {
-					continue
-				}
-				m, err := measure(tr.dir, c.argv, *runs)
-				if err != nil {
-					fmt.Fprintf(&out, "| %s | %s | failed: %v | | | | |\n", sc.name, c.label, err)
-					continue
-				}
-				if base == 0 {
-					base = m.median
-				}
-				st := ""
-				if c.stet {
-					st = size(state)
-				}
-				fmt.Fprintf(&out, "| %s | %s | %s | %.2f× | %s | %s | %s |\n", sc.name, c.label, ms(m.median),
-					float64(m.median)/float64(base), ms(m.first), mib(m.rss), st)
-			}
-		}
-		fmt.Fprintln(&out)
 	}
 	fmt.Print(out.String())
+}
+
+// searchTree is one tree measured: its heading, its directory, a pattern
+// with many matches and one with none.
+type searchTree struct{ name, dir, pattern, nomatch string }
+
+// benchEnv is what every measurement uses: the stet binary and its state
+// directory, this binary (for the in-process runs), the runs per command,
+// and what the machine has.
+type benchEnv struct {
+	stetBin, state, self, goSrc, large string
+	runs                               int
+	rg                                 bool // ripgrep is installed
+}
+
+// benchCmd is one command of a scenario.
+type benchCmd struct {
+	label string
+	argv  []string
+	stet  bool // a stet CLI run: report the size of its state directory
+}
+
+// benchScenario is one search, done by each of its commands.
+type benchScenario struct {
+	name string
+	cmds []benchCmd
+}
+
+// scenarios are the searches measured on tr.
+func (b benchEnv) scenarios(tr searchTree) []benchScenario {
+	stetArgs := func(a ...string) []string {
+		// Each run is a new session: a session's own history makes its
+		// later calls slower until the journal compacts it, and this
+		// measures the search.
+		return append([]string{b.stetBin, "--state", b.state, "--session", sessionArg}, a...)
+	}
+	self := b.self
+	return []benchScenario{
+		{"grep, many matches: `" + tr.pattern + "`", []benchCmd{
+			{"grep -rn", []string{"grep", "-rn", tr.pattern, "."}, false},
+			{"rg -n", []string{"rg", "-n", "--no-ignore", tr.pattern, "."}, false},
+			{"stet grep (CLI)", stetArgs("grep", "--limit", "100000", tr.pattern), true},
+			{"stet grep (in-process)", []string{self, "-inproc", "grep", "-root", tr.dir, "-pattern", tr.pattern}, false},
+		}},
+		{"grep, no match", []benchCmd{
+			{"grep -rn", []string{"grep", "-rn", tr.nomatch, "."}, false},
+			{"rg -n", []string{"rg", "-n", "--no-ignore", tr.nomatch, "."}, false},
+			{"stet grep (CLI)", stetArgs("grep", tr.nomatch), true},
+			{"stet grep (in-process)", []string{self, "-inproc", "grep", "-root", tr.dir, "-pattern", tr.nomatch}, false},
+		}},
+		{"grep -i, no match", []benchCmd{
+			{"grep -rni", []string{"grep", "-rni", tr.nomatch, "."}, false},
+			{"rg -ni", []string{"rg", "-ni", "--no-ignore", tr.nomatch, "."}, false},
+			{"stet grep -i (CLI)", stetArgs("grep", "-i", tr.nomatch), true},
+		}},
+		{"find every `*.go` / `*.txt`", []benchCmd{
+			{"find", []string{"find", ".", "-name", findGlob(tr.dir == b.goSrc)}, false},
+			{"stet find (CLI)", stetArgs("find", "--limit", "100000", "**/"+findGlob(tr.dir == b.goSrc)), true},
+			{"stet find (in-process)", []string{self, "-inproc", "find", "-root", tr.dir, "-pattern", "**/" + findGlob(tr.dir == b.goSrc)}, false},
+		}},
+	}
+}
+
+// measureTree writes tr's table: every scenario's commands, each timed
+// against the first (grep or find).
+func (b benchEnv) measureTree(out *strings.Builder, tr searchTree) {
+	isLarge := tr.dir == b.large
+	n := countFiles(tr.dir)
+	fmt.Fprintf(out, "### %s: %d files\n\n", tr.name, n)
+	fmt.Fprintln(out, "| scenario | command | median | × grep/find | first line | peak RSS | state dir after |")
+	fmt.Fprintln(out, "| --- | --- | --- | --- | --- | --- | --- |")
+	for _, sc := range b.scenarios(tr) {
+		if isLarge && strings.HasPrefix(sc.name, "find") {
+			continue // one file: nothing to find
+		}
+		var base time.Duration
+		for _, c := range sc.cmds {
+			if c.argv[0] == "rg" && !b.rg {
+				continue
+			}
+			m, err := measure(tr.dir, c.argv, b.runs)
+			if err != nil {
+				fmt.Fprintf(out, "| %s | %s | failed: %v | | | | |\n", sc.name, c.label, err)
+				continue
+			}
+			if base == 0 {
+				base = m.median
+			}
+			st := ""
+			if c.stet {
+				st = size(b.state)
+			}
+			fmt.Fprintf(out, "| %s | %s | %s | %.2f× | %s | %s | %s |\n", sc.name, c.label, ms(m.median),
+				float64(m.median)/float64(base), ms(m.first), mib(m.rss), st)
+		}
+	}
+	fmt.Fprintln(out)
 }
 
 func findGlob(goTree bool) string {

@@ -160,8 +160,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "[%5.1fs] "+format+"\n", append([]any{time.Since(began).Seconds()}, a...)...)
 	}
 
-	// Latency: one server per target for every scenario, restarted after a
-	// failure.
+	if err := measureLatency(ctx, c, o, scs, rep, logf); err != nil {
+		return err
+	}
+
+	if o.startup && o.starts > 0 {
+		logf("start-up (%d starts per server)", o.starts)
+		if rep.Startup, err = runStartup(c, o.starts); err != nil {
+			return err
+		}
+	}
+	if o.memory {
+		var mem []scenario
+		for _, sc := range scs {
+			if sc.op != opCreate {
+				mem = append(mem, sc)
+			}
+		}
+		logf("peak memory (%d scenarios)", len(mem))
+		rep.Memory = runMemory(ctx, c, mem, o.memN)
+	}
+	if o.cli {
+		logf("CLI latency (journal of %d records, %d runs per command)", o.records, o.cliN)
+		if rep.CLI, err = runCLI(ctx, c, o.records, 3, o.cliN); err != nil {
+			return err
+		}
+	}
+	logf("done")
+	rep.Machine.Load = loadStart + " → " + loadAvg()
+	return writeReport(c, o, rep, stdout)
+}
+
+// measureLatency runs every scenario on one server per target, targets
+// interleaved call by call, restarting a target after a failure, and adds
+// the runs to rep.
+func measureLatency(ctx context.Context, c *config, o *options, scs []scenario, rep *report, logf func(string, ...any)) error {
 	ts := make([]target, len(rep.Targets))
 	generation := 0
 	startAll := func(which map[string]bool) error {
@@ -213,33 +246,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		t.close()
 		ts[i] = &limitTarget{} // closed; nothing left to close
 	}
+	return nil
+}
 
-	if o.startup && o.starts > 0 {
-		logf("start-up (%d starts per server)", o.starts)
-		if rep.Startup, err = runStartup(c, o.starts); err != nil {
-			return err
-		}
-	}
-	if o.memory {
-		var mem []scenario
-		for _, sc := range scs {
-			if sc.op != opCreate {
-				mem = append(mem, sc)
-			}
-		}
-		logf("peak memory (%d scenarios)", len(mem))
-		rep.Memory = runMemory(ctx, c, mem, o.memN)
-	}
-	if o.cli {
-		logf("CLI latency (journal of %d records, %d runs per command)", o.records, o.cliN)
-		if rep.CLI, err = runCLI(ctx, c, o.records, 3, o.cliN); err != nil {
-			return err
-		}
-	}
-	logf("done")
-	rep.Machine.Load = loadStart + " → " + loadAvg()
-
-	// No path of this machine in the report.
+// writeReport writes the report as Markdown to stdout, and to o.jsonOut
+// (JSON) and into o.out's section when they are given. No path of this
+// machine is in it.
+func writeReport(c *config, o *options, rep *report, stdout io.Writer) error {
 	md := strings.ReplaceAll(rep.markdown(), c.work, "$WORK")
 	io.WriteString(stdout, md)
 	if o.jsonOut != "" {

@@ -135,8 +135,19 @@ func (r *report) markdown() string {
 		m.Date, m.CPU, m.System, m.Go, m.Node, m.PeerVersion, m.PeerSDK, m.Stet, m.Load)
 	fmt.Fprintf(&b, "Reproduce with `bench/run.sh` (it runs `%s`).\n\n", r.Command)
 
-	fmt.Fprintf(&b, "### Per-call latency over stdio\n\n")
-	fmt.Fprintf(&b, "Milliseconds, median (p90) of %d calls (%d for the 10 MiB scenarios) after %d warm-up calls, targets interleaved call by call. "+
+	r.writeLatency(&b)
+	r.writeFacade(&b)
+	r.writeStartup(&b)
+	r.writeMemory(&b)
+	r.writeCLI(&b)
+	return b.String()
+}
+
+// writeLatency writes the per-call latency table, with the reads made in
+// several windows and the failures under it.
+func (r *report) writeLatency(b *bytes.Buffer) {
+	fmt.Fprintf(b, "### Per-call latency over stdio\n\n")
+	fmt.Fprintf(b, "Milliseconds, median (p90) of %d calls (%d for the 10 MiB scenarios) after %d warm-up calls, targets interleaved call by call. "+
 		"Goals: stet at most %.1f× the peer on every scenario, and edits within %.0f× the durable limit.\n\n", r.N, r.NLarge, r.Warmup, goalVsPeer, goalVsLimit)
 	b.WriteString("| scenario | limit | peer | stet | stet/peer | stet/limit | goal met? |\n|---|---|---|---|---|---|---|\n")
 	var windowed, failed []string
@@ -147,7 +158,7 @@ func (r *report) markdown() string {
 			name += " (extra)"
 		}
 		stet, peer, limit := run.of("stet"), run.of("peer"), run.of("limit")
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, cell(limit), cell(peer), cell(stet),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, cell(limit), cell(peer), cell(stet),
 			fmtRatio(ratio(stet, peer)), fmtRatio(ratio(stet, limit)), latencyGoal(sc, run))
 		for _, res := range run.Results {
 			if res.Windowed {
@@ -160,18 +171,22 @@ func (r *report) markdown() string {
 	}
 	b.WriteString("\n")
 	if len(windowed) > 0 {
-		fmt.Fprintf(&b, "† read in several windows, timed as the sum of the calls (%s): stet answers a read with the frame twice "+
+		fmt.Fprintf(b, "† read in several windows, timed as the sum of the calls (%s): stet answers a read with the frame twice "+
 			"(text content and structured result) and keeps an answer under 9 MiB of JSON, so a 10 MiB file is read in %d-line windows.\n\n",
 			strings.Join(windowed, ", "), windowLines)
 	}
 	if len(failed) > 0 {
 		b.WriteString("Failures:\n\n")
 		for _, f := range failed {
-			fmt.Fprintf(&b, "- %s\n", f)
+			fmt.Fprintf(b, "- %s\n", f)
 		}
 		b.WriteString("\n")
 	}
+}
 
+// writeFacade writes where stet's time goes (the facade alone against MCP
+// over stdio), when the facade was measured.
+func (r *report) writeFacade(b *bytes.Buffer) {
 	if slices.Contains(r.Targets, "stet-facade") {
 		b.WriteString("### Where stet's time goes\n\n")
 		b.WriteString("`stet-facade` is the same call made on stet's library in this process (`Session.Call` with the JSON arguments, no transport): " +
@@ -188,19 +203,22 @@ func (r *report) markdown() string {
 			if !math.IsNaN(share) {
 				shareS = fmt.Sprintf("%.0f %%", share)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", run.Scenario, cell(l), cell(f), cell(s), fmtRatio(ratio(f, l)), shareS,
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", run.Scenario, cell(l), cell(f), cell(s), fmtRatio(ratio(f, l)), shareS,
 				wireCell(s), wireCell(run.of("peer")))
 		}
 		b.WriteString("\n")
 	}
+}
 
+// writeStartup writes the start-up table, when start-up was measured.
+func (r *report) writeStartup(b *bytes.Buffer) {
 	if len(r.Startup) > 0 {
-		fmt.Fprintf(&b, "### Start-up\n\nMilliseconds, median (p90) of %d fresh starts each, interleaved: exec to the `initialize` answer, "+
+		fmt.Fprintf(b, "### Start-up\n\nMilliseconds, median (p90) of %d fresh starts each, interleaved: exec to the `initialize` answer, "+
 			"exec to the first `tools/list` answer (the goal: under %.0f ms), then the first tool call (read 4 KiB) alone, and VmHWM after it.\n\n", r.Starts, goalStartupMS)
 		b.WriteString("| server | exec + initialize | + first tools/list answer | first read_4k | peak RSS | goal met? |\n|---|---|---|---|---|---|\n")
 		for _, s := range r.Startup {
 			if s.Err != "" && len(s.List) == 0 {
-				fmt.Fprintf(&b, "| %s | **fails**: %s | | | | |\n", s.Target, oneLine(s.Err))
+				fmt.Fprintf(b, "| %s | **fails**: %s | | | | |\n", s.Target, oneLine(s.Err))
 				continue
 			}
 			goal := ""
@@ -211,16 +229,19 @@ func (r *report) markdown() string {
 				}
 			}
 			rss := slices.Max(s.IdleRSS)
-			fmt.Fprintf(&b, "| %s | %s (%s) | %s (%s) | %s (%s) | %s | %s |\n", s.Target,
+			fmt.Fprintf(b, "| %s | %s (%s) | %s (%s) | %s (%s) | %s | %s |\n", s.Target,
 				fmtMS(quantile(s.Init, 0.5)), fmtMS(quantile(s.Init, 0.9)),
 				fmtMS(quantile(s.List, 0.5)), fmtMS(quantile(s.List, 0.9)),
 				fmtMS(quantile(s.FirstRead, 0.5)), fmtMS(quantile(s.FirstRead, 0.9)), fmtMiB(rss), goal)
 		}
 		b.WriteString("\n")
 	}
+}
 
+// writeMemory writes the peak memory table, when memory was measured.
+func (r *report) writeMemory(b *bytes.Buffer) {
 	if len(r.Memory) > 0 {
-		fmt.Fprintf(&b, "### Peak memory\n\nVmHWM of a fresh server after 1 warm-up call and %d calls of one scenario. Goal: stet under a quarter of the peer.\n\n", r.MemCalls)
+		fmt.Fprintf(b, "### Peak memory\n\nVmHWM of a fresh server after 1 warm-up call and %d calls of one scenario. Goal: stet under a quarter of the peer.\n\n", r.MemCalls)
 		b.WriteString("| scenario | peer | stet | stet/peer | goal met? |\n|---|---|---|---|---|\n")
 		for _, m := range r.Memory {
 			var peer, stet *result
@@ -253,13 +274,17 @@ func (r *report) markdown() string {
 			} else if peer != nil && peer.Err != "" {
 				goal = "(peer fails)"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, pc, sc2, fmtRatio(q), goal)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, pc, sc2, fmtRatio(q), goal)
 		}
 		b.WriteString("\n")
 	}
+}
 
+// writeCLI writes the CLI latency table and its failures, when the CLI
+// was timed.
+func (r *report) writeCLI(b *bytes.Buffer) {
 	if r.CLI != nil {
-		fmt.Fprintf(&b, "### CLI latency\n\nMilliseconds from process start to exit, median (p90) of %d runs after warm-up, each in a session of its own: "+
+		fmt.Fprintf(b, "### CLI latency\n\nMilliseconds from process start to exit, median (p90) of %d runs after warm-up, each in a session of its own: "+
 			"with a fresh state directory per run, and with one state directory whose journal holds %d records of other sessions. "+
 			"Before each edit, an untimed `stet read` of the edited line's neighbourhood. Goal: `stet read` of 4 KiB under %.0f ms.\n\n",
 			r.CLIN, r.CLI.Records, goalCLIReadMS)
@@ -288,16 +313,15 @@ func (r *report) markdown() string {
 					}
 				}
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", fresh.Command, cliCell(fresh), cliCell(big), goal)
+			fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", fresh.Command, cliCell(fresh), cliCell(big), goal)
 		}
 		b.WriteString("\n")
 		for _, c := range r.CLI.Cases {
 			if c.Err != "" {
-				fmt.Fprintf(&b, "- %s fails: %s\n", c.Command, oneLine(c.Err))
+				fmt.Fprintf(b, "- %s fails: %s\n", c.Command, oneLine(c.Err))
 			}
 		}
 	}
-	return b.String()
 }
 
 func wireCell(r *result) string {
