@@ -18,10 +18,13 @@ import (
 // zero Time from Options.Now. Times are stored in UTC. Type must not be empty,
 // and Data, if set, must be valid JSON; it is stored compacted.
 //
-// A torn last line left by a crash is cut off first. The log is fsynced
-// before Append returns (unless Options.NoSync). Records of a session are
-// then copied to its index; if that fails, Append still succeeds, since the
-// log is the record and the index is completed later.
+// A torn last line left by a crash is cut off first. Records of a session
+// are copied to its index; if that fails, Append still succeeds, since the
+// log is the record and the index is completed later. The log and the
+// index lines are fsynced before Append returns (unless Options.NoSync),
+// after the lock is released: one sync covers every Append of this handle
+// whose lines were written before it began (group commit), and the
+// watermark moves over the lines only once they are durable.
 //
 // If Append returns an error after writing began (a failed fsync), the
 // records may or may not be in the log; Scan tells.
@@ -29,14 +32,9 @@ func (j *Journal) Append(recs ...Record) ([]Record, error) {
 	return j.appendLocked(recs, true)
 }
 
-// AppendThen is Append that calls logged once the records are durable in
-// the log, before their session indexes are written and fsynced, so that a
-// caller waiting only for that goes on while the indexes catch up (the
-// lock is held until they have). Nothing changes on disk: the watermark
-// still moves only after the index lines are durable, and a crash before
-// that leaves it behind, for the next holder of the lock to complete the
-// indexes from the log. logged is not called when the records do not
-// become durable; Append may still fail after it was (unlocking failed).
+// AppendThen is Append that calls logged once the records are durable (in
+// the log and in their session indexes), just before it returns, outside
+// the lock. logged is not called when the records do not become durable.
 func (j *Journal) AppendThen(logged func(), recs ...Record) ([]Record, error) {
 	return j.appendIf(recs, true, nil, logged)
 }
