@@ -40,9 +40,9 @@ type groupCommit struct {
 	// badIndex: a sync of an index file failed since the gap was last
 	// settled.
 	badIndex bool
-	logs    map[*os.File]bool // logs with durable writes not yet synced
-	files   map[string]bool   // index files not yet synced
-	dirs    map[string]bool   // directories whose entries are not yet synced
+	logs     map[*os.File]bool // logs with durable writes not yet synced
+	files    map[string]bool   // index files not yet synced
+	dirs     map[string]bool   // directories whose entries are not yet synced
 
 	// The pending gap, guarded by Journal.mu: log lines [from, to) of log
 	// were appended by this handle with their index lines; those of
