@@ -2,6 +2,9 @@ package journal_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -116,5 +119,75 @@ func TestDurableAppendWaitsForSync(t *testing.T) {
 	}
 	if n := len(sessionAll(t, j, "s")); n != 2 {
 		t.Errorf("Session has %d records, want 2", n)
+	}
+}
+
+// watermarkOf reads how far journal.lock says the session indexes are
+// complete, and the size of journal.jsonl.
+func watermarkOf(t *testing.T, dir string) (wm, logSize int64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "journal.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscanf(string(b), "index %d\n", &wm); err != nil {
+		t.Fatalf("journal.lock holds %q: %v", b, err)
+	}
+	info, err := os.Stat(filepath.Join(dir, "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wm, info.Size()
+}
+
+// The watermark never vouches for index lines of a durable record before
+// they were synced, even when a lazy append runs while the sync waits; it
+// catches up once the sync is done.
+func TestWatermarkWaitsForIndexSync(t *testing.T) {
+	dir := t.TempDir()
+	entered := make(chan struct{}, 1)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	hold := false
+	j := openWith(t, dir, journal.Options{Now: clock(), OnSync: func(name string) {
+		mu.Lock()
+		h := hold
+		mu.Unlock()
+		if h && strings.HasPrefix(name, "sessions/") && strings.HasSuffix(name, ".jsonl") {
+			entered <- struct{}{}
+			<-release
+		}
+	}})
+	mustAppend(t, j, journal.Record{Type: "receipt", Session: "s"})
+	mu.Lock()
+	hold = true
+	mu.Unlock()
+	done := make(chan error, 1)
+	go func() {
+		_, err := j.Append(journal.Record{Type: "receipt", Session: "s"})
+		done <- err
+	}()
+	<-entered
+	if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s2"}); err != nil {
+		t.Fatal(err)
+	}
+	if wm, size := watermarkOf(t, dir); wm >= size {
+		t.Errorf("watermark at %d covers the whole log (%d bytes) while a durable record's index line is not synced", wm, size)
+	}
+	if n := len(sessionAll(t, j, "s")); n != 2 {
+		t.Errorf("Session(s) has %d records while the sync runs, want 2", n)
+	}
+	mu.Lock()
+	hold = false
+	mu.Unlock()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s2"}); err != nil {
+		t.Fatal(err)
+	}
+	if wm, size := watermarkOf(t, dir); wm != size {
+		t.Errorf("watermark at %d after the sync, want the log's end %d", wm, size)
 	}
 }
