@@ -18,10 +18,13 @@ import (
 // zero Time from Options.Now. Times are stored in UTC. Type must not be empty,
 // and Data, if set, must be valid JSON; it is stored compacted.
 //
-// A torn last line left by a crash is cut off first. The log is fsynced
-// before Append returns (unless Options.NoSync). Records of a session are
-// then copied to its index; if that fails, Append still succeeds, since the
-// log is the record and the index is completed later.
+// A torn last line left by a crash is cut off first. Records of a session
+// are copied to its index; if that fails, Append still succeeds, since the
+// log is the record and the index is completed later. The log and the
+// index lines are fsynced before Append returns (unless Options.NoSync),
+// after the lock is released: one sync covers every Append of this handle
+// whose lines were written before it began (group commit), and the
+// watermark moves over the lines only once they are durable.
 //
 // If Append returns an error after writing began (a failed fsync), the
 // records may or may not be in the log; Scan tells.
@@ -29,14 +32,9 @@ func (j *Journal) Append(recs ...Record) ([]Record, error) {
 	return j.appendLocked(recs, true)
 }
 
-// AppendThen is Append that calls logged once the records are durable in
-// the log, before their session indexes are written and fsynced, so that a
-// caller waiting only for that goes on while the indexes catch up (the
-// lock is held until they have). Nothing changes on disk: the watermark
-// still moves only after the index lines are durable, and a crash before
-// that leaves it behind, for the next holder of the lock to complete the
-// indexes from the log. logged is not called when the records do not
-// become durable; Append may still fail after it was (unlocking failed).
+// AppendThen is Append that calls logged once the records are durable (in
+// the log and in their session indexes), just before it returns, outside
+// the lock. logged is not called when the records do not become durable.
 func (j *Journal) AppendThen(logged func(), recs ...Record) ([]Record, error) {
 	return j.appendIf(recs, true, nil, logged)
 }
@@ -95,46 +93,57 @@ func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error
 		}
 	}
 	var out []Record
+	var gen uint64
 	err := j.withLock(true, func() error {
 		if err := j.checkHome(); err != nil {
 			return err
 		}
 		var err error
-		out, err = j.append(recs, durable, cond, logged)
+		out, gen, err = j.append(recs, durable, cond)
 		return err
 	})
+	if err == nil && gen > 0 {
+		// Outside the lock: appends that came in meanwhile share the sync.
+		err = j.waitSynced(gen)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("journal: append: %w", err)
+	}
+	if logged != nil && out != nil {
+		logged()
 	}
 	return out, nil
 }
 
-// append does the work of Append; the caller holds the exclusive lock.
-func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error), logged func()) ([]Record, error) {
+// append does the work of Append; the caller holds the exclusive lock. For
+// durable records it returns the generation to wait for (waitSynced), once
+// the lock is released.
+func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error)) ([]Record, uint64, error) {
 	t, err := readTail(j.log)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if t.torn() > 0 {
 		if err := j.log.Truncate(t.end); err != nil {
-			return nil, fmt.Errorf("cut torn last line: %w", err)
+			return nil, 0, fmt.Errorf("cut torn last line: %w", err)
 		}
 	}
+	j.settleGap(t)
 	indexed := j.indexCurrent(t)
 	if !indexed {
 		indexed = j.completeIndex(t) == nil
 	}
 	if cond != nil {
 		if !indexed {
-			return nil, nil // the index is behind the log: cond cannot be decided
+			return nil, 0, nil // the index is behind the log: cond cannot be decided
 		}
 		if ok, err := cond(); err != nil || !ok {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	seq, err := j.lastSeq(t)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	prev := ""
 	if t.last != nil {
@@ -156,11 +165,11 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error),
 		r.Time = r.Time.UTC()
 		start := buf.Len()
 		if err := enc.Encode(r); err != nil {
-			return nil, fmt.Errorf("record %d: %w", i, err)
+			return nil, 0, fmt.Errorf("record %d: %w", i, err)
 		}
 		line := bytes.Clone(buf.Bytes()[start : buf.Len()-1])
 		if err := json.Unmarshal(line, &out[i]); err != nil {
-			return nil, fmt.Errorf("record %d: %w", i, err)
+			return nil, 0, fmt.Errorf("record %d: %w", i, err)
 		}
 		if r.Session != "" {
 			bySession[r.Session] = append(bySession[r.Session], indexLine{seq: seq, line: line})
@@ -172,34 +181,44 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error),
 		// Leave no torn line behind if we can help it; the next Append
 		// would cut it anyway.
 		j.log.Truncate(t.end)
-		return nil, err
+		return nil, 0, err
 	}
+	end := t.end + int64(buf.Len())
+	// The index lines are written now and, for durable records, fsynced
+	// with the log by the group sync (group.go); until it has run, the
+	// watermark stays behind them (the pending gap): a watermark that
+	// reached the disk while the index lines did not would hide the record
+	// from Session after a power failure. A lazy record's are not synced:
+	// it may be lost with its log line anyway. On failure the watermark
+	// stays behind and the next caller under the lock completes the index
+	// from the log.
+	var files, dirs []string
 	if durable {
-		if err := j.sync(j.log, logName); err != nil {
-			return nil, err
-		}
 		if j.newDir {
 			// A new state directory: its entries are made durable with
 			// the first record that must survive.
-			if err := j.syncDir("."); err != nil {
-				return nil, err
-			}
+			dirs = append(dirs, ".")
 			j.newDir = false
 		}
+		for id := range bySession {
+			name := sessionFile(id)
+			files = append(files, name)
+			if _, err := j.root.Stat(name); err != nil {
+				dirs = append(dirs, sessionsDir) // possibly a new entry
+			}
+		}
 	}
-	if logged != nil {
-		logged()
+	ok := indexed && j.appendIndexes(bySession, false) == nil
+	var gen uint64
+	if durable && !j.noSync {
+		gen = j.group.added(j.log, files, dirs)
 	}
-	// A durable record's index lines are made durable too, before the
-	// watermark vouches for them: a watermark that reached the disk while
-	// the index lines did not would hide the record from Session after a
-	// power failure. A lazy record's are not: it may be lost with its log
-	// line anyway. On failure the watermark stays behind and the next
-	// caller under the lock completes the index from the log.
-	if indexed && j.appendIndexes(bySession, durable) == nil {
-		j.writeWatermark(t.end + int64(buf.Len()))
+	if ok {
+		j.extendGap(t.end, end, gen)
+	} else {
+		j.group.gapValid = false
 	}
-	return out, nil
+	return out, gen, nil
 }
 
 // lastSeq returns the Seq of the last complete line. If that line is not a

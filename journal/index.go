@@ -58,7 +58,7 @@ func (j *Journal) writeWatermark(off int64) error {
 // is, given its tail. Callers hold the lock.
 func (j *Journal) indexCurrent(t tail) bool {
 	wm, ok := j.readWatermark()
-	return ok && wm == t.end
+	return ok && (wm == t.end || j.inGap(wm, t))
 }
 
 // completeIndex copies into the session indexes every line of the log that
@@ -153,9 +153,12 @@ func (j *Journal) appendIndex(id string, lines []indexLine, durable bool) error 
 			lastSeq = l.seq
 		}
 	}
-	if len(buf) == 0 {
+	if len(buf) == 0 && (!durable || len(lines) == 0) {
 		return nil
 	}
+	// Durable with nothing new: the lines may have been written by
+	// another handle whose sync has not run yet; sync them before the
+	// watermark vouches for them.
 	if _, err := f.Write(buf); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

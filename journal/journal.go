@@ -82,6 +82,8 @@ type Journal struct {
 	// newDir: this handle created journal.jsonl, so the state directory's
 	// entries are made durable by its first durable append.
 	newDir bool
+	// group batches the fsyncs of durable appends (group.go).
+	group groupCommit
 }
 
 // Open opens the journal in dir, creating dir (mode 0700) and its files if

@@ -1,0 +1,193 @@
+package journal_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stet-dev/stet/journal"
+)
+
+// Durable and lazy appends from many goroutines on two handles of one
+// state directory (as a server and a CLI call beside it) all land: seqs run
+// 1..n without gaps, the chain holds, every session's index has each of its
+// records, and Verify finds nothing wrong.
+func TestConcurrentDurableAppends(t *testing.T) {
+	dir := t.TempDir()
+	handles := []*journal.Journal{open(t, dir), open(t, dir)}
+	const goroutines, each = 6, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, len(handles)*goroutines)
+	for h, j := range handles {
+		for g := range goroutines {
+			wg.Go(func() {
+				for i := range each {
+					rec := journal.Record{Type: "receipt", Session: fmt.Sprintf("s%d", g%3), Data: data(map[string]any{"h": h, "g": g, "i": i})}
+					var err error
+					if i%4 == 3 {
+						_, err = j.AppendLazy(rec)
+					} else {
+						_, err = j.Append(rec)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	const total = 2 * goroutines * each
+	for _, j := range append(handles, open(t, dir)) {
+		recs := scanAll(t, j)
+		if len(recs) != total {
+			t.Fatalf("Scan found %d records, want %d", len(recs), total)
+		}
+		for i, r := range recs {
+			if r.Seq != int64(i+1) {
+				t.Fatalf("record %d has seq %d", i, r.Seq)
+			}
+		}
+		for s := range 3 {
+			id := fmt.Sprintf("s%d", s)
+			if got, want := len(sessionAll(t, j, id)), total/3; got != want {
+				t.Errorf("Session(%s) has %d records, want %d", id, got, want)
+			}
+		}
+		rep, err := j.Verify()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK() || rep.Lines != total {
+			t.Errorf("Verify: %d lines, problems %v", rep.Lines, rep.Problems)
+		}
+	}
+}
+
+// A durable Append does not return before the log holding its record was
+// synced: while the sync of journal.jsonl is held up, Append waits.
+func TestDurableAppendWaitsForSync(t *testing.T) {
+	dir := t.TempDir()
+	entered := make(chan struct{}, 1)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	hold := false
+	j := openWith(t, dir, journal.Options{Now: clock(), OnSync: func(name string) {
+		mu.Lock()
+		h := hold
+		mu.Unlock()
+		if h && name == "journal.jsonl" {
+			entered <- struct{}{}
+			<-release
+		}
+	}})
+	mustAppend(t, j, journal.Record{Type: "receipt", Session: "s"})
+	mu.Lock()
+	hold = true
+	mu.Unlock()
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := j.Append(journal.Record{Type: "receipt", Session: "s"})
+		done <- err
+	}()
+	select {
+	case <-entered:
+	case err := <-done:
+		t.Fatalf("Append returned (err %v) without syncing journal.jsonl", err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Append returned (err %v) while the sync of journal.jsonl had not run", err)
+	default:
+	}
+	mu.Lock()
+	hold = false
+	mu.Unlock()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sessionAll(t, j, "s")); n != 2 {
+		t.Errorf("Session has %d records, want 2", n)
+	}
+}
+
+// watermarkOf reads how far journal.lock says the session indexes are
+// complete, and the size of journal.jsonl.
+func watermarkOf(t *testing.T, dir string) (wm, logSize int64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "journal.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscanf(string(b), "index %d\n", &wm); err != nil {
+		t.Fatalf("journal.lock holds %q: %v", b, err)
+	}
+	info, err := os.Stat(filepath.Join(dir, "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wm, info.Size()
+}
+
+// The watermark never vouches for index lines of a durable record before
+// they were synced, even when a lazy append runs while the sync waits; it
+// catches up once the sync is done.
+func TestWatermarkWaitsForIndexSync(t *testing.T) {
+	dir := t.TempDir()
+	entered := make(chan struct{}, 1)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	hold := false
+	j := openWith(t, dir, journal.Options{Now: clock(), OnSync: func(name string) {
+		mu.Lock()
+		h := hold
+		mu.Unlock()
+		if h && strings.HasPrefix(name, "sessions/") && strings.HasSuffix(name, ".jsonl") {
+			entered <- struct{}{}
+			<-release
+		}
+	}})
+	mustAppend(t, j, journal.Record{Type: "receipt", Session: "s"})
+	mu.Lock()
+	hold = true
+	mu.Unlock()
+	done := make(chan error, 1)
+	go func() {
+		_, err := j.Append(journal.Record{Type: "receipt", Session: "s"})
+		done <- err
+	}()
+	<-entered
+	if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s2"}); err != nil {
+		t.Fatal(err)
+	}
+	if wm, size := watermarkOf(t, dir); wm >= size {
+		t.Errorf("watermark at %d covers the whole log (%d bytes) while a durable record's index line is not synced", wm, size)
+	}
+	if n := len(sessionAll(t, j, "s")); n != 2 {
+		t.Errorf("Session(s) has %d records while the sync runs, want 2", n)
+	}
+	mu.Lock()
+	hold = false
+	mu.Unlock()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s2"}); err != nil {
+		t.Fatal(err)
+	}
+	if wm, size := watermarkOf(t, dir); wm != size {
+		t.Errorf("watermark at %d after the sync, want the log's end %d", wm, size)
+	}
+}
