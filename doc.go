@@ -25,15 +25,21 @@
 // directories on resolved paths; search.go walks directories for list,
 // find and grep (Workspace.walk), always through the provider.
 //
-// The one commit sequence. commit.go is the sequence every change goes
-// through: plan the receipt, make the write-ahead intent durable (intent.go,
-// which also resolves a crashed change at Open), swap through the provider
-// (compare-and-swap, proved at the swap), read back, verify
-// (receipt.Verify), record. seq.go lands several changes (a patch's files,
-// an undo set) as one intent. lock.go takes every per-file lock in one
-// order. edit.go, write.go, delete.go, move.go, mkdir.go, patch.go and
-// undo.go build their changes and hand them to it; none keeps its own
-// receipt, journal or lock path.
+// The one commit sequence. sequence.go is the sequence every change goes
+// through (its head lists the steps): plan the receipt, then at once save
+// what the change takes away, make the write-ahead intent durable and
+// write the temp file, swap through the provider (compare-and-swap, proved
+// at the swap; a replaced or deleted file is handed to the journal's object
+// store there, keep.go), read back, verify (receipt.Verify), record.
+// plan.go has one small plan per kind of change (create, replace, delete,
+// move, directory move) saying what each step does for it; commit.go holds
+// the change and the steps' helpers; intent.go writes intents and resolves
+// a crashed change at Open; commitSeq in sequence.go lands several changes
+// (a patch's files, an undo set) as one intent; steptime.go times the
+// steps for the benchmarks; lock.go takes every per-file lock in one
+// order. edit.go, write.go, delete.go, move.go, mkdir.go, patch.go,
+// undo.go and revert.go build their changes and hand them to it; none keeps
+// its own receipt, journal or lock path.
 //
 // Where each rule is decided. Rule 1 (arguments): package tools (Decode,
 // Validate), for every surface. Rule 2 (confinement): the backend, as
@@ -56,8 +62,8 @@
 // refusal made from each backend error.
 //
 // The tools, one file each: read.go (with readfiles.go, readbytes.go,
-// media.go), info.go, search.go (list, find), grep.go (with grep_large.go,
-// grep_text.go), roots.go and multiroot.go (several roots). The session:
+// media.go), info.go, search.go (list, find), grep.go (with grep_hold.go,
+// grep_lit.go, grep_large.go, grep_text.go), roots.go and multiroot.go (several roots). The session:
 // session.go (its state and turns, rebuilt from the journal, snapshot.go),
 // inputs.go (declared inputs). The person's side: review.go, undoset.go,
 // audit.go (log, show, verify), gc.go. call.go is the JSON entry point and
