@@ -141,7 +141,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if work, err = filepath.EvalSymlinks(work); err != nil {
+	if work, err = filepath.EvalSymlinks(work); err != nil { // the benchmark's own temp directory, before stet runs: not a workspace path
 		return err
 	}
 	if !o.keep {
