@@ -150,31 +150,9 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error))
 		prev = hashName(t.last)
 	}
 
-	now := j.now().UTC()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf) // Encode ends each line with "\n"
-	enc.SetEscapeHTML(false)     // keep <, > and & readable in paths and payloads
-	out := make([]Record, len(recs))
-	bySession := map[string][]indexLine{}
-	for i, r := range recs {
-		seq++
-		r.Seq, r.Prev = seq, prev
-		if r.Time.IsZero() {
-			r.Time = now
-		}
-		r.Time = r.Time.UTC()
-		start := buf.Len()
-		if err := enc.Encode(r); err != nil {
-			return nil, 0, fmt.Errorf("record %d: %w", i, err)
-		}
-		line := bytes.Clone(buf.Bytes()[start : buf.Len()-1])
-		if err := json.Unmarshal(line, &out[i]); err != nil {
-			return nil, 0, fmt.Errorf("record %d: %w", i, err)
-		}
-		if r.Session != "" {
-			bySession[r.Session] = append(bySession[r.Session], indexLine{seq: seq, line: line})
-		}
-		prev = hashName(line)
+	buf, out, bySession, err := j.encode(recs, seq, prev)
+	if err != nil {
+		return nil, 0, err
 	}
 
 	if _, err := j.log.Write(buf.Bytes()); err != nil {
@@ -259,4 +237,37 @@ func (j *Journal) checkHome() error {
 		return fmt.Errorf("%s: %w", j.dir, ErrMoved)
 	}
 	return nil
+}
+
+// encode chains recs after the record numbered seq whose line hashes to
+// prev: the lines to append, the records as they will read back, and each
+// session's index lines.
+func (j *Journal) encode(recs []Record, seq int64, prev string) (*bytes.Buffer, []Record, map[string][]indexLine, error) {
+	now := j.now().UTC()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf) // Encode ends each line with "\n"
+	enc.SetEscapeHTML(false)     // keep <, > and & readable in paths and payloads
+	out := make([]Record, len(recs))
+	bySession := map[string][]indexLine{}
+	for i, r := range recs {
+		seq++
+		r.Seq, r.Prev = seq, prev
+		if r.Time.IsZero() {
+			r.Time = now
+		}
+		r.Time = r.Time.UTC()
+		start := buf.Len()
+		if err := enc.Encode(r); err != nil {
+			return nil, nil, nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		line := bytes.Clone(buf.Bytes()[start : buf.Len()-1])
+		if err := json.Unmarshal(line, &out[i]); err != nil {
+			return nil, nil, nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		if r.Session != "" {
+			bySession[r.Session] = append(bySession[r.Session], indexLine{seq: seq, line: line})
+		}
+		prev = hashName(line)
+	}
+	return &buf, out, bySession, nil
 }
