@@ -32,6 +32,13 @@ func (s *Server) ServeHTTP(ctx context.Context, addr, token string) error {
 	if err != nil {
 		return fmt.Errorf("mcpserver: %w", err)
 	}
+	return s.ServeListener(ctx, ln, token)
+}
+
+// ServeListener is ServeHTTP on a listener the caller opened (so that it
+// can say which port an address like 127.0.0.1:0 got before serving); it
+// closes ln when it returns.
+func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token string) error {
 	hs := &http.Server{
 		Handler:           s.Handler(token),
 		ReadHeaderTimeout: 10 * time.Second,

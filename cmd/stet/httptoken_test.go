@@ -111,3 +111,34 @@ func waitListening(t *testing.T, addr string) {
 	}
 	t.Fatalf("nothing listens on %s", addr)
 }
+
+// stet mcp --http 127.0.0.1:0 names the port it got, and serves there; a
+// port already taken fails before the startup line claims it.
+func TestHTTPNamesThePortItGot(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, "mcp", "--root", w.root, "--state", w.state, "--http", "127.0.0.1:0", "--no-token")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	if !sc.Scan() {
+		t.Fatal("no startup line")
+	}
+	m := regexp.MustCompile(`http://(127\.0\.0\.1:[0-9]+)/mcp`).FindStringSubmatch(sc.Text())
+	if m == nil || strings.HasSuffix(m[1], ":0") {
+		t.Fatalf("the startup line does not name the port it got: %q", sc.Text())
+	}
+	waitListening(t, m[1])
+	if code := post(t, "http://"+m[1]+"/mcp", ""); code != http.StatusOK {
+		t.Errorf("the named port: %d, want 200", code)
+	}
+
+	r := w.run("", "mcp", "--root", w.root, "--state", t.TempDir(), "--http", m[1], "--no-token")
+	if r.code == 0 || strings.Contains(r.stderr, "running on") || !strings.Contains(r.stderr, "choose a free port") {
+		t.Errorf("a taken port: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

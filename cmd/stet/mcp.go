@@ -122,7 +122,16 @@ func cmdMCP(e *env, args []string) error {
 	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins, Profile: profile, Workspace: o})
 	defer srv.Close()
 	on := "running on stdio"
+	var ln net.Listener
 	if addr != "" {
+		// Listen before saying where: an address like 127.0.0.1:0 is
+		// named by the port it got, and a port in use fails before the
+		// startup line claims to serve it.
+		var lc net.ListenConfig
+		if ln, err = lc.Listen(e.ctx, "tcp", addr); err != nil {
+			return fmt.Errorf("--http %s: %w; choose a free port (or 127.0.0.1:0 for any)", addr, err)
+		}
+		addr = ln.Addr().String()
 		who := "clients must send the bearer token"
 		if noToken {
 			who = "no token: any user of this machine can connect"
@@ -136,7 +145,7 @@ func cmdMCP(e *env, args []string) error {
 	if addr == "" {
 		err = srv.ServeStdio(e.ctx, e.stdin, e.stdout)
 	} else {
-		err = srv.ServeHTTP(e.ctx, addr, token)
+		err = srv.ServeListener(e.ctx, ln, token)
 	}
 	if errors.Is(err, e.ctx.Err()) && e.ctx.Err() != nil {
 		return nil
