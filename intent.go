@@ -138,9 +138,9 @@ func (s *Session) writeIntent(id string, files []intentFile) error {
 	return s.writeIntentThen(id, files, nil)
 }
 
-// writeIntentThen is writeIntent that calls durable (if not nil) as soon as
-// the intent is durable in the journal's log, while the journal's index of
-// intents catches up (journal.AppendThen).
+// writeIntentThen is writeIntent that calls durable (if not nil) once the
+// intent is durable in the journal's log and in its index of intents
+// (journal.AppendThen, whose sync is shared with concurrent appends).
 func (s *Session) writeIntentThen(id string, files []intentFile, durable func()) error {
 	if h := s.ws.opts.Hooks.BeforeIntent; h != nil {
 		if err := h(id); err != nil {

@@ -136,8 +136,8 @@ func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.S
 			planned := *r
 			planned.After = c.plannedAfter(*r, after)
 			*it = intentData{ID: r.ID, Session: s.id, Files: []intentFile{plannedFile(c, planned, &d)}}
-			// The swap may go on once the intent is durable in the log: the
-			// journal's index of intents catches up beside it.
+			// The swap may go on once the intent is durable (in the log and
+			// its index, by a sync shared with concurrent appends).
 			done := false
 			err := s.writeIntentThen(it.ID, it.Files, func() { done = true; k.done(stepIntent, t); logged <- nil })
 			if !done {
