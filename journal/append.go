@@ -18,13 +18,15 @@ import (
 // zero Time from Options.Now. Times are stored in UTC. Type must not be empty,
 // and Data, if set, must be valid JSON; it is stored compacted.
 //
-// A torn last line left by a crash is cut off first. Records of a session
-// are copied to its index; if that fails, Append still succeeds, since the
-// log is the record and the index is completed later. The log and the
-// index lines are fsynced before Append returns (unless Options.NoSync),
-// after the lock is released: one sync covers every Append of this handle
-// whose lines were written before it began (group commit), and the
-// watermark moves over the lines only once they are durable.
+// A torn last line left by a crash is cut off first. The log is
+// fdatasynced before Append returns (unless Options.NoSync), after the lock
+// is released: one sync covers every Append of this handle whose lines
+// were written before it began (group commit). Records of a session are
+// copied to its index once that sync ran, and the index is fsynced later
+// (see pending.go); this handle's Session sees them at once, another
+// handle once it has completed the index from the log. If the copy fails,
+// Append still succeeds, since the log is the record and the index is
+// completed later.
 //
 // If Append returns an error after writing began (a failed fsync), the
 // records may or may not be in the log; Scan tells.
@@ -32,9 +34,9 @@ func (j *Journal) Append(recs ...Record) ([]Record, error) {
 	return j.appendLocked(recs, true)
 }
 
-// AppendThen is Append that calls logged once the records are durable (in
-// the log and in their session indexes), just before it returns, outside
-// the lock. logged is not called when the records do not become durable.
+// AppendThen is Append that calls logged once the records are durable in
+// the log, just before it returns, outside the lock. logged is not called
+// when the records do not become durable.
 func (j *Journal) AppendThen(logged func(), recs ...Record) ([]Record, error) {
 	return j.appendIf(recs, true, nil, logged)
 }
@@ -59,16 +61,9 @@ func (j *Journal) AppendAtSessionEnd(id string, end int64, recs ...Record) (bool
 	}
 	ok := false
 	_, err := j.appendIf(recs, false, func() (bool, error) {
-		info, err := j.root.Stat(sessionFile(id))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			ok = end == 0
-		case err != nil:
-			return false, err
-		default:
-			ok = info.Size() == end
-		}
-		return ok, nil
+		at, err := j.sessionEnd(id)
+		ok = err == nil && at == end
+		return ok, err
 	}, nil)
 	return ok, err
 }
@@ -128,7 +123,7 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error))
 			return nil, 0, fmt.Errorf("cut torn last line: %w", err)
 		}
 	}
-	j.settleGap(t)
+	j.settle(t)
 	indexed := j.indexCurrent(t)
 	if !indexed {
 		indexed = j.completeIndex(t) == nil
@@ -162,41 +157,54 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error))
 		return nil, 0, err
 	}
 	end := t.end + int64(buf.Len())
-	// The index lines are written now and, for durable records, fsynced
-	// with the log by the group sync (group.go); until it has run, the
-	// watermark stays behind them (the pending gap): a watermark that
-	// reached the disk while the index lines did not would hide the record
-	// from Session after a power failure. A lazy record's are not synced:
-	// it may be lost with its log line anyway. On failure the watermark
-	// stays behind and the next caller under the lock completes the index
-	// from the log.
-	var files, dirs []string
-	if durable {
-		if j.newDir {
-			// A new state directory: its entries are made durable with
-			// the first record that must survive.
-			dirs = append(dirs, ".")
-			j.newDir = false
-		}
-		for id := range bySession {
-			name := sessionFile(id)
-			files = append(files, name)
-			if _, err := j.root.Stat(name); err != nil {
-				dirs = append(dirs, sessionsDir) // possibly a new entry
-			}
-		}
+	if !indexed {
+		// The watermark stays behind: the next caller under the lock
+		// completes the index from the log.
+		j.invalidatePending()
+		return out, j.logged(durable), nil
 	}
-	ok := indexed && j.appendIndexes(bySession, false) == nil
-	var gen uint64
-	if durable && !j.noSync {
-		gen = j.group.added(j.log, files, dirs)
+	if j.noSync {
+		// Nothing is durable anyway: index at once, as if synced.
+		if _, err := j.appendIndexes(bySession, false); err != nil {
+			j.invalidatePending()
+		} else {
+			j.writeWatermark(end)
+			j.resetPending(end)
+		}
+		return out, 0, nil
 	}
-	if ok {
-		j.extendGap(t.end, end, gen)
-	} else {
-		j.group.gapValid = false
+	// The index lines wait until the log lines they copy are durable
+	// (pending.go): written by a later holder of the lock once the group
+	// sync covering them ran, fsynced later still.
+	gen := j.logged(durable)
+	if !durable {
+		gen = j.group.added(j.log, nil)
+	}
+	if !j.pend.valid {
+		j.resetPending(t.end) // the watermark is at t.end: the gap starts there
+	}
+	j.enqueue(gen, end, bySession)
+	if !durable {
+		gen = 0
 	}
 	return out, gen, nil
+}
+
+// logged records a durable append's write for the group sync and returns
+// its generation (0 for a lazy append, or without syncs). The caller holds
+// the exclusive lock.
+func (j *Journal) logged(durable bool) uint64 {
+	if !durable || j.noSync {
+		return 0
+	}
+	var dirs []string
+	if j.newDir {
+		// A new state directory: its entries are made durable with the
+		// first record that must survive.
+		dirs = append(dirs, ".")
+		j.newDir = false
+	}
+	return j.group.added(j.log, dirs)
 }
 
 // lastSeq returns the Seq of the last complete line. If that line is not a

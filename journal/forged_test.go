@@ -63,6 +63,7 @@ func TestSessionRefusesForgedIndexLine(t *testing.T) {
 	dir := t.TempDir()
 	j := open(t, dir)
 	mustAppend(t, j, journal.Record{Type: "a", Session: "s"}, journal.Record{Type: "b", Session: "s"})
+	mustFlush(t, j)
 	idx := indexFile(dir, "s")
 	b, _ := os.ReadFile(idx)
 	lines := splitLines(b)

@@ -1,72 +1,45 @@
 package journal
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"os"
-	"slices"
 	"sync"
 )
 
-// Group commit: a durable append writes its lines under the lock and waits
-// for their fsync outside it, so that one fsync covers every append whose
-// write completed before that fsync began.
+// Group commit: a durable append writes its log lines under the lock and
+// waits for their fdatasync outside it, so that one sync covers every
+// append whose write completed before that sync began.
 //
-// Each durable write takes the next generation (under groupCommit.mu, after
-// the write returned). A caller waiting for generation g returns once a
-// sync has completed whose target (the last generation written when it
-// began) is >= g; if none is running, the caller runs one for all that is
-// pending. An fsync flushes every write made to the file before the call,
-// by any handle or process, so a sync covers exactly what it saw.
-//
-// The session index lines of durable records are written with the log lines
-// (under the lock) and fsynced by the same sync, so the watermark cannot
-// move past them until that sync completed: the gap between the watermark
-// and the end of the log is this handle's pending gap, which this handle's
-// readers and appenders take as indexed (its lines are), and the first
-// exclusive holder of the lock after the covering sync moves the watermark
-// over it. Another handle or process sees the watermark behind and
-// completes the index from the log, fsyncing every index file it touches.
+// Each append (durable or lazy) takes the next generation (under
+// groupCommit.mu, after the write returned). A caller waiting for
+// generation g returns once a sync has completed whose target (the last
+// generation written when it began) is >= g; if none is running, the
+// caller runs one for all that is pending. An fdatasync flushes every write
+// made to the file before the call, by any handle or process, so a sync
+// covers exactly what it saw. Only the log is synced here (and the state
+// directory's entries once, for a new one): the session index lines of the
+// records are written after that sync and synced later (pending.go).
 type groupCommit struct {
 	mu      sync.Mutex
 	cond    sync.Cond // signalled when a sync ends; L is &mu
-	written uint64    // generation of the last durable write
-	synced  uint64    // every generation <= synced is durable
+	written uint64    // generation of the last write to the log
+	synced  uint64    // every generation <= synced is durable in the log
 	failed  uint64    // generations <= failed were covered by a failed sync
 	failErr error
 	running bool
-	// badIndex: a sync of an index file failed since the gap was last
-	// settled.
-	badIndex bool
-	logs     map[*os.File]bool // logs with durable writes not yet synced
-	files    map[string]bool   // index files not yet synced
-	dirs     map[string]bool   // directories whose entries are not yet synced
-
-	// The pending gap, guarded by Journal.mu: log lines [from, to) of log
-	// were appended by this handle with their index lines; those of
-	// generation <= gen must be synced before the watermark covers them.
-	gapLog   *os.File
-	gapFrom  int64
-	gapTo    int64
-	gapGen   uint64
-	gapValid bool
+	logs    map[*os.File]bool // logs with writes not yet synced
+	dirs    map[string]bool   // directories whose entries are not yet synced
 }
 
-// added records a durable write to log (and the index files and
-// directories it touched) and returns its generation. The write has
-// completed.
-func (g *groupCommit) added(log *os.File, files, dirs []string) uint64 {
+// added records a write to log (and the directories whose entries it
+// needs) and returns its generation. The write has completed.
+func (g *groupCommit) added(log *os.File, dirs []string) uint64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.logs == nil {
-		g.logs, g.files, g.dirs = map[*os.File]bool{}, map[string]bool{}, map[string]bool{}
+		g.logs, g.dirs = map[*os.File]bool{}, map[string]bool{}
 	}
 	g.logs[log] = true
-	for _, f := range files {
-		g.files[f] = true
-	}
 	for _, d := range dirs {
 		g.dirs[d] = true
 	}
@@ -74,16 +47,18 @@ func (g *groupCommit) added(log *os.File, files, dirs []string) uint64 {
 	return g.written
 }
 
-// gapState reports whether generation gen is durable, and whether an index
-// sync failed (which it then forgets).
-func (g *groupCommit) gapState(gen uint64) (synced, badIndex bool) {
+// isSynced reports whether generation gen is durable in the log.
+func (g *groupCommit) isSynced(gen uint64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	synced, badIndex = g.synced >= gen, g.badIndex
-	if synced {
-		g.badIndex = false
-	}
-	return synced, badIndex
+	return g.synced >= gen
+}
+
+// last returns the generation of the last write.
+func (g *groupCommit) last() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.written
 }
 
 // waitSynced returns once generation gen is durable, running the sync
@@ -105,10 +80,10 @@ func (j *Journal) waitSynced(gen uint64) error {
 		}
 		g.running = true
 		target := g.written
-		logs, files, dirs := g.logs, g.files, g.dirs
-		g.logs, g.files, g.dirs = nil, nil, nil
+		logs, dirs := g.logs, g.dirs
+		g.logs, g.dirs = nil, nil
 		g.mu.Unlock()
-		err := j.syncGroup(logs, files, dirs)
+		err := j.syncGroup(logs, dirs)
 		g.mu.Lock()
 		g.running = false
 		if err != nil {
@@ -123,12 +98,9 @@ func (j *Journal) waitSynced(gen uint64) error {
 	return nil
 }
 
-// syncGroup fsyncs the logs (their data), then the index files, then the
-// directories whose new entries they need. A failure to sync an index is
-// not the append's: the log is the record. It sets badIndex instead, so
-// that the watermark is not moved over the pending gap and the next holder
-// of the lock completes the index from the log.
-func (j *Journal) syncGroup(logs map[*os.File]bool, files, dirs map[string]bool) error {
+// syncGroup fdatasyncs the logs, then the directories whose new entries
+// they need (the state directory's, once).
+func (j *Journal) syncGroup(logs map[*os.File]bool, dirs map[string]bool) error {
 	for f := range logs {
 		if err := j.syncData(f, logName); err != nil {
 			return fmt.Errorf("%s: %w", logName, err)
@@ -139,37 +111,7 @@ func (j *Journal) syncGroup(logs map[*os.File]bool, files, dirs map[string]bool)
 			return err
 		}
 	}
-	bad := false
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if j.syncNamed(name) != nil {
-			bad = true
-		}
-	}
-	if dirs[sessionsDir] && j.syncDir(sessionsDir) != nil {
-		bad = true
-	}
-	if bad {
-		j.group.mu.Lock()
-		j.group.badIndex = true
-		j.group.mu.Unlock()
-	}
 	return nil
-}
-
-// syncNamed fsyncs the file name of the state directory.
-func (j *Journal) syncNamed(name string) error {
-	if j.noSync {
-		return nil
-	}
-	f, err := j.root.OpenFile(name, os.O_RDWR, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // replaced or removed since (Compact): its writer synced
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return j.sync(f, name)
 }
 
 // syncData makes the data appended to f durable; name is f's name in the
@@ -182,55 +124,4 @@ func (j *Journal) syncData(f *os.File, name string) error {
 		j.onSync(name)
 	}
 	return fdatasync(f)
-}
-
-// inGap reports whether the log from the watermark wm to t.end is exactly
-// this handle's pending gap: indexed, only waiting for a sync. The caller
-// holds Journal.mu and the flock.
-func (j *Journal) inGap(wm int64, t tail) bool {
-	g := &j.group
-	return g.gapValid && g.gapLog == j.log && g.gapFrom == wm && g.gapTo == t.end
-}
-
-// settleGap moves the watermark over the pending gap once its durable lines
-// are synced, and forgets a gap that no longer matches the log (another
-// handle appended or completed the index). The caller holds the exclusive
-// lock.
-func (j *Journal) settleGap(t tail) {
-	g := &j.group
-	if !g.gapValid {
-		return
-	}
-	wm, ok := j.readWatermark()
-	if !ok || !j.inGap(wm, t) {
-		g.gapValid = false
-		return
-	}
-	synced, bad := g.gapState(g.gapGen)
-	switch {
-	case !synced:
-	case bad:
-		g.gapValid = false // the next caller completes the index
-	case j.writeWatermark(t.end) == nil:
-		g.gapValid = false
-	}
-}
-
-// extendGap records that the log lines [from, to) are indexed and, if gen
-// is not 0, that they hold durable lines of generation gen. The caller
-// holds the exclusive lock and called settleGap first, so a valid gap ends
-// at from.
-func (j *Journal) extendGap(from, to int64, gen uint64) {
-	g := &j.group
-	if !g.gapValid {
-		if gen == 0 {
-			j.writeWatermark(to)
-			return
-		}
-		g.gapValid, g.gapLog, g.gapFrom, g.gapGen = true, j.log, from, 0
-	}
-	g.gapTo = to
-	if gen > g.gapGen {
-		g.gapGen = gen
-	}
 }

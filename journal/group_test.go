@@ -140,9 +140,12 @@ func watermarkOf(t *testing.T, dir string) (wm, logSize int64) {
 	return wm, info.Size()
 }
 
-// The watermark never vouches for index lines of a durable record before
-// they were synced, even when a lazy append runs while the sync waits; it
-// catches up once the sync is done.
+// The watermark never vouches for index lines before they were synced:
+// a durable Append leaves it behind its record (the index line waits for
+// the log's sync, and its own fsync is the flush's); while the flush's
+// fsync of the index is held up, the watermark stays behind and a lazy
+// append meanwhile does not move it; it reaches the log's end once that
+// fsync is done. This handle's Session sees every record throughout.
 func TestWatermarkWaitsForIndexSync(t *testing.T) {
 	dir := t.TempDir()
 	entered := make(chan struct{}, 1)
@@ -159,23 +162,28 @@ func TestWatermarkWaitsForIndexSync(t *testing.T) {
 		}
 	}})
 	mustAppend(t, j, journal.Record{Type: "receipt", Session: "s"})
+	mustFlush(t, j)
+	mustAppend(t, j, journal.Record{Type: "receipt", Session: "s"})
+	if wm, size := watermarkOf(t, dir); wm >= size {
+		t.Errorf("watermark at %d covers the whole log (%d bytes) right after a durable Append", wm, size)
+	}
+	if n := len(sessionAll(t, j, "s")); n != 2 {
+		t.Errorf("Session(s) has %d records before the flush, want 2", n)
+	}
 	mu.Lock()
 	hold = true
 	mu.Unlock()
 	done := make(chan error, 1)
-	go func() {
-		_, err := j.Append(journal.Record{Type: "receipt", Session: "s"})
-		done <- err
-	}()
+	go func() { done <- j.Flush() }()
 	<-entered
 	if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s2"}); err != nil {
 		t.Fatal(err)
 	}
 	if wm, size := watermarkOf(t, dir); wm >= size {
-		t.Errorf("watermark at %d covers the whole log (%d bytes) while a durable record's index line is not synced", wm, size)
+		t.Errorf("watermark at %d covers the whole log (%d bytes) while a record's index line is not synced", wm, size)
 	}
 	if n := len(sessionAll(t, j, "s")); n != 2 {
-		t.Errorf("Session(s) has %d records while the sync runs, want 2", n)
+		t.Errorf("Session(s) has %d records while the index sync runs, want 2", n)
 	}
 	mu.Lock()
 	hold = false
@@ -184,10 +192,11 @@ func TestWatermarkWaitsForIndexSync(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s2"}); err != nil {
-		t.Fatal(err)
-	}
+	mustFlush(t, j)
 	if wm, size := watermarkOf(t, dir); wm != size {
-		t.Errorf("watermark at %d after the sync, want the log's end %d", wm, size)
+		t.Errorf("watermark at %d after the flush, want the log's end %d", wm, size)
+	}
+	if n := len(sessionAll(t, j, "s2")); n != 1 {
+		t.Errorf("Session(s2) has %d records, want 1", n)
 	}
 }

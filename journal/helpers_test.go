@@ -84,3 +84,12 @@ func mustVerifyOK(t testing.TB, j *journal.Journal) journal.Report {
 	}
 	return rep
 }
+
+// mustFlush writes and syncs j's waiting session index lines, so that a
+// test can read (or damage) the index files on disk.
+func mustFlush(t testing.TB, j *journal.Journal) {
+	t.Helper()
+	if err := j.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}

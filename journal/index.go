@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -14,11 +15,13 @@ import (
 // each line of one session, so rebuilding a session reads one small file.
 //
 // journal.lock records how far into journal.jsonl every index is complete
-// (the watermark). Append writes the log, then the index files, then the
-// watermark, so a crash in between leaves the watermark behind the log's end.
-// Whoever next takes the lock and sees that copies the lines after the
-// watermark into their indexes; a line is copied only if its seq is past the
-// last seq of its index file, so completing twice does no harm.
+// and durable (the watermark). Append writes the log; the index lines
+// follow once the log lines are durable, and the watermark once the index
+// lines are (pending.go), so a crash in between leaves the watermark behind
+// the log's end. Whoever next takes the lock and sees that (and is not the
+// handle whose gap it is) copies the lines after the watermark into their
+// indexes; a line is copied only if its seq is past the last seq of its
+// index file, so completing twice does no harm.
 
 // watermarkFormat is fixed-width so that rewriting it in place is one small
 // write at offset 0 that never leaves stale bytes behind.
@@ -58,18 +61,29 @@ func (j *Journal) writeWatermark(off int64) error {
 // is, given its tail. Callers hold the lock.
 func (j *Journal) indexCurrent(t tail) bool {
 	wm, ok := j.readWatermark()
-	return ok && (wm == t.end || j.inGap(wm, t))
+	if !ok {
+		return false
+	}
+	p := &j.pend
+	return wm == t.end || p.valid && p.log == j.log && p.to == t.end && p.from <= wm && wm <= p.to
 }
 
 // completeIndex copies into the session indexes every line of the log that
-// lies past the watermark, up to t.end, then moves the watermark there.
-// Callers hold the exclusive lock.
+// lies past the watermark, up to t.end, fsyncs every index it touched, then
+// moves the watermark there. It fdatasyncs the log first: an index line must
+// never reach the disk before the log line it copies (pending.go). This
+// handle's gap is then empty. Callers hold the exclusive lock.
 func (j *Journal) completeIndex(t tail) error {
 	from, ok := j.readWatermark()
 	if !ok || from > t.end || !j.atLineStart(from) {
 		// No usable watermark: start over. Copying is idempotent, so this
 		// costs one pass over the log and changes nothing already indexed.
 		from = 0
+	}
+	if from < t.end {
+		if err := j.syncData(j.log, logName); err != nil {
+			return fmt.Errorf("complete session index: %s: %w", logName, err)
+		}
 	}
 	bySession := map[string][]indexLine{}
 	_, err := eachLine(io.NewSectionReader(j.log, from, t.end-from), func(_ int64, line []byte) error {
@@ -83,10 +97,14 @@ func (j *Journal) completeIndex(t tail) error {
 	if err != nil {
 		return fmt.Errorf("complete session index: %w", err)
 	}
-	if err := j.appendIndexes(bySession, true); err != nil {
+	if _, err := j.appendIndexes(bySession, true); err != nil {
 		return fmt.Errorf("complete session index: %w", err)
 	}
-	return j.writeWatermark(t.end)
+	if err := j.writeWatermark(t.end); err != nil {
+		return err
+	}
+	j.resetPending(t.end)
+	return nil
 }
 
 // atLineStart reports whether off is 0 or just past a "\n" of the log.
@@ -106,46 +124,54 @@ type indexLine struct {
 }
 
 // appendIndexes appends lines to their sessions' index files, in session
-// order for determinism. Callers hold the exclusive lock.
-func (j *Journal) appendIndexes(bySession map[string][]indexLine, durable bool) error {
-	ids := make([]string, 0, len(bySession))
-	for id := range bySession {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		if err := j.appendIndex(id, bySession[id], durable); err != nil {
-			return err
+// order for determinism, and reports whether it may have made a new file.
+// With durable, it fsyncs each file (and sessions/ for a new one). Callers
+// hold the exclusive lock.
+func (j *Journal) appendIndexes(bySession map[string][]indexLine, durable bool) (newFile bool, err error) {
+	for _, id := range slices.Sorted(maps.Keys(bySession)) {
+		isNew, err := j.appendIndex(id, bySession[id], durable)
+		if err != nil {
+			return newFile, err
 		}
+		newFile = newFile || isNew
 	}
-	return nil
+	return newFile, nil
+}
+
+// lastSeqOf returns the seq of the last complete line of an index file
+// whose tail is t (0 if none).
+func lastSeqOf(t tail) int64 {
+	if t.last == nil {
+		return 0
+	}
+	var r chainHead
+	if json.Unmarshal(t.last, &r) != nil {
+		return 0
+	}
+	return r.Seq
 }
 
 // appendIndex appends to one session's index the lines whose seq is past
-// the index's last seq, first cutting off a torn line left by a crash.
-func (j *Journal) appendIndex(id string, lines []indexLine, durable bool) error {
+// the index's last seq, first cutting off a torn line left by a crash. It
+// reports whether the file was empty (possibly new).
+func (j *Journal) appendIndex(id string, lines []indexLine, durable bool) (newFile bool, err error) {
 	name := sessionFile(id)
 	f, err := j.root.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	t, err := readTail(f)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return false, fmt.Errorf("%s: %w", name, err)
 	}
+	newFile = t.size == 0
 	if t.torn() > 0 {
 		if err := f.Truncate(t.end); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return newFile, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	var lastSeq int64
-	if t.last != nil {
-		var r Record
-		if json.Unmarshal(t.last, &r) == nil {
-			lastSeq = r.Seq
-		}
-	}
+	lastSeq := lastSeqOf(t)
 	var buf []byte
 	for _, l := range lines {
 		if l.seq > lastSeq {
@@ -154,23 +180,23 @@ func (j *Journal) appendIndex(id string, lines []indexLine, durable bool) error 
 		}
 	}
 	if len(buf) == 0 && (!durable || len(lines) == 0) {
-		return nil
+		return newFile, nil
 	}
 	// Durable with nothing new: the lines may have been written by
-	// another handle whose sync has not run yet; sync them before the
+	// another handle that has not synced them yet; sync them before the
 	// watermark vouches for them.
 	if _, err := f.Write(buf); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return newFile, fmt.Errorf("%s: %w", name, err)
 	}
 	if !durable {
-		return nil
+		return newFile, nil
 	}
 	if err := j.sync(f, name); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return newFile, fmt.Errorf("%s: %w", name, err)
 	}
-	if t.size == 0 {
+	if newFile {
 		// Possibly a new file: make its directory entry durable too.
-		return j.syncDir(sessionsDir)
+		return newFile, j.syncDir(sessionsDir)
 	}
-	return nil
+	return newFile, nil
 }

@@ -266,6 +266,7 @@ func TestDuplicatedIndexLine(t *testing.T) {
 	dir := t.TempDir()
 	j := open(t, dir)
 	mustAppend(t, j, journal.Record{Type: "a", Session: "s"}, journal.Record{Type: "b", Session: "s"})
+	mustFlush(t, j)
 	b, err := os.ReadFile(indexFile(dir, "s"))
 	if err != nil {
 		t.Fatal(err)
@@ -289,6 +290,7 @@ func TestTornLongIndexLine(t *testing.T) {
 	dir := t.TempDir()
 	j := open(t, dir)
 	mustAppend(t, j, journal.Record{Type: "a", Session: "s"})
+	mustFlush(t, j)
 	appendFile(t, indexFile(dir, "s"), `{"seq":2,"data":"`+strings.Repeat("x", 20000-17))
 	if got := sessionAll(t, j, "s"); len(got) != 1 {
 		t.Errorf("Session(s) = %+v, want a", got)

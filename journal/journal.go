@@ -84,6 +84,13 @@ type Journal struct {
 	newDir bool
 	// group batches the fsyncs of durable appends (group.go).
 	group groupCommit
+	// pend holds this handle's index lines until they may be written, and
+	// what is written until it is synced (pending.go); guarded by mu.
+	pend pendingIndex
+	// closing: Close has begun; no background flush starts (guarded by mu).
+	closing bool
+	// bg counts the background flushes running.
+	bg sync.WaitGroup
 }
 
 // Open opens the journal in dir, creating dir (mode 0700) and its files if
@@ -171,8 +178,20 @@ func (j *Journal) removeStaleTemps() {
 }
 
 // Close releases the journal's files. Calls after Close fail with
-// os.ErrClosed.
+// os.ErrClosed. It first writes and fsyncs this handle's session index
+// lines that were still waiting (after an fdatasync of the log, if lazy
+// appends were not yet synced), so that the next Open finds the index
+// complete; failing that, the next holder of the lock completes it.
 func (j *Journal) Close() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return nil
+	}
+	j.closing = true
+	j.mu.Unlock()
+	j.bg.Wait()
+	j.flush() // the index is derived data: a failure is repaired from the log
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -246,6 +265,7 @@ func (j *Journal) follow() error {
 	}
 	j.retired = append(j.retired, j.log)
 	j.log = f
+	j.invalidatePending() // its lines were of the replaced log, which the new one holds
 	return nil
 }
 

@@ -259,6 +259,7 @@ func TestSessionDetectsBrokenIndex(t *testing.T) {
 		journal.Record{Type: "middle", Session: "s"},
 		journal.Record{Type: "c", Session: "s"},
 	)
+	mustFlush(t, j)
 	idx := indexFile(dir, "s")
 	replaceInFile(t, idx, `"type":"middle"`, `"type":"MIDDLE"`)
 	err := j.Session("s", func(journal.Record) error { return nil })

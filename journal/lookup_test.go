@@ -261,6 +261,7 @@ func TestSessionRefusesDamagedNextLine(t *testing.T) {
 				journal.Record{Type: "c", Session: "other", Data: data(strings.Repeat("o", 300))},
 				journal.Record{Type: "d", Session: "other"},
 			)
+			mustFlush(t, j)
 			lines := logLines(t, dir)
 			lines[2] = damage(lines[2])
 			writeLines(t, dir, lines)

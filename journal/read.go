@@ -86,7 +86,7 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 		return 0, errors.New("journal: session: empty session id")
 	}
 	name := sessionFile(id)
-	idx, err := j.openIndex(name)
+	idx, err := j.openIndex(id)
 	if idx.f != nil {
 		defer idx.f.Close()
 	}
@@ -94,40 +94,61 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 		return 0, fmt.Errorf("journal: session %q: %w", id, err)
 	}
 	f, size := idx.f, idx.size
-	if size <= from {
-		return size, nil
-	}
-	// Two passes, as in Scan: every line is checked before fn sees any.
-	if err := checkIndex(id, name, f, from, size, &logLines{f: idx.log, end: idx.logEnd}); err != nil {
-		return 0, err
-	}
 	off := from
-	_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
-		at := off
-		off += int64(len(line)) + 1
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return &lineError{file: name, line: n, err: err}
+	if size > from {
+		// Two passes, as in Scan: every line is checked before fn sees any.
+		if err := checkIndex(id, name, f, from, size, &logLines{f: idx.log, end: idx.logEnd}); err != nil {
+			return 0, err
 		}
-		return fn(r, at)
-	})
-	return size, err
+		_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
+			at := off
+			off += int64(len(line)) + 1
+			var r Record
+			if err := json.Unmarshal(line, &r); err != nil {
+				return &lineError{file: name, line: n, err: err}
+			}
+			return fn(r, at)
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	// This handle's lines not yet written, at the offsets they will have
+	// (pending.go); they are its own encodings of its log lines.
+	at := size
+	for _, l := range idx.pending {
+		if at >= from {
+			var r Record
+			if err := json.Unmarshal(l.line, &r); err != nil {
+				return 0, fmt.Errorf("journal: session %q: seq %d: %w", id, l.seq, err)
+			}
+			if err := fn(r, at); err != nil {
+				return 0, err
+			}
+		}
+		at += int64(len(l.line)) + 1
+	}
+	return max(at, size), nil
 }
 
 // sessionIndex is a session's index file opened with the log of the same
-// generation: f is nil (size 0) when the session has no index.
+// generation: f is nil (size 0) when the session has no index. pending are
+// this handle's lines of the session that follow the file's, not yet
+// written (pending.go).
 type sessionIndex struct {
-	f      *os.File
-	size   int64
-	log    *os.File
-	logEnd int64
+	f       *os.File
+	size    int64
+	log     *os.File
+	logEnd  int64
+	pending []indexLine
 }
 
-// openIndex opens the index file name and the log it copies, completing
-// the index first (under the exclusive lock) if it is behind the log. The
-// caller closes the returned file, even with an error.
-func (j *Journal) openIndex(name string) (sessionIndex, error) {
+// openIndex opens the index file of session id and the log it copies,
+// completing the index first (under the exclusive lock) if it is behind
+// the log. The caller closes the returned file, even with an error.
+func (j *Journal) openIndex(id string) (sessionIndex, error) {
 	var idx sessionIndex
+	name := sessionFile(id)
 	// snapshot opens the index and the log under the lock, so both are of
 	// one generation even if Compact replaces them while they are read.
 	snapshot := func() error {
@@ -136,17 +157,18 @@ func (j *Journal) openIndex(name string) (sessionIndex, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			idx.size = 0
-			return nil
 		case err != nil:
 			return err
+		default:
+			info, err := file.Stat()
+			if err != nil {
+				file.Close()
+				return err
+			}
+			idx.f, idx.size = file, info.Size()
 		}
-		info, err := file.Stat()
-		if err != nil {
-			file.Close()
-			return err
-		}
-		idx.f, idx.size = file, info.Size()
-		return nil
+		idx.pending, err = j.pendingLines(id, idx.f)
+		return err
 	}
 	current := false
 	err := j.withLock(false, func() error {

@@ -1,0 +1,301 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+)
+
+// The session index lines of this handle's appends, between the log and
+// the index files.
+//
+// An index line is written to its file only once the log line it copies is
+// durable: after the group sync that covers it (or, for completeIndex, an
+// fdatasync of the log it runs first). So an index file never holds a line
+// that a power cut could take from the log: such a line (an index line past
+// the log's end, or one whose seq the log later gives to another record)
+// would break its session for good. Until then the lines wait here, in log
+// order, and this handle's readers take them from here (Session,
+// SessionFrom: at the offsets they will have in the file).
+//
+// The index files are fsynced later still, lazily: by a background sync
+// once enough lines were written (indexSyncEvery), by Verify's and Close's
+// flush, or by whoever completes the index from the log. The watermark
+// moves over lines only once their index lines are durable, so a watermark
+// never vouches for an index line a power cut could take (it is not synced
+// itself: a lost update only makes the next holder of the lock redo some
+// idempotent copying).
+//
+// The gap between the watermark and the end of the log is this handle's
+// own while every line in it was appended by this handle: its readers then
+// take the index as complete (written, or waiting here). Another handle or
+// process sees the watermark behind and completes the index from the log
+// (an fdatasync of the log, the missing lines, an fsync of every index file
+// it touches, the watermark), which also covers this handle's lines: they
+// are then skipped here by seq.
+type pendingIndex struct {
+	// valid: every log line of log in [from, to) was appended by this
+	// handle, and the watermark, if at or past from, is this handle's to
+	// move. Lines in [from, drained) are written to their index files;
+	// those of entries are not.
+	valid   bool
+	log     *os.File
+	from    int64
+	to      int64
+	drained int64
+	entries []pendingEntry
+
+	dirty      map[string]bool // index files written since they were last synced
+	dirtyDir   bool            // a new index file's entry in sessions/ is not yet synced
+	dirtyCount int             // entries written since the last index sync
+	epoch      uint64          // changes whenever the state is reset
+	bgRunning  bool            // a background flush is running
+}
+
+// pendingEntry is the index lines of one append, not yet written.
+type pendingEntry struct {
+	gen   uint64 // the append's generation: written once it is synced
+	end   int64  // the log offset just past the append's lines
+	lines map[string][]indexLine
+}
+
+// Thresholds of the background flush: it syncs the log for lines that wait
+// only for it (lazy appends with no durable one after them) past
+// maxPendingEntries, and the index files past indexSyncEvery written
+// entries.
+const (
+	maxPendingEntries = 256
+	indexSyncEvery    = 64
+)
+
+// resetPending forgets this handle's gap: what it held is either written
+// and synced by whoever completed the index, or past a watermark that the
+// next holder of the lock completes from the log. The gap starts afresh at
+// end of the current log. The caller holds j.mu.
+func (j *Journal) resetPending(end int64) {
+	p := &j.pend
+	p.valid, p.log, p.from, p.to, p.drained = true, j.log, end, end, end
+	p.entries, p.dirty, p.dirtyDir, p.dirtyCount = nil, nil, false, 0
+	p.epoch++
+}
+
+// invalidatePending drops the gap without starting a new one: the next
+// holder of the lock finds the index behind and completes it.
+func (j *Journal) invalidatePending() {
+	j.resetPending(0)
+	j.pend.valid = false
+}
+
+// settle checks the gap against the log's tail t, dropping it when another
+// handle appended since, and writes the index lines whose log lines are
+// durable. The caller holds the exclusive lock.
+func (j *Journal) settle(t tail) {
+	p := &j.pend
+	if p.valid && (p.log != j.log || p.to != t.end) {
+		j.invalidatePending()
+		return
+	}
+	j.drain(false)
+}
+
+// drain writes, in log order, the pending entries whose log lines are
+// durable (all of them with force: the caller just synced the log). The
+// caller holds the exclusive lock.
+func (j *Journal) drain(force bool) {
+	p := &j.pend
+	n := 0
+	for _, e := range p.entries {
+		if !force && !j.group.isSynced(e.gen) {
+			break
+		}
+		newFile, err := j.appendIndexes(e.lines, false)
+		if err != nil {
+			// The watermark stays behind these lines: the next holder
+			// of the lock completes the index from the log.
+			j.invalidatePending()
+			return
+		}
+		if p.dirty == nil {
+			p.dirty = map[string]bool{}
+		}
+		for id := range e.lines {
+			p.dirty[sessionFile(id)] = true
+		}
+		p.dirtyDir = p.dirtyDir || newFile
+		p.drained = e.end
+		p.dirtyCount++
+		n++
+	}
+	p.entries = slices.Delete(p.entries, 0, n)
+	if len(p.entries) == 0 {
+		p.drained = p.to
+	}
+}
+
+// enqueue adds the index lines of an append of generation gen, which ends
+// the log at end, to the gap. The caller holds the exclusive lock, called
+// settle, and found the index current.
+func (j *Journal) enqueue(gen uint64, end int64, lines map[string][]indexLine) {
+	p := &j.pend
+	if len(lines) > 0 {
+		p.entries = append(p.entries, pendingEntry{gen: gen, end: end, lines: lines})
+	}
+	p.to = end
+	if len(p.entries) == 0 {
+		p.drained = end // nothing waits: as good as written
+	}
+	if !j.closing && !p.bgRunning && (len(p.entries) >= maxPendingEntries || p.dirtyCount >= indexSyncEvery) {
+		p.bgRunning = true
+		j.bg.Add(1)
+		go func() {
+			defer j.bg.Done()
+			j.flush() // best effort: the index is derived data
+			j.mu.Lock()
+			j.pend.bgRunning = false
+			j.mu.Unlock()
+		}()
+	}
+}
+
+// pendingLines returns this handle's lines of session id that are not yet
+// in its index file f (nil: no file), in order. The caller holds the lock.
+func (j *Journal) pendingLines(id string, f *os.File) ([]indexLine, error) {
+	var out []indexLine
+	for _, e := range j.pend.entries {
+		out = append(out, e.lines[id]...)
+	}
+	if len(out) == 0 || f == nil {
+		return out, nil
+	}
+	// Another handle that completed the index may have written some.
+	t, err := readTail(f)
+	if err != nil {
+		return nil, err
+	}
+	last := lastSeqOf(t)
+	i := 0
+	for i < len(out) && out[i].seq <= last {
+		i++
+	}
+	return out[i:], nil
+}
+
+// sessionEnd returns where the index of session id ends, counting this
+// handle's lines that wait to be written. The caller holds the lock.
+func (j *Journal) sessionEnd(id string) (int64, error) {
+	f, err := j.root.Open(sessionFile(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		f = nil
+	} else if err != nil {
+		return 0, err
+	}
+	var size int64
+	if f != nil {
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return 0, err
+		}
+		size = info.Size()
+	}
+	lines, err := j.pendingLines(id, f)
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range lines {
+		size += int64(len(l.line)) + 1
+	}
+	return size, nil
+}
+
+// flush makes this handle's index lines durable and moves the watermark
+// over them: it waits for the sync of the log lines they copy, writes
+// them, fsyncs the index files outside the lock, and moves the watermark
+// if the gap is still this handle's. An error leaves the watermark behind
+// (the index is then completed from the log).
+func (j *Journal) flush() error {
+	j.mu.Lock()
+	busy := !j.closed && j.pend.valid && (len(j.pend.entries) > 0 || len(j.pend.dirty) > 0)
+	j.mu.Unlock()
+	if !busy {
+		return nil
+	}
+	if err := j.waitSynced(j.group.last()); err != nil {
+		return err
+	}
+	var files []string
+	var dir bool
+	var to int64
+	var epoch uint64
+	err := j.withLock(true, func() error {
+		t, err := readTail(j.log)
+		if err != nil {
+			return err
+		}
+		j.settle(t)
+		p := &j.pend
+		files, dir, to, epoch = slices.Sorted(maps.Keys(p.dirty)), p.dirtyDir, p.drained, p.epoch
+		p.dirty, p.dirtyDir, p.dirtyCount = nil, false, 0
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var serr error
+	for _, name := range files {
+		if err := j.syncNamed(name); err != nil && serr == nil {
+			serr = err
+		}
+	}
+	if dir {
+		if err := j.syncDir(sessionsDir); err != nil && serr == nil {
+			serr = err
+		}
+	}
+	return j.withLock(true, func() error {
+		p := &j.pend
+		if p.epoch != epoch || !p.valid || p.log != j.log {
+			return serr
+		}
+		if serr != nil {
+			j.invalidatePending()
+			return serr
+		}
+		if wm, ok := j.readWatermark(); ok && wm >= p.from && wm < to && to <= p.to {
+			return j.writeWatermark(to)
+		}
+		return nil
+	})
+}
+
+// syncNamed fsyncs the file name of the state directory.
+func (j *Journal) syncNamed(name string) error {
+	if j.noSync {
+		return nil
+	}
+	f, err := j.root.OpenFile(name, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // replaced or removed since (Compact): its writer synced
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return j.sync(f, name)
+}
+
+// Flush makes this handle's records and their session index lines durable
+// now: it fdatasyncs the log (if lazy appends were not yet synced), writes
+// the index lines that wait for that, fsyncs the index files, and moves the
+// watermark over them. Appends do not wait for the index; Close flushes.
+// Callers need it only to hand the state directory to a reader that must
+// not repair it (a copy, a backup) while this handle stays open.
+func (j *Journal) Flush() error {
+	if err := j.flush(); err != nil {
+		return fmt.Errorf("journal: flush: %w", err)
+	}
+	return nil
+}
