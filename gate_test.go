@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 )
 
@@ -314,6 +315,13 @@ func TestUndoIgnoresForgedIndexLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Read(ctx, stet.ReadArgs{Path: "b.txt"})
+	// The session's index lines wait for a sync of the log; another handle
+	// completes the index on disk, so that the test can forge a line in it.
+	if j, err := journal.Open(state, journal.Options{}); err != nil {
+		t.Fatal(err)
+	} else if _, err := j.Verify(); err != nil || j.Close() != nil {
+		t.Fatal(err)
+	}
 	sum := sha256.Sum256([]byte("test"))
 	index := filepath.Join(state, "sessions", hex.EncodeToString(sum[:])+".jsonl")
 	data, err := os.ReadFile(index)

@@ -60,10 +60,10 @@ func (j *Journal) AppendAtSessionEnd(id string, end int64, recs ...Record) (bool
 		return false, errors.New("journal: append: empty session id")
 	}
 	ok := false
-	_, err := j.appendIf(recs, false, func() (bool, error) {
-		at, err := j.sessionEnd(id)
+	_, err := j.appendIf(recs, false, func(t tail) (bool, error) {
+		at, err := j.sessionEnd(id, t)
 		ok = err == nil && at == end
-		return ok, err
+		return ok, nil // an index that cannot tell: not appended
 	}, nil)
 	return ok, err
 }
@@ -75,7 +75,7 @@ func (j *Journal) appendLocked(recs []Record, durable bool) ([]Record, error) {
 // appendIf appends recs if cond (called under the lock, with the session
 // index complete) reports true, or if cond is nil. logged, if not nil, is
 // called as AppendThen says.
-func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error), logged func()) ([]Record, error) {
+func (j *Journal) appendIf(recs []Record, durable bool, cond func(tail) (bool, error), logged func()) ([]Record, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
@@ -113,7 +113,7 @@ func (j *Journal) appendIf(recs []Record, durable bool, cond func() (bool, error
 // append does the work of Append; the caller holds the exclusive lock. For
 // durable records it returns the generation to wait for (waitSynced), once
 // the lock is released.
-func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error)) ([]Record, uint64, error) {
+func (j *Journal) append(recs []Record, durable bool, cond func(tail) (bool, error)) ([]Record, uint64, error) {
 	t, err := readTail(j.log)
 	if err != nil {
 		return nil, 0, err
@@ -125,14 +125,12 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error))
 	}
 	j.settle(t)
 	indexed := j.indexCurrent(t)
-	if !indexed {
+	if !indexed && !j.lagging(t) {
+		// Too far behind (or no usable watermark): complete it now.
 		indexed = j.completeIndex(t) == nil
 	}
 	if cond != nil {
-		if !indexed {
-			return nil, 0, nil // the index is behind the log: cond cannot be decided
-		}
-		if ok, err := cond(); err != nil || !ok {
+		if ok, err := cond(t); err != nil || !ok {
 			return nil, 0, err
 		}
 	}
@@ -157,11 +155,18 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error))
 		return nil, 0, err
 	}
 	end := t.end + int64(buf.Len())
+	if durable {
+		j.durable = true
+	}
 	if !indexed {
-		// The watermark stays behind: the next caller under the lock
-		// completes the index from the log.
+		// Behind another handle's lines: the watermark stays behind, and
+		// readers take these lines from the log until a flush completes
+		// the index (kick, Close).
 		j.invalidatePending()
-		return out, j.logged(durable), nil
+		j.behind++
+		gen := j.logged(durable)
+		j.kick()
+		return out, gen, nil
 	}
 	if j.noSync {
 		// Nothing is durable anyway: index at once, as if synced.
@@ -188,6 +193,15 @@ func (j *Journal) append(recs []Record, durable bool, cond func() (bool, error))
 		gen = 0
 	}
 	return out, gen, nil
+}
+
+// lagging reports whether the index is behind the log (not this handle's
+// gap) by little enough that readers may take the missing lines from the
+// log (unwritten), so an append need not complete it first. The caller
+// holds the lock.
+func (j *Journal) lagging(t tail) bool {
+	wm, ok := j.readWatermark()
+	return ok && wm <= t.end && t.end-wm <= lagMax && j.atLineStart(wm)
 }
 
 // logged records a durable append's write for the group sync and returns

@@ -104,6 +104,7 @@ func (j *Journal) completeIndex(t tail) error {
 		return err
 	}
 	j.resetPending(t.end)
+	j.behind = 0
 	return nil
 }
 

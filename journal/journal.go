@@ -89,6 +89,11 @@ type Journal struct {
 	pend pendingIndex
 	// closing: Close has begun; no background flush starts (guarded by mu).
 	closing bool
+	// behind counts appends made while the index was behind another
+	// handle's lines, left for a flush to complete (guarded by mu).
+	behind int
+	// durable: this handle made a durable append, so Close flushes.
+	durable bool
 	// bg counts the background flushes running.
 	bg sync.WaitGroup
 }
@@ -191,7 +196,15 @@ func (j *Journal) Close() error {
 	j.closing = true
 	j.mu.Unlock()
 	j.bg.Wait()
-	j.flush() // the index is derived data: a failure is repaired from the log
+	j.mu.Lock()
+	flush := j.durable || j.behind > 0 && j.behind*2 >= indexSyncEvery
+	j.mu.Unlock()
+	if flush {
+		// The index is derived data: a failure is repaired from the log.
+		// A handle that only appended lazily leaves its lines for the
+		// next flush of any handle (readers take them from the log).
+		j.flush()
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {

@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -147,7 +149,16 @@ func (j *Journal) enqueue(gen uint64, end int64, lines map[string][]indexLine) {
 	if len(p.entries) == 0 {
 		p.drained = end // nothing waits: as good as written
 	}
-	if !j.closing && !p.bgRunning && (len(p.entries) >= maxPendingEntries || p.dirtyCount >= indexSyncEvery) {
+	j.kick()
+}
+
+// kick starts a background flush when enough waits for one: lines that
+// wait only for the log's sync, written lines that wait for theirs, or
+// appends made while the index was behind (which readers take from the
+// log). The caller holds j.mu.
+func (j *Journal) kick() {
+	p := &j.pend
+	if !j.closing && !p.bgRunning && (len(p.entries) >= maxPendingEntries || p.dirtyCount >= indexSyncEvery || j.behind >= indexSyncEvery) {
 		p.bgRunning = true
 		j.bg.Add(1)
 		go func() {
@@ -160,32 +171,97 @@ func (j *Journal) enqueue(gen uint64, end int64, lines map[string][]indexLine) {
 	}
 }
 
-// pendingLines returns this handle's lines of session id that are not yet
-// in its index file f (nil: no file), in order. The caller holds the lock.
-func (j *Journal) pendingLines(id string, f *os.File) ([]indexLine, error) {
-	var out []indexLine
-	for _, e := range j.pend.entries {
-		out = append(out, e.lines[id]...)
+// unwritten returns the lines of session id that its index file f (nil: no
+// file) lacks, in order, for the log whose tail is t: this handle's lines
+// waiting to be written when the gap is its own (indexCurrent), else the
+// session's lines of the log past the watermark. ok is false when the
+// watermark is unusable or too far behind (lagMax): the index must then be
+// completed first. The caller holds the lock.
+func (j *Journal) unwritten(id string, f *os.File, t tail) (lines []indexLine, ok bool, err error) {
+	lastSeq := func() (int64, error) {
+		if f == nil {
+			return 0, nil
+		}
+		ft, err := readTail(f)
+		return lastSeqOf(ft), err
 	}
-	if len(out) == 0 || f == nil {
-		return out, nil
+	if j.indexCurrent(t) {
+		for _, e := range j.pend.entries {
+			lines = append(lines, e.lines[id]...)
+		}
+		if len(lines) == 0 {
+			return nil, true, nil
+		}
+		// Another handle that completed the index may have written some.
+		last, err := lastSeq()
+		if err != nil {
+			return nil, false, err
+		}
+		i := 0
+		for i < len(lines) && lines[i].seq <= last {
+			i++
+		}
+		return lines[i:], true, nil
 	}
-	// Another handle that completed the index may have written some.
-	t, err := readTail(f)
+	wm, ok := j.readWatermark()
+	if !ok || wm > t.end || t.end-wm > lagMax || !j.atLineStart(wm) {
+		return nil, false, nil
+	}
+	last, err := lastSeq()
+	if err != nil {
+		return nil, false, err
+	}
+	lines, err = j.tailLines(id, wm, t, last)
+	return lines, err == nil, err
+}
+
+// lagMax is how far the watermark may lag behind the log's end for readers
+// to take the missing index lines from the log rather than complete the
+// index (which fsyncs).
+const lagMax = 256 << 10
+
+// tailLines returns the lines of session id in the log from offset wm (a
+// line start) to t.end whose seq is past after. It checks the chain of
+// every line it reads, from the line before wm on, so what it returns is
+// as trustworthy as an index line checked against the log.
+func (j *Journal) tailLines(id string, wm int64, t tail, after int64) ([]indexLine, error) {
+	before, err := (&logLines{f: j.log, end: t.end}).lineBefore(wm)
 	if err != nil {
 		return nil, err
 	}
-	last := lastSeqOf(t)
-	i := 0
-	for i < len(out) && out[i].seq <= last {
-		i++
+	var prevSeq int64
+	prevHash := ""
+	if before != nil {
+		if prevSeq, err = leadingSeq(before); err != nil {
+			return nil, err
+		}
+		prevHash = hashName(before)
 	}
-	return out[i:], nil
+	var out []indexLine
+	_, err = eachLine(io.NewSectionReader(j.log, wm, t.end-wm), func(_ int64, line []byte) error {
+		var h chainHead
+		if err := json.Unmarshal(line, &h); err != nil {
+			return &lineError{file: logName, line: prevSeq + 1, err: err}
+		}
+		if err := sameHead(line, h.Seq, h.Prev); err != nil {
+			return &lineError{file: logName, line: prevSeq + 1, err: err}
+		}
+		if h.Seq != prevSeq+1 || h.Prev != prevHash {
+			return &lineError{file: logName, line: prevSeq + 1, err: fmt.Errorf("seq %d does not chain to seq %d", h.Seq, prevSeq)}
+		}
+		prevSeq, prevHash = h.Seq, hashName(line)
+		if h.Session == id && h.Seq > after {
+			out = append(out, indexLine{seq: h.Seq, line: slices.Clone(line)})
+		}
+		return nil
+	})
+	return out, err
 }
 
-// sessionEnd returns where the index of session id ends, counting this
-// handle's lines that wait to be written. The caller holds the lock.
-func (j *Journal) sessionEnd(id string) (int64, error) {
+// sessionEnd returns where the index of session id ends, counting the
+// lines it lacks (unwritten) for the log whose tail is t. The caller holds
+// the lock and found the index current or completed it.
+func (j *Journal) sessionEnd(id string, t tail) (int64, error) {
 	f, err := j.root.Open(sessionFile(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		f = nil
@@ -201,9 +277,12 @@ func (j *Journal) sessionEnd(id string) (int64, error) {
 		}
 		size = info.Size()
 	}
-	lines, err := j.pendingLines(id, f)
+	lines, ok, err := j.unwritten(id, f, t)
 	if err != nil {
 		return 0, err
+	}
+	if !ok {
+		return 0, errors.New("session index behind the log")
 	}
 	for _, l := range lines {
 		size += int64(len(l.line)) + 1
@@ -218,7 +297,7 @@ func (j *Journal) sessionEnd(id string) (int64, error) {
 // (the index is then completed from the log).
 func (j *Journal) flush() error {
 	j.mu.Lock()
-	busy := !j.closed && j.pend.valid && (len(j.pend.entries) > 0 || len(j.pend.dirty) > 0)
+	busy := !j.closed && (j.behind > 0 || j.pend.valid && (len(j.pend.entries) > 0 || len(j.pend.dirty) > 0))
 	j.mu.Unlock()
 	if !busy {
 		return nil
@@ -236,6 +315,13 @@ func (j *Journal) flush() error {
 			return err
 		}
 		j.settle(t)
+		if !j.indexCurrent(t) {
+			// Behind another handle's lines: complete from the log (it
+			// syncs everything it writes).
+			if err := j.completeIndex(t); err != nil {
+				return err
+			}
+		}
 		p := &j.pend
 		files, dir, to, epoch = slices.Sorted(maps.Keys(p.dirty)), p.dirtyDir, p.drained, p.epoch
 		p.dirty, p.dirtyDir, p.dirtyCount = nil, false, 0

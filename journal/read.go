@@ -167,22 +167,33 @@ func (j *Journal) openIndex(id string) (sessionIndex, error) {
 			}
 			idx.f, idx.size = file, info.Size()
 		}
-		idx.pending, err = j.pendingLines(id, idx.f)
-		return err
+		return nil
 	}
-	current := false
+	// lacking adds the lines the file lacks (unwritten); ok is false when
+	// the index must be completed first.
+	lacking := func(t tail) (bool, error) {
+		lines, ok, err := j.unwritten(id, idx.f, t)
+		idx.pending = lines
+		return ok, err
+	}
+	ok := false
 	err := j.withLock(false, func() error {
 		t, err := readTail(j.log)
 		if err != nil {
 			return err
 		}
-		if current = j.indexCurrent(t); current {
-			idx.logEnd = t.end
-			return snapshot()
+		idx.logEnd = t.end
+		if err := snapshot(); err != nil {
+			return err
 		}
-		return nil
+		ok, err = lacking(t)
+		if !ok && idx.f != nil {
+			idx.f.Close()
+			idx.f, idx.size = nil, 0
+		}
+		return err
 	})
-	if err == nil && !current {
+	if err == nil && !ok {
 		err = j.withLock(true, func() error {
 			t, err := readTail(j.log)
 			if err != nil {
@@ -194,7 +205,11 @@ func (j *Journal) openIndex(id string) (sessionIndex, error) {
 				}
 			}
 			idx.logEnd = t.end
-			return snapshot()
+			if err := snapshot(); err != nil {
+				return err
+			}
+			_, err = lacking(t)
+			return err
 		})
 	}
 	return idx, err
