@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 )
 
@@ -49,8 +50,7 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 		return GCReport{}, fmt.Errorf("stet: gc: negative retention %v", keep)
 	}
 	cutoff := ws.opts.Now().Add(-keep).UTC()
-	intentAt := map[string]time.Time{} // intent id -> time of its record
-	doneState := map[string]string{}   // intent id -> state of its done record
+	var intents history.Intents // which intents are open, and when each was written
 	// What a session's rules stand on, whatever its age: its current turn
 	// (the pinned request and declared inputs of the input guard) and, for
 	// a session still in use, which files it created.
@@ -67,25 +67,13 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 				var td turnData
 				lastTurn[r.Session] = r.Seq
 				liveTurn[r.Session] = json.Unmarshal(r.Data, &td) != nil || td.Request != "" || len(td.Inputs) > 0
-			case recIntent:
-				var it intentData
-				if json.Unmarshal(r.Data, &it) == nil {
-					intentAt[it.ID] = r.Time
-				}
-			case recDone:
-				var d doneData
-				if json.Unmarshal(r.Data, &d) == nil {
-					doneState[d.ID] = d.State
-				}
+			case recIntent, recDone:
+				intents.Add(r, 0) // an intent that does not decode is kept (Keep)
 			}
 		},
 		Keep: func(r journal.Record) bool {
 			if !r.Time.Before(cutoff) {
 				return true
-			}
-			open := func(id string) bool {
-				st, closed := doneState[id]
-				return !closed || st == doneUnresolved
 			}
 			switch r.Type {
 			case recTurn:
@@ -94,14 +82,14 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 				return liveTurn[r.Session] || !newest[r.Session].Before(cutoff)
 			case recIntent:
 				var it intentData
-				return json.Unmarshal(r.Data, &it) != nil || open(it.ID)
+				return json.Unmarshal(r.Data, &it) != nil || intents.Keep(it.ID)
 			case recDone:
 				var d doneData
 				if json.Unmarshal(r.Data, &d) != nil {
 					return true
 				}
-				at, isIntent := intentAt[d.ID]
-				return isIntent && (open(d.ID) || !at.Before(cutoff))
+				it := intents.Intent(d.ID)
+				return it != nil && (intents.Keep(d.ID) || !it.Time.Before(cutoff))
 			}
 			return false
 		},

@@ -42,11 +42,11 @@ const (
 
 // Outcomes of an intent, in its done record.
 const (
-	doneCommitted  = "committed"   // landed and recorded by the process that made it
-	doneDropped    = "dropped"     // nothing moved
-	doneCompleted  = "completed"   // landed; its receipts were completed at open
-	doneRolledBack = "rolled_back" // part of a patch landed; it was taken back
-	doneUnresolved = "unresolved"  // the disk holds neither state: reported, not touched
+	doneCommitted  = "committed"            // landed and recorded by the process that made it
+	doneDropped    = "dropped"              // nothing moved
+	doneCompleted  = "completed"            // landed; its receipts were completed at open
+	doneRolledBack = "rolled_back"          // part of a patch landed; it was taken back
+	doneUnresolved = history.DoneUnresolved // the disk holds neither state: reported, not touched
 )
 
 // intentFile is one file of an intent: the receipt it plans and the data
@@ -235,27 +235,9 @@ func (ws *Workspace) recoverIntents(ctx context.Context) error {
 // those and moves the cursor.
 func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, err error) {
 	from := ws.journal.Cursor(intentCursor)
-	type pending struct {
-		it  intentData
-		off int64
-	}
-	var open []pending
-	done := map[string]bool{}
+	var intents history.Intents
 	end, err := ws.journal.SessionFrom(intentSession, from, func(r journal.Record, off int64) error {
-		switch r.Type {
-		case recIntent:
-			var it intentData
-			if err := json.Unmarshal(r.Data, &it); err != nil {
-				return fmt.Errorf("journal line %d: %w", r.Seq, err)
-			}
-			open = append(open, pending{it, off})
-		case recDone:
-			var d doneData
-			if err := json.Unmarshal(r.Data, &d); err == nil {
-				done[d.ID] = true
-			}
-		}
-		return nil
+		return intents.Add(r, off)
 	})
 	if err != nil {
 		return false, err
@@ -265,13 +247,11 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 	// finish (a process killed while resolving) is an intent nested in the
 	// one it rolls back, and is settled before it, so the outer intent sees
 	// the disk the inner one left and takes back only what still stands.
+	open := intents.Pending()
 	slices.Reverse(open)
 	for _, p := range open {
-		if done[p.it.ID] {
-			continue
-		}
-		if ws.alive(p.it) {
-			cursor = min(cursor, p.off)
+		if ws.alive(p.Data) {
+			cursor = min(cursor, p.At)
 			continue
 		}
 		dead = true
@@ -279,10 +259,10 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 		if !resolve {
 			continue
 		}
-		if _, err := ws.resolveLocked(ctx, p.it); err != nil {
+		if _, err := ws.resolveLocked(ctx, p.Data); err != nil {
 			// Left pending: stet verify --all reports it, and the next
 			// Open tries again.
-			cursor = min(cursor, p.off)
+			cursor = min(cursor, p.At)
 		}
 	}
 	if cursor != from && (resolve || !dead) {

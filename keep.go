@@ -1,11 +1,11 @@
 package stet
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 )
 
@@ -115,28 +115,17 @@ func (ws *Workspace) adoptDisplaced(p fsys.Provider, temp, want string) (note st
 // handover, until recovery settles it (adoptDisplaced). Only the intents
 // past the recovery cursor are read: every one before it is closed.
 func (ws *Workspace) heldTemps() (map[int]map[string]bool, error) {
-	open := map[string][]intentFile{}
-	_, err := ws.journal.SessionFrom(intentSession, ws.journal.Cursor(intentCursor), func(r journal.Record, _ int64) error {
-		switch r.Type {
-		case recIntent:
-			var it intentData
-			if json.Unmarshal(r.Data, &it) == nil {
-				open[it.ID] = it.Files
-			}
-		case recDone:
-			var d doneData
-			if json.Unmarshal(r.Data, &d) == nil {
-				delete(open, d.ID)
-			}
-		}
+	var open history.Intents
+	_, err := ws.journal.SessionFrom(intentSession, ws.journal.Cursor(intentCursor), func(r journal.Record, off int64) error {
+		open.Add(r, off) // an intent that does not decode names no temp file
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	held := map[int]map[string]bool{}
-	for _, files := range open {
-		for _, f := range files {
+	for _, it := range open.Pending() {
+		for _, f := range it.Data.Files {
 			if f.Temp == "" {
 				continue
 			}
