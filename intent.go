@@ -139,8 +139,11 @@ func (s *Session) writeIntent(id string, files []intentFile) error {
 }
 
 // writeIntentThen is writeIntent that calls durable (if not nil) once the
-// intent is durable in the journal's log and in its index of intents
-// (journal.AppendThen, whose sync is shared with concurrent appends).
+// intent is durable in the journal's log (journal.AppendThen: one
+// fdatasync of the log, shared with concurrent appends). Its line in the
+// index of intents is derived data, written and synced later; a reader
+// that finds the index behind takes the line from the log, so recovery
+// sees every durable intent.
 func (s *Session) writeIntentThen(id string, files []intentFile, durable func()) error {
 	if h := s.ws.opts.Hooks.BeforeIntent; h != nil {
 		if err := h(id); err != nil {

@@ -179,8 +179,8 @@ func (j *Journal) append(recs []Record, durable bool, cond func(tail) (bool, err
 		return out, 0, nil
 	}
 	// The index lines wait until the log lines they copy are durable
-	// (pending.go): written by a later holder of the lock once the group
-	// sync covering them ran, fsynced later still.
+	// (pending.go): written in a batch once the group sync covering them
+	// ran, and fsynced right after, off this path.
 	gen := j.logged(durable)
 	if !durable {
 		gen = j.group.added(j.log, nil)

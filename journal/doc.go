@@ -36,8 +36,13 @@
 //
 //   - Session reads only that session's index file: rebuilding one session
 //     costs in proportion to the session, not to the journal. The index is
-//     derived data: if a crash leaves it behind the log, the next Append,
-//     Session or Verify completes it from the log.
+//     derived data: an index line is written only once the log line it
+//     copies is durable, and the watermark moves over lines only once their
+//     index lines are durable too, so a power cut never leaves an index line
+//     the log lost. Until then a handle's readers take its own lines from
+//     memory, and other handles take the lines the index lacks from the
+//     log past the watermark; a flush (background, Flush, Close) or a
+//     reader that finds the watermark too far behind completes it.
 //
 //   - Every reader checks the chain of what it uses before its callback
 //     sees any of it: Scan checks every line's prev hash and that seqs rise
@@ -46,9 +51,12 @@
 //     the log line before it. A line that fails is ErrCorrupt, and no record
 //     is handed out.
 //
-//   - Only Append fsyncs (the log, a durable record's index lines, and a new
-//     state directory): AppendLazy, Scan, Session and Verify never do. The
-//     one exception is completing an index that a crash left behind the log.
+//   - A durable Append fsyncs only the log (fdatasync, shared by group
+//     commit) and, once, a new state directory; the index files are fsynced
+//     later by the flush. AppendLazy, Scan and Session never fsync, except
+//     to complete an index whose watermark is unusable or far behind (a
+//     crash, a compaction); Verify, Flush and Close of a handle that made a
+//     durable append do, to sync what waits.
 //
 //   - Compact rewrites the log behind a checkpoint record on line 1 (see
 //     Checkpoint); handles of every process follow the new log.

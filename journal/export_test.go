@@ -5,3 +5,9 @@ import "io"
 // SetRand replaces the source of j's random names (its liveness lock), so
 // a test knows the name in advance.
 func SetRand(j *Journal, r io.Reader) { j.rand = r }
+
+// FlushSynced runs in the caller what the background flush does before a
+// run of lazy appends needs the log synced: it writes the index lines
+// whose log lines a sync already covered, fsyncs them and moves the
+// watermark.
+func FlushSynced(j *Journal) error { return j.flushWith(false) }

@@ -197,7 +197,7 @@ func (j *Journal) Close() error {
 	j.mu.Unlock()
 	j.bg.Wait()
 	j.mu.Lock()
-	flush := j.durable || j.behind > 0 && j.behind*2 >= indexSyncEvery
+	flush := j.durable || j.behind > 0 && j.behind*2 >= drainBatch
 	j.mu.Unlock()
 	if flush {
 		// The index is derived data: a failure is repaired from the log.

@@ -23,9 +23,10 @@ import (
 // order, and this handle's readers take them from here (Session,
 // SessionFrom: at the offsets they will have in the file).
 //
-// The index files are fsynced later still, lazily: by a background sync
-// once enough lines were written (indexSyncEvery), by Verify's and Close's
-// flush, or by whoever completes the index from the log. The watermark
+// The lines are written in batches, and the index files fsynced right
+// after, off the appends' path: by a background flush once drainBatch
+// appends wait (kick), by Flush, Verify and Close, or by whoever completes
+// the index from the log. The watermark
 // moves over lines only once their index lines are durable, so a watermark
 // never vouches for an index line a power cut could take (it is not synced
 // itself: a lost update only makes the next holder of the lock redo some
@@ -50,11 +51,10 @@ type pendingIndex struct {
 	drained int64
 	entries []pendingEntry
 
-	dirty      map[string]bool // index files written since they were last synced
-	dirtyDir   bool            // a new index file's entry in sessions/ is not yet synced
-	dirtyCount int             // entries written since the last index sync
-	epoch      uint64          // changes whenever the state is reset
-	bgRunning  bool            // a background flush is running
+	dirty     map[string]bool // index files written since they were last synced
+	dirtyDir  bool            // a new index file's entry in sessions/ is not yet synced
+	epoch     uint64          // changes whenever the state is reset
+	bgRunning bool            // a background flush is running
 }
 
 // pendingEntry is the index lines of one append, not yet written.
@@ -64,13 +64,13 @@ type pendingEntry struct {
 	lines map[string][]indexLine
 }
 
-// Thresholds of the background flush: it syncs the log for lines that wait
-// only for it (lazy appends with no durable one after them) past
-// maxPendingEntries, and the index files past indexSyncEvery written
-// entries.
+// Thresholds of the background flush (kick): it writes and syncs the
+// index lines once drainBatch appends wait, and syncs the log for lines
+// that wait only for that (lazy appends with no durable one after them)
+// past maxPendingEntries.
 const (
+	drainBatch        = 64
 	maxPendingEntries = 256
-	indexSyncEvery    = 64
 )
 
 // resetPending forgets this handle's gap: what it held is either written
@@ -80,7 +80,7 @@ const (
 func (j *Journal) resetPending(end int64) {
 	p := &j.pend
 	p.valid, p.log, p.from, p.to, p.drained = true, j.log, end, end, end
-	p.entries, p.dirty, p.dirtyDir, p.dirtyCount = nil, nil, false, 0
+	p.entries, p.dirty, p.dirtyDir = nil, nil, false
 	p.epoch++
 }
 
@@ -92,45 +92,48 @@ func (j *Journal) invalidatePending() {
 }
 
 // settle checks the gap against the log's tail t, dropping it when another
-// handle appended since, and writes the index lines whose log lines are
-// durable. The caller holds the exclusive lock.
+// handle appended since. The caller holds the exclusive lock.
 func (j *Journal) settle(t tail) {
 	p := &j.pend
 	if p.valid && (p.log != j.log || p.to != t.end) {
 		j.invalidatePending()
-		return
 	}
-	j.drain(false)
 }
 
 // drain writes, in log order, the pending entries whose log lines are
-// durable (all of them with force: the caller just synced the log). The
-// caller holds the exclusive lock.
+// durable (all of them with force: the caller just synced the log), one
+// write per index file. The caller holds the exclusive lock.
 func (j *Journal) drain(force bool) {
 	p := &j.pend
 	n := 0
+	merged := map[string][]indexLine{}
 	for _, e := range p.entries {
 		if !force && !j.group.isSynced(e.gen) {
 			break
 		}
-		newFile, err := j.appendIndexes(e.lines, false)
-		if err != nil {
-			// The watermark stays behind these lines: the next holder
-			// of the lock completes the index from the log.
-			j.invalidatePending()
-			return
+		for id, lines := range e.lines {
+			merged[id] = append(merged[id], lines...)
 		}
-		if p.dirty == nil {
-			p.dirty = map[string]bool{}
-		}
-		for id := range e.lines {
-			p.dirty[sessionFile(id)] = true
-		}
-		p.dirtyDir = p.dirtyDir || newFile
-		p.drained = e.end
-		p.dirtyCount++
 		n++
 	}
+	if n == 0 {
+		return
+	}
+	newFile, err := j.appendIndexes(merged, false)
+	if err != nil {
+		// The watermark stays behind these lines: the next holder of the
+		// lock completes the index from the log.
+		j.invalidatePending()
+		return
+	}
+	if p.dirty == nil {
+		p.dirty = map[string]bool{}
+	}
+	for id := range merged {
+		p.dirty[sessionFile(id)] = true
+	}
+	p.dirtyDir = p.dirtyDir || newFile
+	p.drained = p.entries[n-1].end
 	p.entries = slices.Delete(p.entries, 0, n)
 	if len(p.entries) == 0 {
 		p.drained = p.to
@@ -152,23 +155,26 @@ func (j *Journal) enqueue(gen uint64, end int64, lines map[string][]indexLine) {
 	j.kick()
 }
 
-// kick starts a background flush when enough waits for one: lines that
-// wait only for the log's sync, written lines that wait for theirs, or
+// kick starts a background flush when enough waits for one: lines to
+// write (drainBatch; the log's sync is waited for only past
+// maxPendingEntries, a run of lazy appends no durable one covered), or
 // appends made while the index was behind (which readers take from the
 // log). The caller holds j.mu.
 func (j *Journal) kick() {
 	p := &j.pend
-	if !j.closing && !p.bgRunning && (len(p.entries) >= maxPendingEntries || p.dirtyCount >= indexSyncEvery || j.behind >= indexSyncEvery) {
-		p.bgRunning = true
-		j.bg.Add(1)
-		go func() {
-			defer j.bg.Done()
-			j.flush() // best effort: the index is derived data
-			j.mu.Lock()
-			j.pend.bgRunning = false
-			j.mu.Unlock()
-		}()
+	if j.closing || p.bgRunning || len(p.entries) < drainBatch && j.behind < drainBatch {
+		return
 	}
+	p.bgRunning = true
+	sync := len(p.entries) >= maxPendingEntries
+	j.bg.Add(1)
+	go func() {
+		defer j.bg.Done()
+		j.flushWith(sync) // best effort: the index is derived data
+		j.mu.Lock()
+		j.pend.bgRunning = false
+		j.mu.Unlock()
+	}()
 }
 
 // unwritten returns the lines of session id that its index file f (nil: no
@@ -295,15 +301,21 @@ func (j *Journal) sessionEnd(id string, t tail) (int64, error) {
 // them, fsyncs the index files outside the lock, and moves the watermark
 // if the gap is still this handle's. An error leaves the watermark behind
 // (the index is then completed from the log).
-func (j *Journal) flush() error {
+func (j *Journal) flush() error { return j.flushWith(true) }
+
+// flushWith is flush that, without syncLog, writes only the lines whose
+// log lines a sync already covered.
+func (j *Journal) flushWith(syncLog bool) error {
 	j.mu.Lock()
 	busy := !j.closed && (j.behind > 0 || j.pend.valid && (len(j.pend.entries) > 0 || len(j.pend.dirty) > 0))
 	j.mu.Unlock()
 	if !busy {
 		return nil
 	}
-	if err := j.waitSynced(j.group.last()); err != nil {
-		return err
+	if syncLog {
+		if err := j.waitSynced(j.group.last()); err != nil {
+			return err
+		}
 	}
 	var files []string
 	var dir bool
@@ -322,9 +334,10 @@ func (j *Journal) flush() error {
 				return err
 			}
 		}
+		j.drain(false)
 		p := &j.pend
 		files, dir, to, epoch = slices.Sorted(maps.Keys(p.dirty)), p.dirtyDir, p.drained, p.epoch
-		p.dirty, p.dirtyDir, p.dirtyCount = nil, false, 0
+		p.dirty, p.dirtyDir = nil, false
 		return nil
 	})
 	if err != nil {

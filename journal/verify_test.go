@@ -199,6 +199,7 @@ func TestTornLastLine(t *testing.T) {
 	for i := range 5 {
 		mustAppend(t, j, journal.Record{Type: "turn", Session: "s", Data: data(i)})
 	}
+	mustFlush(t, j)
 	appendFile(t, filepath.Join(dir, "journal.jsonl"), `{"seq":6,"prev":"sha256:0123`)
 	appendFile(t, indexFile(dir, "s"), `{"seq":6,"pr`) // the crash hit both files
 
