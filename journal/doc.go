@@ -55,8 +55,9 @@
 //     commit) and, once, a new state directory; the index files are fsynced
 //     later by the flush. AppendLazy, Scan and Session never fsync, except
 //     to complete an index whose watermark is unusable or far behind (a
-//     crash, a compaction); Verify, Flush and Close of a handle that made a
-//     durable append do, to sync what waits.
+//     crash, a compaction); Verify and Flush do, to sync what waits, and
+//     Close of a handle that made a durable append fsyncs the index lines
+//     whose log lines are durable.
 //
 //   - Compact rewrites the log behind a checkpoint record on line 1 (see
 //     Checkpoint); handles of every process follow the new log.

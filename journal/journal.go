@@ -183,10 +183,10 @@ func (j *Journal) removeStaleTemps() {
 }
 
 // Close releases the journal's files. Calls after Close fail with
-// os.ErrClosed. It first writes and fsyncs this handle's session index
-// lines that were still waiting (after an fdatasync of the log, if lazy
-// appends were not yet synced), so that the next Open finds the index
-// complete; failing that, the next holder of the lock completes it.
+// os.ErrClosed. A handle that made a durable append first writes and
+// fsyncs its session index lines whose log lines are synced, and moves the
+// watermark over them; what is left (lazy lines no sync covered) readers
+// take from the log until a later flush or completion indexes it.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	if j.closed {
@@ -197,13 +197,14 @@ func (j *Journal) Close() error {
 	j.mu.Unlock()
 	j.bg.Wait()
 	j.mu.Lock()
-	flush := j.durable || j.behind > 0 && j.behind*2 >= drainBatch
+	flush := j.durable
 	j.mu.Unlock()
 	if flush {
 		// The index is derived data: a failure is repaired from the log.
-		// A handle that only appended lazily leaves its lines for the
-		// next flush of any handle (readers take them from the log).
-		j.flush()
+		// Lines a sync did not cover yet (lazy ones), and those of a
+		// handle that only appended lazily, are left for the next flush
+		// of any handle; readers take them from the log meanwhile.
+		j.flushWith(false)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
