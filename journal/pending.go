@@ -26,19 +26,20 @@ import (
 // The lines are written in batches, and the index files fsynced right
 // after, off the appends' path: by a background flush once drainBatch
 // appends wait (kick), by Flush, Verify and Close, or by whoever completes
-// the index from the log. The watermark
-// moves over lines only once their index lines are durable, so a watermark
-// never vouches for an index line a power cut could take (it is not synced
-// itself: a lost update only makes the next holder of the lock redo some
-// idempotent copying).
+// the index from the log. The watermark moves over lines only once their
+// index lines are durable, so a watermark never vouches for an index line
+// a power cut could take (it is not synced itself: a lost update only makes
+// the next holder of the lock redo some idempotent copying).
 //
 // The gap between the watermark and the end of the log is this handle's
 // own while every line in it was appended by this handle: its readers then
 // take the index as complete (written, or waiting here). Another handle or
-// process sees the watermark behind and completes the index from the log
-// (an fdatasync of the log, the missing lines, an fsync of every index file
-// it touches, the watermark), which also covers this handle's lines: they
-// are then skipped here by seq.
+// process sees the watermark behind and takes the lines the index lacks
+// from the log past the watermark (unwritten), writing nothing; its flush,
+// or anyone who finds the watermark unusable or lagMax behind, completes
+// the index from the log (an fdatasync of the log, the missing lines, an
+// fsync of every index file it touches, the watermark), which also covers
+// this handle's lines: they are then skipped here by seq.
 type pendingIndex struct {
 	// valid: every log line of log in [from, to) was appended by this
 	// handle, and the watermark, if at or past from, is this handle's to
@@ -84,8 +85,9 @@ func (j *Journal) resetPending(end int64) {
 	p.epoch++
 }
 
-// invalidatePending drops the gap without starting a new one: the next
-// holder of the lock finds the index behind and completes it.
+// invalidatePending drops the gap without starting a new one: the index is
+// then behind for this handle too (readers take the lines from the log, a
+// flush completes it).
 func (j *Journal) invalidatePending() {
 	j.resetPending(0)
 	j.pend.valid = false
