@@ -337,7 +337,7 @@ func (s *Session) settle(ready func() error, it *intentData, moved bool) {
 // the compare-and-swap refused, or the name was not there to change.
 func refusedBeforeSwap(err error) bool {
 	for _, k := range []error{fsys.ErrConflict, fsys.ErrExists, fsys.ErrNotFound, fsys.ErrNotRegular,
-		fsys.ErrIsDir, fsys.ErrNotDir, fsys.ErrNotEmpty, fsys.ErrOutside, fsys.ErrBusy, fsys.ErrTooLarge, fsys.ErrInvalid, fsys.ErrOpenWriter} {
+		fsys.ErrIsDir, fsys.ErrNotDir, fsys.ErrNotEmpty, fsys.ErrOutside, fsys.ErrBusy, fsys.ErrTooLarge, fsys.ErrInvalid, fsys.ErrOpenWriter, fsys.ErrMoved} {
 		if errors.Is(err, k) {
 			return true
 		}
