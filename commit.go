@@ -95,13 +95,13 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 	}
 	if c.plan().before {
 		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
-		name := c.t.rel
+		t := c.t
 		if c.src != nil {
-			name = c.src.rel
+			t = *c.src
 		}
 		if c.preMode != 0 {
 			r.Before.Mode = receipt.FormatMode(c.preMode)
-		} else if fi, err := c.t.root.p.Stat(name); err == nil {
+		} else if fi, err := t.stat(); err == nil {
 			r.Before.Mode = receipt.FormatMode(fi.Mode)
 		}
 	}

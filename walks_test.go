@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +29,23 @@ type walkCounter struct {
 }
 
 func (w *walkCounter) count(m string) {
+	if os.Getenv("WALKSTACK") != "" {
+		pcs := make([]uintptr, 12)
+		n := runtime.Callers(3, pcs)
+		fr := runtime.CallersFrames(pcs[:n])
+		var s []string
+		for {
+			f, more := fr.Next()
+			if strings.Contains(f.Function, "testing.") {
+				break
+			}
+			s = append(s, f.Function[strings.LastIndex(f.Function, "/")+1:]+":"+strconv.Itoa(f.Line))
+			if !more {
+				break
+			}
+		}
+		println(m, strings.Join(s, " < "))
+	}
 	w.mu.Lock()
 	w.n[m]++
 	w.mu.Unlock()
@@ -56,6 +75,10 @@ func (w *walkCounter) CreateAs(name string, d []byte, p fs.FileMode, t string) (
 func (w *walkCounter) CreateWith(name string, d []byte, p fs.FileMode, e fsys.Expected) (fsys.Commit, error) {
 	w.count("CreateWith")
 	return w.FS.CreateWith(name, d, p, e)
+}
+func (w *walkCounter) Hold(name string) (fsys.Handle, error) {
+	w.count("Hold")
+	return w.FS.Hold(name)
 }
 func (w *walkCounter) Lock(ctx context.Context, name string) (func(), error) {
 	w.count("Lock")

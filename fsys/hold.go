@@ -2,6 +2,7 @@ package fsys
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"path"
@@ -74,15 +75,18 @@ type Handle interface {
 // refuses for any reason but ErrOutside (the name's directory is missing,
 // a component is not a directory), it returns a Handle that walks name on
 // every operation, as the Provider's own methods do, and the error is
-// theirs to report. An ErrOutside is returned with that walking Handle.
+// theirs to report. A name that leaves the root fails with ErrOutside
+// (with that walking Handle, which needs no Close).
 func Hold(p Provider, name string) (Handle, error) {
 	if h, ok := p.(Holder); ok {
 		held, err := h.Hold(name)
-		if err == nil {
+		switch {
+		case err == nil:
 			return held, nil
+		case errors.Is(err, ErrOutside):
+			return Walking(p, name), err
 		}
-		w := Walking(p, name)
-		return w, err
+		return Walking(p, name), nil
 	}
 	w := &walking{p: p, name: name}
 	t, err := Trace(p, name)

@@ -95,6 +95,9 @@ var errRelink = errors.New("the file is a symlink now")
 // file operation may not change as confine.NeedFile does; errRelink when
 // a symlink stands there now.
 func (h *held) entry(op string) (*unix.Stat_t, error) {
+	if h.d == nil {
+		return nil, h.closed(op)
+	}
 	var st unix.Stat_t
 	err := retry(func() error { return unix.Fstatat(h.d.fd, h.base, &st, unix.AT_SYMLINK_NOFOLLOW) })
 	if err != nil {
@@ -111,12 +114,21 @@ func (h *held) entry(op string) (*unix.Stat_t, error) {
 	return nil, fsys.E(op, h.name, fsys.ErrNotRegular, nil)
 }
 
+// closed is the error of an operation on a Handle after its Close: the
+// descriptor's number may belong to another file by then.
+func (h *held) closed(op string) error {
+	return fsys.E(op, h.name, fsys.ErrInvalid, os.ErrClosed)
+}
+
 func (h *held) Trace() []string { return h.hops }
 func (h *held) Held() bool      { return true }
 
 // Stat describes the file, as FS.Stat does.
 func (h *held) Stat() (fsys.Info, error) {
 	const op = "stat"
+	if h.d == nil {
+		return fsys.Info{}, h.closed(op)
+	}
 	var st unix.Stat_t
 	err := retry(func() error { return unix.Fstatat(h.d.fd, h.base, &st, unix.AT_SYMLINK_NOFOLLOW) })
 	if err != nil {
@@ -135,6 +147,9 @@ func (h *held) Stat() (fsys.Info, error) {
 // Beside describes the entry name of the held directory, not followed.
 func (h *held) Beside(name string) (fsys.Info, error) {
 	const op = "lstat"
+	if h.d == nil {
+		return fsys.Info{}, h.closed(op)
+	}
 	full := path.Join(h.d.rel, name)
 	if !fsys.ValidEntryName(name) {
 		return fsys.Info{}, fsys.E(op, full, fsys.ErrInvalid, nil)
@@ -154,6 +169,9 @@ func (h *held) Beside(name string) (fsys.Info, error) {
 // open opens the held file for reading under the directory's shared lock,
 // as FS.Open does; a nil file and no error when a symlink stands there now.
 func (h *held) open(op string) (*os.File, fs.FileInfo, error) {
+	if h.d == nil {
+		return nil, nil, h.closed(op)
+	}
 	unlock, err := h.l.rlock(h.d)
 	if err != nil {
 		return nil, nil, h.l.fail(op, h.name, err)
@@ -252,6 +270,9 @@ func (h *held) Create(data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Co
 	if err := checkTemp(op, h.name, exp.Temp); err != nil {
 		return fsys.Commit{}, err
 	}
+	if h.d == nil {
+		return fsys.Commit{}, h.closed(op)
+	}
 	var st unix.Stat_t
 	switch err := unix.Fstatat(h.d.fd, h.base, &st, unix.AT_SYMLINK_NOFOLLOW); err {
 	case unix.ENOENT:
@@ -323,8 +344,11 @@ func (h *held) removeKeeping(expect fsys.Expected, kp *keeper) (fsys.Commit, err
 	return h.remove(expect, kp)
 }
 
-// Close releases the held directory.
+// Close releases the held directory; later operations fail.
 func (h *held) Close() error {
-	h.d.close()
+	if h.d != nil {
+		h.d.close()
+		h.d = nil
+	}
 	return nil
 }
