@@ -201,7 +201,13 @@ func checkGone(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
 // checkMoved verifies a move: the old name is free, and the new one holds
 // the directory or the moved bytes.
 func checkMoved(s *Session, c *change, r *receipt.Receipt) (verr, err error) {
-	if _, err := c.src.stat(); err == nil {
+	// A symlink moves by name: its handle holds what it leads to, which
+	// stays, so the name is looked up by its own walk.
+	src := *c.src
+	if src.res != src.rel {
+		src.h = nil
+	}
+	if _, err := src.stat(); err == nil {
 		return fmt.Errorf("%s still exists after the move", c.src.spelled), nil
 	} else if !errors.Is(err, fsys.ErrNotFound) {
 		return nil, readErr(c, err)

@@ -90,10 +90,12 @@ func Hold(p Provider, name string) (Handle, error) {
 	}
 	w := &walking{p: p, name: name}
 	t, err := Trace(p, name)
-	if err != nil {
+	switch {
+	case err == nil:
+		w.trace = t
+	case errors.Is(err, ErrOutside):
 		return w, err
 	}
-	w.trace = t
 	return w, nil
 }
 

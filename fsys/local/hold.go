@@ -273,6 +273,10 @@ func (h *held) Create(data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Co
 	if h.d == nil {
 		return fsys.Commit{}, h.closed(op)
 	}
+	if h.r.FinalLink {
+		// A create never goes through a symlink, dangling or not.
+		return fsys.Commit{}, fsys.E(op, h.name, fsys.ErrExists, nil)
+	}
 	var st unix.Stat_t
 	switch err := unix.Fstatat(h.d.fd, h.base, &st, unix.AT_SYMLINK_NOFOLLOW); err {
 	case unix.ENOENT:
