@@ -31,6 +31,17 @@ var movedAway = map[string]func(t *testing.T, ws, out string){
 	},
 }
 
+// heldLayout makes base/ws (the root) holding d/secret, and base/out.
+func heldLayout(t *testing.T) (ws, out string) {
+	base := t.TempDir()
+	ws, out = filepath.Join(base, "ws"), filepath.Join(base, "out")
+	must(t, os.MkdirAll(filepath.Join(ws, "d"), 0o755))
+	must(t, os.MkdirAll(out, 0o755))
+	must(t, os.WriteFile(filepath.Join(out, "secret"), []byte("SECRET"), 0o644))
+	must(t, os.WriteFile(filepath.Join(ws, "d", "secret"), []byte("inside"), 0o644))
+	return ws, out
+}
+
 // putBack undoes a movedAway, so that the next change starts from ws/d.
 func putBack(t *testing.T, ws, out string) {
 	t.Helper()
@@ -45,7 +56,7 @@ func putBack(t *testing.T, ws, out string) {
 }
 
 // wantUntouched fails unless the directory d holds exactly what
-// outsideLayout put there: no change, no temp file, nothing new.
+// heldLayout put there: no change, no temp file, nothing new.
 func wantUntouched(t *testing.T, what, dir string) {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
@@ -77,7 +88,7 @@ func TestHeldDirMovedBeforeSwap(t *testing.T) {
 	}
 	for way, move := range movedAway {
 		for _, noEx := range []bool{false, true} {
-			_, ws, out := outsideLayout(t)
+			ws, out := heldLayout(t)
 			var armed bool
 			hook := func(string) {
 				if armed {
@@ -113,7 +124,7 @@ func TestHeldDirMovedBeforeSwap(t *testing.T) {
 func TestHandleDirMovedAfterHold(t *testing.T) {
 	inside := fsys.Expected{Version: fsys.VersionOf([]byte("inside")), Bytes: []byte("inside")}
 	for way, move := range movedAway {
-		_, ws, out := outsideLayout(t)
+		ws, out := heldLayout(t)
 		l := openRoot(t, ws, local.Options{})
 		for _, op := range []string{"replace", "remove", "create"} {
 			name := "d/secret"
@@ -150,7 +161,7 @@ func TestHandleDirMovedAfterHold(t *testing.T) {
 // methods, a final symlink inside the root is followed (the change lands
 // on its target), and a symlink that leaves fails with fsys.ErrOutside.
 func TestHandleSteps(t *testing.T) {
-	_, ws, _ := outsideLayout(t)
+	ws, _ := heldLayout(t)
 	must(t, os.Symlink("d/secret", filepath.Join(ws, "link")))
 	must(t, os.Symlink("../out/secret", filepath.Join(ws, "out-link")))
 	l := openRoot(t, ws, local.Options{})
