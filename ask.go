@@ -186,6 +186,9 @@ func (s *Session) notListed(ctx context.Context, tool string, t, dir target) *Re
 // way, so it is refused before anything moves, gate or no gate.
 func (s *Session) nearestDir(tool string, t target) (target, *Refusal) {
 	dir := t.parent()
+	if t.held() {
+		return dir, nil // the held directory: it exists
+	}
 	for {
 		info, err := dir.root.p.Stat(dir.rel)
 		if err == nil {

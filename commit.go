@@ -95,13 +95,13 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 	}
 	if c.plan().before {
 		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
-		name := c.t.rel
+		t := c.t
 		if c.src != nil {
-			name = c.src.rel
+			t = *c.src
 		}
 		if c.preMode != 0 {
 			r.Before.Mode = receipt.FormatMode(c.preMode)
-		} else if fi, err := c.t.root.p.Stat(name); err == nil {
+		} else if fi, err := t.stat(); err == nil {
 			r.Before.Mode = receipt.FormatMode(fi.Mode)
 		}
 	}
@@ -337,7 +337,7 @@ func (s *Session) settle(ready func() error, it *intentData, moved bool) {
 // the compare-and-swap refused, or the name was not there to change.
 func refusedBeforeSwap(err error) bool {
 	for _, k := range []error{fsys.ErrConflict, fsys.ErrExists, fsys.ErrNotFound, fsys.ErrNotRegular,
-		fsys.ErrIsDir, fsys.ErrNotDir, fsys.ErrNotEmpty, fsys.ErrOutside, fsys.ErrBusy, fsys.ErrTooLarge, fsys.ErrInvalid, fsys.ErrOpenWriter} {
+		fsys.ErrIsDir, fsys.ErrNotDir, fsys.ErrNotEmpty, fsys.ErrOutside, fsys.ErrBusy, fsys.ErrTooLarge, fsys.ErrInvalid, fsys.ErrOpenWriter, fsys.ErrMoved} {
 		if errors.Is(err, k) {
 			return true
 		}

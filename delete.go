@@ -24,7 +24,7 @@ func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, er
 		return nil, err
 	}
 	defer unlock()
-	cur, err := fsys.ReadFileMax(t.root.p, t.rel, s.ws.opts.MaxFileBytes)
+	cur, err := t.readMax(s.ws.opts.MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fsys.ErrIsDir) {
 			return nil, refuse(KindNotRegular, t.spelled, "%s is a directory; delete removes single files only (never a directory tree); delete its files one by one if that is really the task", t.spelled)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
@@ -41,7 +40,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 		return nil, err
 	}
 	defer unlock()
-	cur, err := fsys.ReadFileMax(t.root.p, t.rel, s.ws.opts.MaxFileBytes)
+	cur, err := t.readMax(s.ws.opts.MaxFileBytes)
 	if err != nil {
 		return nil, s.ws.fileErr("edit", t, err)
 	}

@@ -32,6 +32,13 @@ func (s *Session) gateWrite(tool string, t target) *Refusal {
 // path (last). When the walk fails (a link that leaves the root) only the
 // spelling is returned: the backend refuses the path anyway.
 func (ws *Workspace) rulePaths(t target) []string {
+	if t.h != nil {
+		hops := t.h.Trace()
+		if len(hops) == 0 || hops[0] == t.rel {
+			return hops
+		}
+		return append([]string{t.rel}, hops...)
+	}
 	hops, err := fsys.Trace(t.root.p, t.rel)
 	if err != nil || len(hops) == 0 {
 		return []string{t.rel}
@@ -56,7 +63,7 @@ func (ws *Workspace) denied(t target) *Refusal {
 	}
 	// A hard link is another name of the same file: one to a hidden file
 	// hides it too.
-	if info, err := t.root.p.Stat(t.rel); err == nil && ws.hiddenLink(context.Background(), info) {
+	if info, err := t.stat(); err == nil && ws.hiddenLink(context.Background(), info) {
 		return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
 	}
 	return nil
@@ -176,7 +183,7 @@ func (ws *Workspace) protected(t target) *Refusal {
 	}
 	if !t.root.rules.NoDefaultProtect {
 		res := paths[len(paths)-1]
-		if dir, ok := ws.gitDir(t.root, res); ok {
+		if dir, ok := ws.gitDir(t.root, res, t.h); ok {
 			return protectedRefusal(t, policy.DefaultProtect).with("git_dir", dir)
 		}
 		// A root inside another: the git directories of the outer root's
@@ -186,7 +193,7 @@ func (ws *Workspace) protected(t target) *Refusal {
 				continue
 			}
 			if name, ok := v.name(res); ok {
-				if dir, ok := ws.gitDir(v.other, name); ok {
+				if dir, ok := ws.gitDir(v.other, name, nil); ok {
 					return protectedRefusal(t, policy.DefaultProtect).with("git_dir", dir)
 				}
 			}
@@ -205,10 +212,34 @@ func protectedRefusal(t target, pat string) *Refusal {
 // shaped like one (a HEAD file beside objects/ and refs/: a bare repository,
 // or the target of a .git link from elsewhere in the workspace). It returns
 // that directory. Part of the default protection.
-func (ws *Workspace) gitDir(r *root, rel string) (string, bool) {
+//
+// h, when not nil, holds rel (the call's handle): the entries of its
+// directory are looked at through it (fsys.Handle.Beside), not walked to,
+// and rel itself, when not a directory, holds no git directory to look for.
+func (ws *Workspace) gitDir(r *root, rel string, h fsys.Handle) (string, bool) {
 	p := r.p
-	isType := func(name string, typ fsys.Type) bool {
-		info, err := p.Stat(name)
+	heldDir := ""
+	if h != nil && h.Held() {
+		heldDir = path.Dir(rel)
+	}
+	// beside describes the entry name of the held directory d without a
+	// walk; ok is false when it must be walked to (another directory, or a
+	// symlink there, which the walk follows).
+	beside := func(d, name string) (info fsys.Info, found, ok bool) {
+		if d != heldDir || heldDir == "" {
+			return fsys.Info{}, false, false
+		}
+		info, err := h.Beside(name)
+		if err != nil {
+			return info, false, true
+		}
+		return info, true, info.Type != fsys.TypeSymlink
+	}
+	isType := func(d, name string, typ fsys.Type) bool {
+		if info, found, ok := beside(d, name); ok {
+			return found && info.Type == typ
+		}
+		info, err := p.Stat(path.Join(d, name))
 		return err == nil && info.Type == typ
 	}
 	dirs := []string{"."}
@@ -219,15 +250,24 @@ func (ws *Workspace) gitDir(r *root, rel string) (string, bool) {
 			}
 		}
 	}
+	if heldDir != "" {
+		if info, err := h.Stat(); err != nil || info.Type != fsys.TypeDir {
+			dirs = dirs[:len(dirs)-1] // rel is no directory: nothing lies in it
+		}
+	}
 	for _, d := range dirs {
 		dotgit := path.Join(d, ".git")
-		if hops, err := fsys.Trace(p, dotgit); err == nil && len(hops) > 1 && hops[0] == dotgit {
-			target := hops[len(hops)-1]
-			if rel == target || strings.HasPrefix(rel, target+"/") || target == "." {
-				return target, true
+		// Where the held directory shows no symlink named .git, its trace
+		// would be itself alone, which names no other git directory.
+		if _, _, known := beside(d, ".git"); !known {
+			if hops, err := fsys.Trace(p, dotgit); err == nil && len(hops) > 1 && hops[0] == dotgit {
+				target := hops[len(hops)-1]
+				if rel == target || strings.HasPrefix(rel, target+"/") || target == "." {
+					return target, true
+				}
 			}
 		}
-		if isType(path.Join(d, "HEAD"), fsys.TypeFile) && isType(path.Join(d, "objects"), fsys.TypeDir) && isType(path.Join(d, "refs"), fsys.TypeDir) {
+		if isType(d, "HEAD", fsys.TypeFile) && isType(d, "objects", fsys.TypeDir) && isType(d, "refs", fsys.TypeDir) {
 			return d, true
 		}
 	}
@@ -314,18 +354,20 @@ func gitShaped(ents []fsys.Info) bool {
 // that need no file content (confinement, effects, protected paths) and
 // takes the file's lock, held until the caller's unlock.
 func (s *Session) claim(ctx context.Context, tool, p string) (target, func(), error) {
-	t, ref := s.resolve(tool, p)
+	t, ref := s.resolveHeld(tool, p)
 	if ref != nil {
 		return target{}, nil, ref
 	}
 	if ref := s.gateWrite(tool, t); ref != nil {
+		t.h.Close()
 		return target{}, nil, ref
 	}
 	unlock, err := s.ws.lockAll(ctx, t)
 	if err != nil {
+		t.h.Close()
 		return target{}, nil, err
 	}
-	return t, unlock, nil
+	return t, func() { unlock(); t.h.Close() }, nil
 }
 
 // checkEditable refuses what cannot be edited: binary, not UTF-8, too large.

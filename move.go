@@ -23,14 +23,16 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 	if ref := checkArgs("move", a); ref != nil {
 		return nil, ref
 	}
-	from, ref := s.resolve("move", a.From)
+	from, ref := s.resolveHeld("move", a.From)
 	if ref != nil {
 		return nil, ref
 	}
-	to, ref := s.resolve("move", a.To)
+	defer from.h.Close()
+	to, ref := s.resolveHeld("move", a.To)
 	if ref != nil {
 		return nil, ref
 	}
+	defer to.h.Close()
 	if from.ri != to.ri {
 		return nil, refuse(KindInvalid, a.From, "%s and %s are in different workspace roots; move within one root (write a copy and delete the original instead)", a.From, a.To)
 	}
@@ -61,7 +63,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 		return nil, err
 	}
 	defer unlock()
-	info, err := from.root.p.Stat(from.rel)
+	info, err := from.stat()
 	if err != nil {
 		return nil, s.ws.fileErr("move", from, err)
 	}
@@ -98,8 +100,7 @@ func finalLink(t target) (string, bool) {
 // planMove checks a file move against rules 5–9 on both names and builds
 // its change. The caller holds both locks.
 func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool) (*change, error) {
-	p := from.root.p
-	cur, err := fsys.ReadFileMax(p, from.rel, s.ws.opts.MaxFileBytes)
+	cur, err := from.readMax(s.ws.opts.MaxFileBytes)
 	if err != nil {
 		return nil, s.ws.fileErr("move", from, err)
 	}
@@ -113,7 +114,7 @@ func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool)
 		matches: []receipt.Match{}, eol: "none", seen: &o,
 	}
 	c.message = fmt.Sprintf("moved %s to %s", from.shown(), to.shown())
-	old, err := fsys.ReadFileMax(p, to.rel, s.ws.opts.MaxFileBytes)
+	old, err := to.readMax(s.ws.opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
 		// The new name is a create: overwrite is no sign the user asked
@@ -145,7 +146,7 @@ func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool)
 	}
 	mine := ft.Created
 	c.over, c.overVer, c.save = old, oldVer, true
-	if fi, err := p.Stat(to.rel); err == nil {
+	if fi, err := to.stat(); err == nil {
 		c.overMode = fi.Mode
 	}
 	if mine {
@@ -169,7 +170,7 @@ func (s *Session) planMoveDir(ctx context.Context, from, to target) (*change, er
 	if ref := s.decide(ctx, ask{tool: "move", t: from, f: f, what: "move it away"}); ref != nil {
 		return nil, ref
 	}
-	if _, err := from.root.p.Stat(to.rel); err == nil {
+	if _, err := to.stat(); err == nil {
 		return nil, refuse(KindExists, to.spelled, "%s already exists; a directory is never moved over something else; choose another name", to.spelled)
 	}
 	ft, dir, _, ref := s.creating("move", to, nil, to.parent().key() == from.parent().key())

@@ -3,7 +3,6 @@ package stet
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"path"
 
 	"github.com/stet-dev/stet/fsys"
@@ -124,46 +123,41 @@ func (c *change) keeper() (fsys.Keeper, bool) {
 }
 
 func landCreate(_ *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
-	p := c.t.root.p
-	if dir := path.Dir(c.t.rel); dir != "." {
-		if err := p.MkdirAll(dir); err != nil {
+	// A held name's directory exists (it is held open); otherwise the
+	// missing directories are made first.
+	if dir := path.Dir(c.t.rel); dir != "." && !c.t.held() {
+		if err := c.t.root.p.MkdirAll(dir); err != nil {
 			return fsys.Commit{}, err
 		}
 	}
-	if cp, ok := p.(readyCreator); ok && c.temp != "" {
-		return cp.CreateWith(c.t.rel, c.post, c.mode, exp)
-	}
-	if err := exp.Ready(); err != nil {
-		return fsys.Commit{}, err
-	}
-	return fsys.CreateAs(p, c.t.rel, c.post, c.mode, c.temp)
+	return c.t.handle().Create(c.post, c.mode, exp)
 }
 
 func landReplace(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
-	k, ok := c.keeper()
+	_, ok := c.keeper()
 	if !ok {
-		return c.t.root.p.Replace(c.t.rel, c.post, exp)
+		return c.t.handle().Replace(c.post, exp)
 	}
 	keep, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
 	if err != nil {
 		return fsys.Commit{}, fmt.Errorf("saving the previous content (nothing was changed): %w", err)
 	}
 	defer done()
-	cm, _, err := k.ReplaceKeep(c.t.rel, c.post, exp, keep)
+	cm, _, err := c.t.handle().ReplaceKeep(c.post, exp, keep)
 	return cm, err
 }
 
 func landDelete(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
-	k, ok := c.keeper()
+	_, ok := c.keeper()
 	if !ok {
-		return c.t.root.p.Remove(c.t.rel, exp)
+		return c.t.handle().Remove(exp)
 	}
 	keep, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
 	if err != nil {
 		return fsys.Commit{}, fmt.Errorf("saving the previous content (nothing was changed): %w", err)
 	}
 	defer done()
-	cm, _, err := k.RemoveKeep(c.t.rel, exp, keep)
+	cm, _, err := c.t.handle().RemoveKeep(exp, keep)
 	return cm, err
 }
 
@@ -171,7 +165,7 @@ func landMove(_ *Session, c *change, _ fsys.Expected) (fsys.Commit, error) {
 	p := c.t.root.p
 	// A move into a directory that does not exist yet creates it, as a
 	// create does; the plan proved every existing part is a directory.
-	if dir := path.Dir(c.t.rel); dir != "." {
+	if dir := path.Dir(c.t.rel); dir != "." && !c.t.held() {
 		if _, err := p.Stat(dir); errors.Is(err, fsys.ErrNotFound) {
 			if err := p.MkdirAll(dir); err != nil {
 				return fsys.Commit{}, err
@@ -196,7 +190,7 @@ func readErr(c *change, err error) error {
 
 // checkGone verifies a delete: nothing is at the name.
 func checkGone(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
-	if _, err := c.t.root.p.Stat(c.t.rel); err == nil {
+	if _, err := c.t.stat(); err == nil {
 		return receipt.Verify(c.pre, []byte{}, *r), nil // something is there again
 	} else if !errors.Is(err, fsys.ErrNotFound) {
 		return nil, readErr(c, err)
@@ -207,14 +201,19 @@ func checkGone(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
 // checkMoved verifies a move: the old name is free, and the new one holds
 // the directory or the moved bytes.
 func checkMoved(s *Session, c *change, r *receipt.Receipt) (verr, err error) {
-	p := c.t.root.p
-	if _, err := p.Stat(c.src.rel); err == nil {
+	// A symlink moves by name: its handle holds what it leads to, which
+	// stays, so the name is looked up by its own walk.
+	src := *c.src
+	if src.res != src.rel {
+		src.h = nil
+	}
+	if _, err := src.stat(); err == nil {
 		return fmt.Errorf("%s still exists after the move", c.src.spelled), nil
 	} else if !errors.Is(err, fsys.ErrNotFound) {
 		return nil, readErr(c, err)
 	}
 	if c.dir {
-		if info, err := p.Stat(c.t.rel); err != nil || info.Type != fsys.TypeDir {
+		if info, err := c.t.stat(); err != nil || info.Type != fsys.TypeDir {
 			return fmt.Errorf("%s is not a directory after the move", c.t.spelled), nil
 		}
 		return nil, nil
@@ -231,13 +230,12 @@ func checkMoved(s *Session, c *change, r *receipt.Receipt) (verr, err error) {
 // exactly the receipt's regions replaced: the readback is compared, not
 // hashed again. Otherwise receipt.Verify checks both hashes.
 func checkContent(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
-	p := c.t.root.p
 	pre := c.pre
 	if c.create {
 		pre = nil
 	}
 	if carriesBytes(c.matches) {
-		same, err := fsys.Check(p, c.t.rel, fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.post})
+		same, err := c.t.handle().Check(fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.post})
 		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 			return nil, readErr(c, err)
 		}
@@ -245,7 +243,7 @@ func checkContent(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
 			return receipt.VerifyShape(pre, c.post, *r), nil
 		}
 	}
-	readback, err := p.ReadFile(c.t.rel)
+	readback, err := c.t.handle().ReadFile()
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 		return nil, readErr(c, err)
 	}
@@ -253,11 +251,4 @@ func checkContent(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
 		return errors.New("the file is gone right after the swap"), nil
 	}
 	return receipt.Verify(pre, readback, *r), nil
-}
-
-// readyCreator is a provider whose create waits for the caller's durable
-// work after the new bytes are durable in their temp file (fsys/local's
-// CreateWith), so a create's intent is written beside its temp file.
-type readyCreator interface {
-	CreateWith(name string, data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Commit, error)
 }

@@ -189,6 +189,9 @@ func (ws *Workspace) fileErr(tool string, t target, err error) error {
 	case errors.Is(err, fsys.ErrOpenWriter):
 		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: another process has %s open for writing (a logger, tee -a, a dev server?): what it writes after this change would go to the old file and be lost, so nothing was changed; stop that process or wait until it closes the file, then retry", shownName(p))}
+	case errors.Is(err, fsys.ErrMoved):
+		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: a directory on the way to %s was moved or replaced by another process while this call was writing it, so the change could have landed outside its path; nothing was changed; list the directory again, then retry", shownName(p))}
 	case errors.Is(err, fsys.ErrConflict):
 		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: %s was changed by another writer while this call was writing it; nothing of this call was written and the other writer's bytes stand; read it again, then retry", p)}

@@ -179,6 +179,25 @@ func (ws *Workspace) realOutside(dir string) (string, bool) {
 // the path, as spelled or resolved, leaves the announced directories.
 func (s *Session) resolve(tool, p string) (target, *Refusal) {
 	t, ref := s.ws.resolve(tool, p)
+	return s.scoped(tool, t, ref)
+}
+
+// resolveHeld is resolve holding the name for the call
+// (Workspace.resolveHeld). On a refusal nothing stays held; otherwise the
+// caller closes the target's handle.
+func (s *Session) resolveHeld(tool, p string) (target, *Refusal) {
+	t, ref := s.ws.resolveHeld(tool, p)
+	h := t.h
+	t, ref = s.scoped(tool, t, ref)
+	if ref != nil && h != nil {
+		h.Close()
+	}
+	return t, ref
+}
+
+// scoped refuses t, just resolved (ref: the refusal that gave), when the
+// session is narrowed and t leaves its directories.
+func (s *Session) scoped(tool string, t target, ref *Refusal) (target, *Refusal) {
 	if ref != nil || s.scope == nil {
 		return t, ref
 	}
@@ -200,6 +219,9 @@ func (s *Session) resolve(tool, p string) (target, *Refusal) {
 // outside the root or cannot be resolved; a provider without the Resolver
 // capability resolves nothing.
 func resolved(t target) (string, bool) {
+	if t.h != nil && t.resOf == t.rel {
+		return t.res, true // held: resolved once already
+	}
 	r, ok := t.root.p.(fsys.Resolver)
 	if !ok {
 		return t.rel, true

@@ -73,7 +73,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if pl.diskMode && c.mode == 0 && r.After != nil {
 		// A new file's mode is what the umask left; every other change keeps
 		// the mode plannedAfter names (the provider keeps the old one).
-		if fi, err := c.t.root.p.Stat(c.t.rel); err == nil {
+		if fi, err := c.t.stat(); err == nil {
 			r.After.Mode = receipt.FormatMode(fi.Mode)
 		}
 	}

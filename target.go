@@ -22,6 +22,44 @@ type target struct {
 	// res is rel after following symlinks inside the root, resolved once
 	// when the target is made; resOf is the rel it was resolved for.
 	res, resOf string
+
+	// h, when not nil, is rel held for the call (Workspace.hold): resolved
+	// once, its directory open, every later step of the call working
+	// through it. The call closes it when it ends.
+	h fsys.Handle
+}
+
+// handle returns the handle t holds, or one that walks t.rel each time.
+func (t target) handle() fsys.Handle {
+	if t.h != nil {
+		return t.h
+	}
+	return fsys.Walking(t.root.p, t.rel)
+}
+
+// stat describes t (fsys.Provider.Stat), through its handle.
+func (t target) stat() (fsys.Info, error) { return t.handle().Stat() }
+
+// readMax reads t whole, refusing one over max bytes (fsys.ReadFileMax),
+// through its handle.
+func (t target) readMax(max int64) ([]byte, error) { return fsys.ReadHeldMax(t.handle(), t.rel, max) }
+
+// held reports whether t's directory is held open: it exists.
+func (t target) held() bool { return t.h != nil && t.h.Held() }
+
+// hold resolves t once and holds it for the call (fsys.Hold), refusing a
+// name that leads out of the workspace (rule 2). The caller closes t.h.
+func (ws *Workspace) hold(tool string, t target) (target, *Refusal) {
+	h, err := fsys.Hold(t.root.p, t.rel)
+	if errors.Is(err, fsys.ErrOutside) {
+		return t, asRefusal(ws.fileErr(tool, t, err))
+	}
+	t.h = h
+	t.resOf, t.res = t.rel, t.rel
+	if hops := h.Trace(); len(hops) > 0 {
+		t.res = hops[len(hops)-1]
+	}
+	return t, nil
 }
 
 // resolved returns t with its resolved path filled in (one confined walk).
@@ -82,11 +120,17 @@ func (t target) resolvedRel() string {
 	return t.res
 }
 
-// dirKey identifies the parent directory of t.
+// parent is the directory that holds t's name. When no symlink was
+// followed on the way to t, its resolved path is the parent's name, so it
+// is known without a walk.
 func (t target) parent() target {
 	p := t
 	p.rel = path.Dir(t.rel)
 	p.spelled = p.display()
+	p.h = nil
+	if t.resOf == t.rel && t.res == t.rel && t.rel != "" {
+		p.res, p.resOf = p.rel, p.rel
+	}
 	return p
 }
 
@@ -97,6 +141,25 @@ func (t target) parent() target {
 // ambiguous. "." is the first root (list, find and grep with no path cover
 // every root themselves).
 func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
+	t, ref := ws.place(p)
+	if ref != nil {
+		return t, ref
+	}
+	return ws.confined(tool, t)
+}
+
+// resolveHeld is resolve holding the name for the call (hold): a change's
+// one walk of it. The caller closes the target's handle.
+func (ws *Workspace) resolveHeld(tool, p string) (target, *Refusal) {
+	t, ref := ws.place(p)
+	if ref != nil {
+		return t, ref
+	}
+	return ws.hold(tool, t)
+}
+
+// place is resolve without the walk: the root and the cleaned name.
+func (ws *Workspace) place(p string) (target, *Refusal) {
 	if strings.ContainsRune(p, 0) {
 		return target{}, refuse(KindOutside, p, "%q contains a NUL byte; give a plain path inside the workspace", p)
 	}
@@ -110,7 +173,7 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 			for _, base := range []string{r.dir, r.real} {
 				rel, err := filepath.Rel(base, clean)
 				if err == nil && filepath.IsLocal(rel) || rel == "." {
-					return ws.confined(tool, target{spelled: p, root: r, ri: i, rel: filepath.ToSlash(rel)})
+					return target{spelled: p, root: r, ri: i, rel: filepath.ToSlash(rel)}, nil
 				}
 			}
 		}
@@ -150,7 +213,7 @@ func (ws *Workspace) resolve(tool, p string) (target, *Refusal) {
 				p, len(in), strings.Join(where, ", ")).with("paths", where)
 		}
 	}
-	return ws.confined(tool, target{spelled: p, root: ws.roots[ri], ri: ri, rel: rel})
+	return target{spelled: p, root: ws.roots[ri], ri: ri, rel: rel}, nil
 }
 
 // exists reports whether rel names something in p: a file, a directory, or

@@ -57,6 +57,10 @@ func (w *walkCounter) CreateWith(name string, d []byte, p fs.FileMode, e fsys.Ex
 	w.count("CreateWith")
 	return w.FS.CreateWith(name, d, p, e)
 }
+func (w *walkCounter) Hold(name string) (fsys.Handle, error) {
+	w.count("Hold")
+	return w.FS.Hold(name)
+}
 func (w *walkCounter) Lock(ctx context.Context, name string) (func(), error) {
 	w.count("Lock")
 	return w.FS.Lock(ctx, name)
@@ -149,12 +153,20 @@ func show(n map[string]int) string {
 
 // TestWalksPerCall counts the confined walks each kind of change makes
 // through the host backend (the rules' own look-ups included: the trace of
-// every name, the hard-link check, the lock), and holds each call to the
-// count it has now, so a step that walks a name again shows here. A move
-// walks both names and reads both before it commits.
+// every name, the hard-link check, the git directories, the lock), and
+// holds each call to the count it has now, so a step that walks a name
+// again shows here. A change resolves each name it touches once
+// (fsys.Holder) and every later step works relative to the directory held
+// open; the first change in a directory also sweeps it (once per
+// workspace); a move holds both names, and its rename walks both (one
+// call). A file one directory down costs the walks of the git-directory
+// look-ups in the directory above the one held.
 func TestWalksPerCall(t *testing.T) {
 	root := t.TempDir()
-	for name, data := range map[string]string{"a.txt": "one\ntwo\n", "b.txt": "bee\n", "c.txt": "sea\n"} {
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{"a.txt": "one\ntwo\n", "b.txt": "bee\n", "c.txt": "sea\n", "sub/f.txt": "eff\n"} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +186,7 @@ func TestWalksPerCall(t *testing.T) {
 	if _, err := s.List(ctx, stet.ListArgs{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{"a.txt", "b.txt", "c.txt"} {
+	for _, n := range []string{"a.txt", "b.txt", "c.txt", "sub/f.txt"} {
 		if _, err := s.Read(ctx, stet.ReadArgs{Path: n}); err != nil {
 			t.Fatal(err)
 		}
@@ -184,24 +196,32 @@ func TestWalksPerCall(t *testing.T) {
 		max  int
 		do   func() error
 	}{
-		{"edit", 14, func() error {
+		{"edit", 2, func() error {
 			_, err := s.Edit(ctx, stet.EditArgs{Path: "a.txt", OldString: ptr("two"), NewString: ptr("2")})
 			return err
 		}},
-		{"write (replace)", 13, func() error {
+		{"write (replace)", 1, func() error {
 			_, err := s.Write(ctx, stet.WriteArgs{Path: "b.txt", Content: "bee bee\n", Overwrite: true})
 			return err
 		}},
-		{"write (create)", 17, func() error {
+		{"write (create)", 1, func() error {
 			_, err := s.Write(ctx, stet.WriteArgs{Path: "d.txt", Content: "new\n"})
 			return err
 		}},
-		{"delete", 13, func() error {
+		{"delete", 1, func() error {
 			_, err := s.Delete(ctx, stet.DeleteArgs{Path: "c.txt"})
 			return err
 		}},
-		{"move", 28, func() error {
+		{"move", 3, func() error {
 			_, err := s.Move(ctx, stet.MoveArgs{From: "d.txt", To: "e.txt"})
+			return err
+		}},
+		{"edit (one directory down)", 4, func() error {
+			_, err := s.Edit(ctx, stet.EditArgs{Path: "sub/f.txt", OldString: ptr("eff"), NewString: ptr("F")})
+			return err
+		}},
+		{"edit (again)", 3, func() error {
+			_, err := s.Edit(ctx, stet.EditArgs{Path: "sub/f.txt", OldString: ptr("F"), NewString: ptr("eff")})
 			return err
 		}},
 	}

@@ -533,7 +533,7 @@ func (ws *Workspace) now() time.Time { return ws.opts.Now().UTC() }
 
 // lock takes the per-file lock of t.
 func (ws *Workspace) lock(ctx context.Context, t target) (func(), error) {
-	return fsys.Lock(ctx, t.root.p, t.rel)
+	return t.handle().Lock(ctx)
 }
 
 // providerHooks are the host backends' hooks: Hooks.BeforeSwap, and the

@@ -29,7 +29,7 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		return nil, refuse(KindTooLarge, t.spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
 			t.spelled, policy.Thousands(len(post)), policy.Thousands(int(s.ws.opts.MaxFileBytes)))
 	}
-	cur, err := fsys.ReadFileMax(t.root.p, t.rel, s.ws.opts.MaxFileBytes)
+	cur, err := t.readMax(s.ws.opts.MaxFileBytes)
 	if errors.Is(err, fsys.ErrNotFound) {
 		return s.create(ctx, t, post, a)
 	}

@@ -34,6 +34,11 @@ var (
 	// logger, tee -a, a dev server), so whatever it writes after a replace
 	// or a delete would go to the old file and be lost. Nothing moved.
 	ErrOpenWriter = errors.New("held open for writing by another process")
+	// ErrMoved: the directory a change held open (Handle) is no longer the
+	// directory at its path inside the root: another process moved it, or
+	// a directory above it, away (or replaced one by a symlink) between the
+	// name's resolution and the swap. Nothing moved.
+	ErrMoved = errors.New("its directory was moved while the change was made")
 )
 
 // PathError records a failed operation on a path with its kind.

@@ -76,7 +76,24 @@ func ReadFileMax(p Provider, name string, max int64) ([]byte, error) {
 		}
 		return data, nil
 	}
-	f, info, err := o.Open(name)
+	return readMax(o.Open, name, max)
+}
+
+// ReadHeldMax is ReadFileMax of the name h holds, through h.Open.
+func ReadHeldMax(h Handle, name string, max int64) ([]byte, error) {
+	if w, ok := h.(*walking); ok {
+		return ReadFileMax(w.p, w.name, max)
+	}
+	return readMax(func(string) (io.ReadCloser, Info, error) { return h.Open() }, name, max)
+}
+
+// readMax reads the file open returns for name, refusing one over max.
+func readMax(open func(string) (io.ReadCloser, Info, error), name string, max int64) ([]byte, error) {
+	const op = "read"
+	tooLarge := func(size int64) error {
+		return E(op, name, ErrTooLarge, &TooLargeError{Size: size, Max: max})
+	}
+	f, info, err := open(name)
 	if err != nil {
 		return nil, err
 	}

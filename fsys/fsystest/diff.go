@@ -85,7 +85,7 @@ var diffOps = []diffOp{
 	diffCreate, diffCreate, diffReplace, diffReplace, diffReplace,
 	diffRemove, diffRemove, diffRename, diffRename, diffSymlink, diffRemoveAll,
 	diffReadDirTypes, diffOpenDir, diffTempCommit, diffPlant, diffPlant,
-	diffSweep, diffSweepDir, diffRemoveTemp,
+	diffSweep, diffSweepDir, diffRemoveTemp, diffHeld, diffHeld, diffHeld,
 }
 
 func (r *diffRand) step() (string, func(e *env) string) {

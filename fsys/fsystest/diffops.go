@@ -238,3 +238,51 @@ func typesString(infos []fsys.Info) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// heldOps are the operations diffHeld plays through a Handle.
+var heldOps = []string{"Stat", "ReadFile", "Open", "Check", "Replace", "Remove", "Create", "Trace"}
+
+// diffHeld holds a name (fsys.Hold: the backend's Holder, or the walking
+// Handle of one without) and plays one operation through the Handle, which
+// must answer as the backend's own method on the name does.
+func diffHeld(r *diffRand) (string, func(e *env) string) {
+	n, data, op := r.pick(diffNames), r.pick(diffData), r.pick(heldOps)
+	good, withBytes := r.rng.IntN(4) > 0, r.rng.IntN(2) == 0
+	return fmt.Sprintf("Hold(%q).%s(%.10q, good=%v)", n, op, data, good), func(e *env) string {
+		x := e.expected(n, good, withBytes)
+		h, err := fsys.Hold(e.p, e.h.expand(n))
+		if err != nil {
+			return "hold " + kindName(err)
+		}
+		defer h.Close()
+		switch op {
+		case "Stat":
+			fi, err := h.Stat()
+			return infoString(fi) + " " + kindName(err)
+		case "ReadFile":
+			data, err := h.ReadFile()
+			return fmt.Sprintf("%q %s", data, kindName(err))
+		case "Open":
+			rc, fi, err := h.Open()
+			if err != nil {
+				return kindName(err)
+			}
+			defer rc.Close()
+			data, err := io.ReadAll(rc)
+			return fmt.Sprintf("%q %s %s", data, infoString(fi), errorOrNil(err))
+		case "Check":
+			ok, err := h.Check(x)
+			return fmt.Sprintf("%v %s", ok, kindName(err))
+		case "Replace":
+			cm, err := h.Replace([]byte(data), x)
+			return commitString(cm) + " " + kindName(err) + conflictString(err)
+		case "Remove":
+			cm, err := h.Remove(x)
+			return commitString(cm) + " " + kindName(err) + conflictString(err)
+		case "Create":
+			cm, err := h.Create([]byte(data), 0o644, fsys.Expected{})
+			return commitString(cm) + " " + kindName(err)
+		}
+		return strings.Join(h.Trace(), " ")
+	}
+}

@@ -396,21 +396,22 @@ func linkNote(name string, links int, keep string) string {
 // openParent is the one walk every change of a single name starts with,
 // after os.Root's doInRoot: resolve name through the confined walk
 // (following a final symlink that stays inside), let check refuse what was
-// found, then open the directory that holds it. It returns the walk, the open
-// directory (the caller closes it) and the name's last component there.
-func (l *FS) openParent(op, name string, check func(confine.Result) error) (confine.Result, *dirHandle, string, error) {
+// found, then open the directory that holds it. It returns the name held
+// (see Hold): the walk, the open directory (the caller closes it) and the
+// name's last component there.
+func (l *FS) openParent(op, name string, check func(confine.Result) error) (*held, error) {
 	r, err := l.walk(op, name, true)
 	if err != nil {
-		return r, nil, "", err
+		return nil, err
 	}
 	if err := check(r); err != nil {
-		return r, nil, "", err
+		return nil, err
 	}
 	d, err := l.openDir(path.Dir(r.Path))
 	if err != nil {
-		return r, nil, "", l.fail(op, name, err)
+		return nil, l.fail(op, name, err)
 	}
-	return r, d, path.Base(r.Path), nil
+	return &held{l: l, name: name, r: r, d: d, base: path.Base(r.Path)}, nil
 }
 
 // Create makes a new regular file at name holding data, with the mode perm
@@ -440,11 +441,10 @@ func (l *FS) CreateAs(name string, data []byte, perm fs.FileMode, temp string) (
 // exp.Version and exp.Bytes are not used.
 func (l *FS) CreateWith(name string, data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Commit, error) {
 	const op = "create"
-	temp := exp.Temp
-	if err := checkTemp(op, name, temp); err != nil {
+	if err := checkTemp(op, name, exp.Temp); err != nil {
 		return fsys.Commit{}, err
 	}
-	r, d, base, err := l.openParent(op, name, func(r confine.Result) error {
+	h, err := l.openParent(op, name, func(r confine.Result) error {
 		switch {
 		case r.Exists(), r.FinalLink:
 			return fsys.E(op, name, fsys.ErrExists, nil)
@@ -456,12 +456,19 @@ func (l *FS) CreateWith(name string, data []byte, perm fs.FileMode, exp fsys.Exp
 	if err != nil {
 		return fsys.Commit{}, err
 	}
-	defer d.close()
+	defer h.d.close()
+	return h.create(data, perm, exp)
+}
+
+// create is CreateWith in the held directory.
+func (h *held) create(data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Commit, error) {
+	const op = "create"
+	l, d, base, name := h.l, h.d, h.base, h.name
 	exact := perm != 0
 	if !exact {
 		perm = 0o644
 	}
-	tmp, _, err := l.writeTemp(d, data, &meta{perm: unixPerm(perm), exact: exact, src: -1, temp: temp})
+	tmp, _, err := l.writeTemp(d, data, &meta{perm: unixPerm(perm), exact: exact, src: -1, temp: exp.Temp})
 	if err != nil {
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
@@ -471,17 +478,22 @@ func (l *FS) CreateWith(name string, data []byte, perm fs.FileMode, exp fsys.Exp
 			return fsys.Commit{}, err
 		}
 	}
-	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
+	l.hook(l.opts.Hooks.BeforeSwap, h.r.Path)
 	unlock, err := l.lock(d)
 	if err != nil {
 		d.unlink(tmp)
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
+	if err := h.still(op); err != nil {
+		unlock()
+		d.unlink(tmp)
+		return fsys.Commit{}, err
+	}
 	err = errFallback
 	if !l.opts.NoExchange {
 		err = renameNoReplace(d.fd, tmp, d.fd, base)
 	}
-	cm := fsys.Commit{Resolved: r.Path}
+	cm := fsys.Commit{Resolved: h.r.Path}
 	if err == errFallback || unsupported(err) {
 		cm.Fallback, err = noClobber(d, tmp, d, base)
 	}
@@ -490,7 +502,7 @@ func (l *FS) CreateWith(name string, data []byte, perm fs.FileMode, exp fsys.Exp
 		d.unlink(tmp)
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
-	l.hook(l.opts.Hooks.AfterSwap, r.Path)
+	l.hook(l.opts.Hooks.AfterSwap, h.r.Path)
 	if err := d.sync(); err != nil {
 		return cm, l.fail(op, name, err)
 	}
@@ -523,12 +535,20 @@ func (l *FS) replace(name string, data []byte, expect fsys.Expected, kp *keeper)
 	if err := checkTemp(op, name, expect.Temp); err != nil {
 		return fsys.Commit{}, err
 	}
-	r, d, base, err := l.openParent(op, name, func(r confine.Result) error { return r.NeedFile(op, name) })
+	h, err := l.openParent(op, name, func(r confine.Result) error { return r.NeedFile(op, name) })
 	if err != nil {
 		return fsys.Commit{}, err
 	}
-	defer d.close()
-	m := oldMeta(d, base, permOf(r.Info))
+	defer h.d.close()
+	return h.replace(data, expect, kp, permOf(h.r.Info))
+}
+
+// replace is Replace in the held directory; perm is the mode to fall back
+// on when the file's own cannot be read.
+func (h *held) replace(data []byte, expect fsys.Expected, kp *keeper, perm uint32) (fsys.Commit, error) {
+	const op = "replace"
+	l, d, base, name := h.l, h.d, h.base, h.name
+	m := oldMeta(d, base, perm)
 	m.temp = expect.Temp
 	kp.plan(l, m.from)
 	tmp, ino, err := l.writeTemp(d, data, m)
@@ -536,7 +556,7 @@ func (l *FS) replace(name string, data []byte, expect fsys.Expected, kp *keeper)
 	if err != nil {
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
-	cm := fsys.Commit{Resolved: r.Path, Notes: m.notes}
+	cm := fsys.Commit{Resolved: h.r.Path, Notes: m.notes}
 	if expect.Ready != nil {
 		if err := expect.Ready(); err != nil {
 			d.unlink(tmp)
@@ -547,11 +567,16 @@ func (l *FS) replace(name string, data []byte, expect fsys.Expected, kp *keeper)
 		d.unlink(tmp)
 		return cm, err
 	}
-	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
+	l.hook(l.opts.Hooks.BeforeSwap, h.r.Path)
 	unlock, err := l.lock(d)
 	if err != nil {
 		d.unlink(tmp)
 		return cm, l.fail(op, name, err)
+	}
+	if err := h.still(op); err != nil {
+		unlock()
+		d.unlink(tmp)
+		return cm, err
 	}
 	if err := openWriter(d, base); err != nil {
 		unlock()
@@ -566,7 +591,7 @@ func (l *FS) replace(name string, data []byte, expect fsys.Expected, kp *keeper)
 	if !f.match {
 		return cm, conflict(op, name, expect.Version, f)
 	}
-	l.hook(l.opts.Hooks.AfterSwap, r.Path)
+	l.hook(l.opts.Hooks.AfterSwap, h.r.Path)
 	if err := kp.take(d, tmp, f); err != nil {
 		return cm, l.fail(op, name, err)
 	}
@@ -652,21 +677,32 @@ func (l *FS) remove(name string, expect fsys.Expected, kp *keeper) (fsys.Commit,
 	if err := checkTemp(op, name, expect.Temp); err != nil {
 		return fsys.Commit{}, err
 	}
-	r, d, base, err := l.openParent(op, name, func(r confine.Result) error { return r.NeedFile(op, name) })
+	h, err := l.openParent(op, name, func(r confine.Result) error { return r.NeedFile(op, name) })
 	if err != nil {
 		return fsys.Commit{}, err
 	}
-	defer d.close()
-	cm := fsys.Commit{Resolved: r.Path}
+	defer h.d.close()
+	return h.remove(expect, kp)
+}
+
+// remove is Remove in the held directory.
+func (h *held) remove(expect fsys.Expected, kp *keeper) (fsys.Commit, error) {
+	const op = "remove"
+	l, d, base, name := h.l, h.d, h.base, h.name
+	cm := fsys.Commit{Resolved: h.r.Path}
 	kp.planAt(l, d, base)
 	if err := kp.early(); err != nil {
 		return cm, err
 	}
-	l.hook(l.opts.Hooks.BeforeSwap, r.Path)
+	l.hook(l.opts.Hooks.BeforeSwap, h.r.Path)
 
 	unlock, err := l.lock(d)
 	if err != nil {
 		return cm, l.fail(op, name, err)
+	}
+	if err := h.still(op); err != nil {
+		unlock()
+		return cm, err
 	}
 	if err := openWriter(d, base); err != nil {
 		unlock()
@@ -680,7 +716,7 @@ func (l *FS) remove(name string, expect fsys.Expected, kp *keeper) (fsys.Commit,
 	if !f.match {
 		return cm, conflict(op, name, expect.Version, f)
 	}
-	l.hook(l.opts.Hooks.AfterSwap, r.Path)
+	l.hook(l.opts.Hooks.AfterSwap, h.r.Path)
 	if err := kp.take(d, tmp, f); err != nil {
 		return cm, l.fail(op, name, err)
 	}
@@ -690,8 +726,8 @@ func (l *FS) remove(name string, expect fsys.Expected, kp *keeper) (fsys.Commit,
 	if f.links > 1 {
 		cm.Notes = append(cm.Notes, linkNote(name, f.links, "bytes"))
 	}
-	if r.FinalLink {
-		cm.Notes = append(cm.Notes, fmt.Sprintf("%s is a symlink; its target %s was removed and the link now dangles", name, r.Path))
+	if h.r.FinalLink {
+		cm.Notes = append(cm.Notes, fmt.Sprintf("%s is a symlink; its target %s was removed and the link now dangles", name, h.r.Path))
 	}
 	return cm, nil
 }

@@ -3,7 +3,8 @@
 // place where stet reads and changes a user's files: every tool, the CLI
 // and the MCP server reach the disk through it, and it implements every
 // optional capability fsys declares (locks, tracing, chunked checks,
-// directory handles, temp files named ahead, sweeps).
+// directory handles, names held for a call, temp files named ahead,
+// sweeps; on Windows, all but the held names).
 //
 // # Confinement
 //
@@ -20,6 +21,15 @@
 //
 // Names are cleaned lexically first: "a/../b" is "b" even when a is a
 // symlink.
+//
+// Hold (fsys.Holder, on Unix) walks a name once and keeps the directory
+// that holds what it resolves to open: the Handle's reads, stats, lock and
+// changes are openat, fstatat and renameat on that descriptor. Since a
+// descriptor follows its directory wherever it is renamed, every change,
+// through a Handle or by name, checks just before its swap, under the
+// directory lock, that the directory it holds is still the one at its path
+// beneath the root (device and inode against a fresh Root.Stat), and fails
+// with fsys.ErrMoved, changing nothing, otherwise.
 //
 // # Commits
 //
