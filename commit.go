@@ -72,6 +72,17 @@ type change struct {
 	// the tool already found it (under the change's lock), so the receipt
 	// does not walk to it again.
 	preMode fs.FileMode
+
+	// handover is the journal's side of a displaced file's handover,
+	// started beside the intent (saveStep); discarded is closed once the
+	// old file a swap displaced is removed (land). Both are waited for at
+	// the end of the commit.
+	handover  *handover
+	discarded chan struct{}
+
+	// preLines and postLines, when not 0, are the line counts of pre and
+	// post as the tool already has them, so they are not counted again.
+	preLines, postLines int
 }
 
 // receiptData is the journal payload of a receipt record.
@@ -94,7 +105,11 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 		r.Matches = []receipt.Match{}
 	}
 	if c.plan().before {
-		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: receipt.Lines(c.pre)}
+		lines := c.preLines
+		if lines == 0 {
+			lines = receipt.Lines(c.pre)
+		}
+		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: lines}
 		t := c.t
 		if c.src != nil {
 			t = *c.src
@@ -123,7 +138,12 @@ func (c *change) afterState() func() *receipt.State {
 		c.after = func() *receipt.State { return nil }
 		return c.after
 	}
-	c.after = sync.OnceValue(func() *receipt.State { return receipt.StateOf(c.post) })
+	c.after = sync.OnceValue(func() *receipt.State {
+		if c.postLines == 0 {
+			return receipt.StateOf(c.post)
+		}
+		return &receipt.State{Version: string(fsys.VersionOf(c.post)), Bytes: len(c.post), Lines: c.postLines}
+	})
 	if len(c.post) >= 256<<10 && !c.dryRun {
 		go c.after()
 	}

@@ -1,6 +1,7 @@
 package stet
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,8 +49,10 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	// need its version); their failure counts only once cur is known fresh,
 	// so the refusals keep their order.
 	var res textedit.Result
+	var preLines int
 	ver, ref := s.editableVersion(t, cur, func() {
 		res, err = textedit.ApplyContext(ctx, cur, edits, int(s.ws.opts.MaxFileBytes))
+		preLines = receipt.Lines(cur) // counted once, beside the hash
 	})
 	if ref != nil {
 		return nil, ref
@@ -67,14 +70,30 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	c := &change{
 		tool: "edit", t: t, key: t.key(), pre: cur, preVer: ver, post: res.Text,
 		matches: res.Matches, eol: res.EOL, dryRun: a.DryRun, seen: &o,
+		preLines: preLines, postLines: linesAfter(preLines, res.Matches),
 	}
 	c.afterState() // the new bytes are hashed from now on, beside the rest of the call
 	if res.EOL == "crlf-adapted" {
 		c.notes = append(c.notes, "old_string and new_string were adapted to the file's CRLF line endings")
 	}
 	c.message = fmt.Sprintf("edited %s: %s at %s (%s → %s)", t.shown(), plural(res.Count, "replacement"),
-		lineList(res.Matches), linesWord(receipt.Lines(cur)), linesWord(receipt.Lines(res.Text)))
+		lineList(res.Matches), linesWord(c.preLines), linesWord(c.postLines))
 	return s.commit(ctx, c)
+}
+
+// linesAfter is the line count of the bytes an edit leaves, from the count
+// before it (pre) and the regions it replaced: each region's old newlines
+// go, its new ones come. 0 (unknown) when a match does not carry its bytes.
+// The readback counts the result's lines again (receipt.VerifyShape).
+func linesAfter(pre int, ms []receipt.Match) int {
+	n := pre
+	for _, m := range ms {
+		if m.Old == nil || m.New == nil {
+			return 0
+		}
+		n += bytes.Count(m.New, []byte{'\n'}) - bytes.Count(m.Old, []byte{'\n'})
+	}
+	return n
 }
 
 // editRefusal turns a textedit error into a no_match, ambiguous or invalid refusal.

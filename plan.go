@@ -138,12 +138,10 @@ func landReplace(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) 
 	if !ok {
 		return c.t.handle().Replace(c.post, exp)
 	}
-	keep, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
-	if err != nil {
-		return fsys.Commit{}, fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+	if c.handover == nil { // started beside the intent (saveStep)
+		c.handover = s.startHandover(c)
 	}
-	defer done()
-	cm, _, err := c.t.handle().ReplaceKeep(c.post, exp, keep)
+	cm, _, err := c.t.handle().ReplaceKeep(c.post, exp, c.handover.keep(s, c))
 	return cm, err
 }
 
@@ -152,12 +150,10 @@ func landDelete(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
 	if !ok {
 		return c.t.handle().Remove(exp)
 	}
-	keep, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
-	if err != nil {
-		return fsys.Commit{}, fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+	if c.handover == nil { // started beside the intent (saveStep)
+		c.handover = s.startHandover(c)
 	}
-	defer done()
-	cm, _, err := c.t.handle().RemoveKeep(exp, keep)
+	cm, _, err := c.t.handle().RemoveKeep(exp, c.handover.keep(s, c))
 	return cm, err
 }
 

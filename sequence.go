@@ -57,6 +57,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	}
 	s.ws.sweep(c.t)
 	data, it, ready := s.prepare(c, &r, after)
+	defer c.release()
 	// Only the result shows the diff: it is rendered beside the swap.
 	diff := make(chan string, 1)
 	go func() { diff <- c.diff() }()
@@ -191,6 +192,7 @@ type savedBlob struct {
 func (s *Session) saveStep(c *change) <-chan savedBlob {
 	out := make(chan savedBlob, 1)
 	if _, ok := c.keeper(); ok && c.plan().keep {
+		c.handover = s.startHandover(c)
 		out <- savedBlob{name: string(c.preVer)}
 		return out
 	}
@@ -238,7 +240,7 @@ func (s *Session) land(pl *plan, c *change, ready func() error) (fsys.Commit, er
 			return fsys.Commit{}, err
 		}
 	}
-	cm, err := pl.land(s, c, fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: wready, Temp: c.temp})
+	cm, err := pl.land(s, c, fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: wready, Temp: c.temp, Discard: c.discard})
 	k.provider(t, wait)
 	if rerr := ready(); rerr != nil && err == nil {
 		err = rerr // a provider that ignored Ready: the save must still have landed
@@ -308,4 +310,71 @@ func (s *Session) commitSeq(ctx context.Context, tool string, seq []*change, bef
 		}
 	}
 	return out, nil
+}
+
+// handover is the journal's side of handing a displaced file to its object
+// store (Workspace.keepFor: the blob's directory made durable, the store
+// opened), started beside the intent and the temp file rather than ahead of
+// them; the provider waits for it (fsys.Keep.Open) only once the new bytes
+// are durable.
+type handover struct {
+	wait func() openedKeep
+}
+
+type openedKeep struct {
+	keep fsys.Keep
+	done func()
+	err  error
+}
+
+// startHandover starts c's handover.
+func (s *Session) startHandover(c *change) *handover {
+	ch := make(chan openedKeep, 1)
+	go func() {
+		k, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
+		ch <- openedKeep{keep: k, done: done, err: err}
+	}()
+	return &handover{wait: sync.OnceValue(func() openedKeep { return <-ch })}
+}
+
+// keep is the fsys.Keep the provider takes: the store comes late (Open),
+// and the copy (Save) needs nothing from the handover.
+func (h *handover) keep(s *Session, c *change) fsys.Keep {
+	return fsys.Keep{
+		Save: func() error {
+			_, err := s.ws.journal.Put(c.pre)
+			return err
+		},
+		Open: func() (fsys.Keep, error) {
+			o := h.wait()
+			return o.keep, o.err
+		},
+	}
+}
+
+// discard is the change's fsys.Expected.Discard: the old file the swap
+// displaced is removed in the background, beside the readback and the
+// receipt, and waited for at the end of the commit (release).
+func (c *change) discard(remove func()) {
+	done := make(chan struct{})
+	c.discarded = done
+	go func() {
+		defer close(done)
+		remove()
+	}()
+}
+
+// release waits for the work a commit left running beside its last steps:
+// the removal of the displaced file, and the handover's store, closed.
+func (c *change) release() {
+	if c.discarded != nil {
+		<-c.discarded
+		c.discarded = nil
+	}
+	if h := c.handover; h != nil {
+		c.handover = nil
+		if o := h.wait(); o.done != nil {
+			o.done()
+		}
+	}
 }

@@ -52,7 +52,8 @@ func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, p
 	ver := fsys.VersionOf(cur)
 	f, o := s.existing(policy.OpReplace, t, cur, ver, expectedVersion)
 	f.Overwrite = overwrite
-	counts := policy.Counts(len(cur), receipt.Lines(cur), len(post), receipt.Lines(post))
+	preLines, postLines := receipt.Lines(cur), receipt.Lines(post)
+	counts := policy.Counts(len(cur), preLines, len(post), postLines)
 	if ref := s.decide(ctx, ask{tool: tool, t: t, f: f, cur: cur, ver: ver, o: o, what: "replace it", counts: counts, ruleText: true}); ref != nil {
 		return nil, ref
 	}
@@ -62,7 +63,7 @@ func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, p
 		tool: tool, t: t, key: key, pre: cur, preVer: ver, post: post, dryRun: dryRun, seen: &o,
 		matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: len(post), Line: 1, Old: cur, New: post}},
 		eol:     textedit.DetectEOL(post),
-		save:    true,
+		save:    true, preLines: preLines, postLines: postLines,
 	}
 	if mine {
 		c.message = fmt.Sprintf("replaced %s (%s), a file this session created", t.shown(), counts)

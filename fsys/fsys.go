@@ -96,11 +96,20 @@ type Provider interface {
 // exactly it. A backend without temp files ignores it; one that would never
 // make that name fails with ErrInvalid, and one that finds it taken fails
 // with ErrExists, changing nothing.
+//
+// Discard, when not nil, takes over the removal of the old file a Replace
+// swapped out and compared, no longer needed: the backend calls it with a
+// func that removes that file, instead of removing it before it returns, and
+// the caller must call that func once (in the background, beside its
+// readback: freeing a large file's blocks is slow). Until then the old file
+// lies under the temp name, as a crash right after the swap leaves it. A
+// backend may ignore Discard and remove the file itself.
 type Expected struct {
 	Version Version
 	Bytes   []byte
 	Ready   func() error
 	Temp    string
+	Discard func(remove func())
 }
 
 // Matches reports whether data is what e expects.

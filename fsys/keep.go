@@ -37,6 +37,13 @@ type Keep struct {
 	// exchange, the displaced file is left under its temp name and the
 	// error says so.
 	Save func() error
+	// Open, when not nil, gives Dir, Name and Adopt late: the provider
+	// calls it once, after the new bytes are durable in their temp file
+	// (after Expected.Ready) and before it uses them, and takes those
+	// three fields from the Keep it returns, so the store's own durable
+	// preparation (a new directory for the blob) runs beside the write of
+	// the temp file. An error from it aborts the change, nothing moved.
+	Open func() (Keep, error)
 }
 
 // Kept reports what became of the displaced file.

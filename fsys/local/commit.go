@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync"
 	"syscall"
 	"time"
 
@@ -620,7 +621,7 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 			if kp.keeps() {
 				return f, nil // tmp holds the old bytes for kp.take
 			}
-			d.unlink(tmp) // if this fails, a later Sweep removes it
+			l.discard(d, tmp, expect) // if this fails, a later Sweep removes it
 			return f, nil
 		}
 		if berr := exchange(d.fd, tmp, base); berr != nil {
@@ -659,6 +660,28 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 		}
 		return found{}, err
 	}
+}
+
+// discard removes tmp, the old file a swap displaced and compared, from d,
+// or hands its removal to expect.Discard on a descriptor of d of its own,
+// so that the caller frees the file's blocks beside its readback.
+func (l *FS) discard(d *dirHandle, tmp string, expect fsys.Expected) {
+	if expect.Discard == nil {
+		d.unlink(tmp)
+		return
+	}
+	fd, err := unix.FcntlInt(uintptr(d.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		d.unlink(tmp)
+		return
+	}
+	var once sync.Once
+	expect.Discard(func() {
+		once.Do(func() {
+			retry(func() error { return unix.Unlinkat(fd, tmp, 0) })
+			unix.Close(fd)
+		})
+	})
 }
 
 // Remove deletes the regular file at name if it holds the bytes expect

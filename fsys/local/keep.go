@@ -102,6 +102,9 @@ func (l *FS) AdoptTemp(name string, expect fsys.Expected, keep fsys.Keep) (fsys.
 	}
 	kp := &keeper{k: keep}
 	kp.plan(l, &st)
+	if err := kp.open(); err != nil {
+		return kp.kept, err
+	}
 	if kp.kept.Why != "" {
 		if err := kp.save(); err != nil {
 			return kp.kept, fsys.E(op, name, fsys.ErrInvalid, err)
@@ -122,15 +125,41 @@ func (l *FS) AdoptTemp(name string, expect fsys.Expected, keep fsys.Keep) (fsys.
 type keeper struct {
 	k    fsys.Keep
 	kept fsys.Kept
+	// A Keep that gives its store late (fsys.Keep.Open) is ruled on in
+	// open, from the old file plan saw.
+	l       *FS
+	st      *unix.Stat_t
+	pending bool
 }
 
 // plan rules adoption out before the swap where what is known already
-// forbids it: st is the old file (nil if it could not be examined).
+// forbids it: st is the old file (nil if it could not be examined). When
+// the store comes late (Keep.Open), the ruling waits for open.
 func (kp *keeper) plan(l *FS, st *unix.Stat_t) {
 	if kp == nil {
 		return
 	}
+	if kp.k.Open != nil {
+		kp.l, kp.st, kp.pending = l, st, true
+		return
+	}
 	kp.kept.Why = kp.whyNot(l, st)
+}
+
+// open takes the store's directory, name and adoption from Keep.Open, where
+// the caller gives them late, and rules on adoption as plan does.
+func (kp *keeper) open() error {
+	if kp == nil || !kp.pending {
+		return nil
+	}
+	kp.pending = false
+	k, err := kp.k.Open()
+	if err != nil {
+		return fmt.Errorf("saving the previous content (nothing was changed): %w", err)
+	}
+	kp.k.Dir, kp.k.Name, kp.k.Adopt = k.Dir, k.Name, k.Adopt
+	kp.kept.Why = kp.whyNot(kp.l, kp.st)
+	return nil
 }
 
 // planAt is plan for the entry base of d.
@@ -171,10 +200,14 @@ func (kp *keeper) whyNot(l *FS, st *unix.Stat_t) string {
 
 // keeps reports whether the displaced file is still to be handed over by
 // take, so the swap leaves it under its temp name.
-func (kp *keeper) keeps() bool { return kp != nil && kp.kept.Why == "" }
+func (kp *keeper) keeps() bool { return kp != nil && !kp.pending && kp.kept.Why == "" }
 
-// early copies the old bytes before the swap when plan ruled adoption out.
+// early opens a store given late (open) and copies the old bytes before the
+// swap when adoption is ruled out.
 func (kp *keeper) early() error {
+	if err := kp.open(); err != nil {
+		return err
+	}
 	if kp == nil || kp.kept.Why == "" {
 		return nil
 	}
