@@ -138,16 +138,24 @@ func (c *change) afterState() func() *receipt.State {
 		c.after = func() *receipt.State { return nil }
 		return c.after
 	}
-	c.after = sync.OnceValue(func() *receipt.State {
-		if c.postLines == 0 {
-			return receipt.StateOf(c.post)
-		}
-		return &receipt.State{Version: string(fsys.VersionOf(c.post)), Bytes: len(c.post), Lines: c.postLines}
-	})
-	if len(c.post) >= 256<<10 && !c.dryRun {
-		go c.after()
-	}
+	c.after = stateOf(c.post, c.postLines, c.dryRun)
 	return c.after
+}
+
+// stateOf returns a func that waits for the state of post (its hash; lines,
+// when not 0, is its line count, already known), hashed from now on beside
+// the caller's work when post is large and the change is no dry run.
+func stateOf(post []byte, lines int, dryRun bool) func() *receipt.State {
+	after := sync.OnceValue(func() *receipt.State {
+		if lines == 0 {
+			return receipt.StateOf(post)
+		}
+		return &receipt.State{Version: string(fsys.VersionOf(post)), Bytes: len(post), Lines: lines}
+	})
+	if len(post) >= 256<<10 && !dryRun {
+		go after()
+	}
+	return after
 }
 
 // plannedAfter is the after state c should leave: the new bytes' state,

@@ -49,10 +49,12 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 // replaced, the input guard holds unless overwrite, and the result warns
 // and saves (rule 9).
 func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*change, *Refusal) {
+	preLines, postLines := receipt.Lines(cur), receipt.Lines(post)
+	// The new bytes are hashed for the intent beside the hash of cur.
+	after := stateOf(post, postLines, dryRun)
 	ver := fsys.VersionOf(cur)
 	f, o := s.existing(policy.OpReplace, t, cur, ver, expectedVersion)
 	f.Overwrite = overwrite
-	preLines, postLines := receipt.Lines(cur), receipt.Lines(post)
 	counts := policy.Counts(len(cur), preLines, len(post), postLines)
 	if ref := s.decide(ctx, ask{tool: tool, t: t, f: f, cur: cur, ver: ver, o: o, what: "replace it", counts: counts, ruleText: true}); ref != nil {
 		return nil, ref
@@ -63,7 +65,7 @@ func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, p
 		tool: tool, t: t, key: key, pre: cur, preVer: ver, post: post, dryRun: dryRun, seen: &o,
 		matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: len(post), Line: 1, Old: cur, New: post}},
 		eol:     textedit.DetectEOL(post),
-		save:    true, preLines: preLines, postLines: postLines,
+		save:    true, preLines: preLines, postLines: postLines, after: after,
 	}
 	if mine {
 		c.message = fmt.Sprintf("replaced %s (%s), a file this session created", t.shown(), counts)
