@@ -138,19 +138,23 @@ func (c *change) afterState() func() *receipt.State {
 		c.after = func() *receipt.State { return nil }
 		return c.after
 	}
-	c.after = stateOf(c.post, c.postLines, c.dryRun)
+	c.after = stateOf(c.post, c.postLines, c.dryRun, nil)
 	return c.after
 }
 
-// stateOf returns a func that waits for the state of post (its hash; lines,
-// when not 0, is its line count, already known), hashed from now on beside
-// the caller's work when post is large and the change is no dry run.
-func stateOf(post []byte, lines int, dryRun bool) func() *receipt.State {
+// stateOf returns a func that waits for the state of post (its hash, by
+// version, or fsys.VersionOf when nil; lines, when not 0, is its line
+// count, already known), hashed from now on beside the caller's work when
+// post is large and the change is no dry run.
+func stateOf(post []byte, lines int, dryRun bool, version func([]byte) fsys.Version) func() *receipt.State {
+	if version == nil {
+		version = fsys.VersionOf
+	}
 	after := sync.OnceValue(func() *receipt.State {
 		if lines == 0 {
-			return receipt.StateOf(post)
+			lines = receipt.Lines(post)
 		}
-		return &receipt.State{Version: string(fsys.VersionOf(post)), Bytes: len(post), Lines: lines}
+		return &receipt.State{Version: string(version(post)), Bytes: len(post), Lines: lines}
 	})
 	if len(post) >= 256<<10 && !dryRun {
 		go after()

@@ -50,7 +50,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	// so the refusals keep their order.
 	var res textedit.Result
 	var preLines int
-	ver, ref := s.editableVersion(t, cur, func() {
+	ver, ph, ref := s.editableVersion(t, cur, func() {
 		res, err = textedit.ApplyContext(ctx, cur, edits, int(s.ws.opts.MaxFileBytes))
 		preLines = receipt.Lines(cur) // counted once, beside the hash
 	})
@@ -71,6 +71,12 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 		tool: "edit", t: t, key: t.key(), pre: cur, preVer: ver, post: res.Text,
 		matches: res.Matches, eol: res.EOL, dryRun: a.DryRun, seen: &o,
 		preLines: preLines, postLines: linesAfter(preLines, res.Matches),
+	}
+	if ph != nil && len(res.Matches) > 0 {
+		// The new bytes share cur's up to the first match: their hash
+		// resumes from cur's there.
+		first := res.Matches[0].Offset
+		c.after = stateOf(c.post, c.postLines, c.dryRun, func(b []byte) fsys.Version { return ph.versionOf(b, first) })
 	}
 	c.afterState() // the new bytes are hashed from now on, beside the rest of the call
 	if res.EOL == "crlf-adapted" {

@@ -385,25 +385,27 @@ func (s *Session) checkEditable(t target, cur []byte) *Refusal {
 // editableVersion checks that cur can be edited and returns its version.
 // When cur is editable, work runs too (the caller's next pass over cur,
 // which must not depend on the version; nil: none). On large files the hash
-// runs beside the UTF-8 check and work: each is a full pass.
-func (s *Session) editableVersion(t target, cur []byte, work func()) (fsys.Version, *Refusal) {
+// runs beside the UTF-8 check and work: each is a full pass; it keeps its
+// states (prefixHash, nil on small files), so that the hash of the edit's
+// result resumes from them.
+func (s *Session) editableVersion(t target, cur []byte, work func()) (fsys.Version, *prefixHash, *Refusal) {
 	if len(cur) < 256<<10 {
 		if ref := s.checkEditable(t, cur); ref != nil {
-			return "", ref
+			return "", nil, ref
 		}
 		if work != nil {
 			work()
 		}
-		return fsys.VersionOf(cur), nil
+		return fsys.VersionOf(cur), nil, nil
 	}
-	done := make(chan fsys.Version, 1)
-	go func() { done <- fsys.VersionOf(cur) }()
+	done := make(chan *prefixHash, 1)
+	go func() { done <- hashKeeping(cur) }()
 	ref := s.checkEditable(t, cur)
 	if ref == nil && work != nil {
 		work()
 	}
-	ver := <-done
-	return ver, ref
+	ph := <-done
+	return ph.sum, ph, ref
 }
 
 // journalRefusal turns a broken journal chain met while reading what a

@@ -51,7 +51,7 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*change, *Refusal) {
 	preLines, postLines := receipt.Lines(cur), receipt.Lines(post)
 	// The new bytes are hashed for the intent beside the hash of cur.
-	after := stateOf(post, postLines, dryRun)
+	after := stateOf(post, postLines, dryRun, nil)
 	ver := fsys.VersionOf(cur)
 	f, o := s.existing(policy.OpReplace, t, cur, ver, expectedVersion)
 	f.Overwrite = overwrite
