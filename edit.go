@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"

@@ -592,6 +592,9 @@ func (h *held) replace(data []byte, expect fsys.Expected, kp *keeper, perm uint3
 	if !f.match {
 		return cm, conflict(op, name, expect.Version, f)
 	}
+	if expect.Discard != nil && !cm.Fallback && !kp.keeps() {
+		defer l.discard(d, tmp, expect) // the swapped-out file, once d is synced
+	}
 	l.hook(l.opts.Hooks.AfterSwap, h.r.Path)
 	if err := kp.take(d, tmp, f); err != nil {
 		return cm, l.fail(op, name, err)
@@ -621,7 +624,9 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 			if kp.keeps() {
 				return f, nil // tmp holds the old bytes for kp.take
 			}
-			l.discard(d, tmp, expect) // if this fails, a later Sweep removes it
+			if expect.Discard == nil {
+				d.unlink(tmp) // if this fails, a later Sweep removes it
+			} // else replace hands it to expect.Discard once d is synced
 			return f, nil
 		}
 		if berr := exchange(d.fd, tmp, base); berr != nil {
@@ -664,7 +669,8 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 
 // discard removes tmp, the old file a swap displaced and compared, from d,
 // or hands its removal to expect.Discard on a descriptor of d of its own,
-// so that the caller frees the file's blocks beside its readback.
+// so that the caller frees the file's blocks beside its readback rather
+// than before the directory's fsync.
 func (l *FS) discard(d *dirHandle, tmp string, expect fsys.Expected) {
 	if expect.Discard == nil {
 		d.unlink(tmp)
