@@ -49,7 +49,7 @@ for sc in "many:err != nil" "none:zzqqxnomatch"; do
     ms "$name.rg1" rg -j1 -n --no-ignore "$pat" .
     ms "$name.rg2" rg -j2 -n --no-ignore "$pat" .
     for i in "${!bins[@]}"; do
-      ms "$name.stet$i" "${bins[$i]}" --state "$work/state$i" --session "b$r" grep --limit 100000 "$pat"
+      ms "$name.stet$i" "${bins[$i]}" --state "$work/state$i" --session "$name$r" grep --limit 100000 "$pat"
     done
     if [ "$r" = 0 ]; then rm -f "$work/$name".*; fi
   done

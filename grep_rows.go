@@ -1,0 +1,186 @@
+package stet
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/stet-dev/stet/policy"
+)
+
+// grepped is the rows grep shows of one file.
+type grepped struct {
+	rows    []GrepMatch   // matches and context lines, in line order
+	seen    policy.Ranges // byte ranges of the lines shown whole
+	matches int           // hits shown
+	bytes   int           // text bytes of the rows
+	cut     bool          // a hit longer than the byte bound was shown in part
+}
+
+// rowBuilder builds the rows of one file's hits at a time (build). Its
+// scratch is reused from one file to the next, and the rows' texts are
+// slices of one string per file: no allocation per row.
+type rowBuilder struct {
+	spans []rowSpan
+	text  []byte         // the rows' texts, one after the other
+	seen  []policy.Range // the lines shown whole, merged as they come
+	// the file being built
+	data      []byte
+	g         grepped
+	maxBytes  int
+	shownUpTo int // the last line number shown
+	afterEnd  int // trailing context still due after the last hit shown:
+	afterLine int // from the line after the one ending at afterEnd
+	afterLeft int // (numbered afterLine+1), this many lines
+	ctxStarts []int
+}
+
+// rowSpan is one row: its text is text[from:to].
+type rowSpan struct {
+	from, to, line int
+	match          bool
+}
+
+// build returns the rows to show for the hits of one file, named name:
+// each hit's lines and the context around them, in line order, each line
+// at most once, at most limit hits. Once the rows hold maxBytes of text no
+// new hit is started (its context is never cut).
+func (b *rowBuilder) build(data []byte, hits []hit, before, after, limit, maxBytes int, name string) grepped {
+	b.data, b.g, b.maxBytes = data, grepped{}, maxBytes
+	b.spans, b.text, b.seen = b.spans[:0], b.text[:0], b.seen[:0]
+	b.shownUpTo, b.afterLeft = 0, 0
+	for _, h := range hits {
+		if b.g.matches >= limit || b.g.bytes >= maxBytes {
+			break
+		}
+		b.flushAfter(h.first)
+		b.afterLeft = 0
+		b.leading(h, before)
+		b.hitLines(h)
+		b.g.matches++
+		b.afterEnd, b.afterLine, b.afterLeft = h.end, h.last, after
+	}
+	b.flushAfter(int(^uint(0) >> 1))
+	g := b.g
+	if len(b.spans) > 0 {
+		all := string(b.text)
+		g.rows = make([]GrepMatch, len(b.spans))
+		for i, sp := range b.spans {
+			g.rows[i] = GrepMatch{Path: name, Line: sp.line, Text: all[sp.from:sp.to], Context: !sp.match}
+		}
+	}
+	if len(b.seen) > 0 {
+		g.seen = policy.NewRanges(b.seen...)
+	}
+	b.data = nil
+	if cap(b.text) > keepBufBytes {
+		b.text = nil
+	}
+	return g
+}
+
+// show adds the line data[start:end], numbered line, as a row.
+func (b *rowBuilder) show(start, end, line int, match bool) {
+	from := len(b.text)
+	if end-start > maxGrepLineBytes {
+		cut := maxGrepLineBytes
+		for cut > 0 && !utf8.RuneStart(b.data[start+cut]) {
+			cut--
+		}
+		b.text = append(b.text, b.data[start:start+cut]...)
+		b.text = append(b.text, " … (line is "...)
+		b.text = append(b.text, policy.Thousands(rangeEndOf(b.data, end)-start)...)
+		b.text = append(b.text, " bytes; read it to see all)"...)
+	} else {
+		b.text = append(b.text, b.data[start:end]...)
+		r := policy.Range{Start: start, End: rangeEndOf(b.data, end)}
+		if n := len(b.seen); n > 0 && b.seen[n-1].End == r.Start {
+			b.seen[n-1].End = r.End
+		} else {
+			b.seen = append(b.seen, r)
+		}
+	}
+	b.spans = append(b.spans, rowSpan{from: from, to: len(b.text), line: line, match: match})
+	b.g.bytes += len(b.text) - from + 1
+	b.shownUpTo = line
+}
+
+// nextLine returns the bounds of the line after the one ending at end.
+func (b *rowBuilder) nextLine(end int) (int, int, bool) {
+	s := end + 1
+	if end >= len(b.data) || s >= len(b.data) {
+		return 0, 0, false
+	}
+	e := len(b.data)
+	if j := bytes.IndexByte(b.data[s:], '\n'); j >= 0 {
+		e = s + j
+	}
+	return s, e, true
+}
+
+// flushAfter shows the trailing context still due, up to the line before
+// upTo.
+func (b *rowBuilder) flushAfter(upTo int) {
+	for b.afterLeft > 0 {
+		s, e, ok := b.nextLine(b.afterEnd)
+		if !ok || b.afterLine+1 >= upTo {
+			return
+		}
+		b.afterLine++
+		b.afterEnd = e
+		b.afterLeft--
+		if b.afterLine > b.shownUpTo {
+			b.show(s, e, b.afterLine, false)
+		}
+	}
+}
+
+// leading shows the context before hit h: up to before lines, walking
+// back from its first line, none already shown.
+func (b *rowBuilder) leading(h hit, before int) {
+	b.ctxStarts = b.ctxStarts[:0]
+	ls := h.start
+	for k := 0; k < before && h.first-k-1 > b.shownUpTo && ls > 0; k++ {
+		ls = bytes.LastIndexByte(b.data[:ls-1], '\n') + 1
+		b.ctxStarts = append(b.ctxStarts, ls)
+	}
+	for i := len(b.ctxStarts) - 1; i >= 0; i-- {
+		s := b.ctxStarts[i]
+		e := s + bytes.IndexByte(b.data[s:], '\n')
+		b.show(s, e, h.first-i-1, false)
+	}
+}
+
+// hitLines shows the lines of hit h not shown yet.
+func (b *rowBuilder) hitLines(h hit) {
+	s, line := h.start, h.first
+	for {
+		e := len(b.data)
+		if j := bytes.IndexByte(b.data[s:], '\n'); j >= 0 {
+			e = s + j
+		}
+		if e > h.end {
+			e = h.end
+		}
+		if line > b.shownUpTo {
+			b.show(s, e, line, true)
+		}
+		if e >= h.end || line >= h.last {
+			return
+		}
+		if b.g.bytes >= b.maxBytes {
+			// One multiline match can span a whole file: past the bound
+			// its lines are left out, and the answer says so.
+			b.g.cut = true
+			return
+		}
+		s, line = e+1, line+1
+	}
+}
+
+// rangeEndOf is the end of the line ending at end, with its "\n" if any.
+func rangeEndOf(data []byte, end int) int {
+	if end < len(data) {
+		return end + 1
+	}
+	return end
+}
