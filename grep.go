@@ -58,20 +58,22 @@ type hit struct {
 
 // fileHits is what a worker found in one file.
 type fileHits struct {
-	hits  []hit
-	count int    // matching lines
-	data  []byte // the file's bytes, kept only when content rows will be built from them
-	held  int64  // the bytes of data counted by the search's grepHold
+	hits  []hit // in the files_with_matches and count modes (content rows come from groups)
+	count int   // matching lines
 	err   error
-	// version and lines describe data (its fsys.Version and line count),
-	// worked out by the worker, so that the reader of the results only
-	// records what it shows.
-	version string
-	lines   int
-	// groups replace hits and data for a file over the edit limit, searched
-	// as it streams (scanLarge); more says it holds hits past them.
+	// groups are the lines the content rows are built from: the hits with
+	// the context around them, copied out of a small file's bytes
+	// (groupHits) or kept as a file over the edit limit streams
+	// (scanLarge, which sets large); more says it holds hits past them.
 	groups []hitGroup
+	large  bool
 	more   bool
+	held   int64 // the bytes of groups counted by the search's grepHold
+	// version, size and lines describe a small file with content rows (its
+	// fsys.Version, bytes and line count), worked out by the worker, so
+	// that the reader of the results only records what it shows.
+	version     string
+	size, lines int
 }
 
 // grepBatch is at most how many files make one job, and grepBatchDirs at
@@ -126,11 +128,11 @@ func (j *grepJob) finish(n int) {
 	j.mu.Unlock()
 }
 
-// drop lets go of file i's bytes once its rows are built, so that a job
+// drop lets go of file i's groups once its rows are built, so that a job
 // of many files holds only those not yet shown.
 func (j *grepJob) drop(i int) {
 	j.mu.Lock()
-	j.hits[i].data = nil
+	j.hits[i].groups = nil
 	j.mu.Unlock()
 }
 
@@ -416,117 +418,80 @@ func (q *grepQuery) hitsOf(data []byte, ms [][]int) ([]hit, int, error) {
 	return hits, count, nil
 }
 
-// grepBuf is a worker's reusable read buffer: a file without a hit costs
-// no allocation of its content.
+// grepBuf is a worker's reusable read buffer: a file costs no allocation
+// of its content (a matching file's rows are built from the lines copied
+// out of it, groupHits), and the buffer, once grown to the largest file
+// read, stays so for the rest of the search.
 type grepBuf struct {
 	b     []byte
-	lower []byte   // the file lower-cased (ASCII), for a case-insensitive prefilter
-	pool  *bufPool // where a buffer handed over with a file's hits comes back (nil: none)
+	lower []byte // the file lower-cased (ASCII), for a case-insensitive prefilter
 }
 
-// bufPool is the read buffers handed over with files' hits and given back
-// once their rows are built, so that a search allocates a few buffers, not
-// one per matching file. It keeps at most poolBytes of them.
-type bufPool struct {
-	mu    sync.Mutex
-	free  [][]byte
-	bytes int
-}
-
-// poolBytes bounds the free buffers a search keeps.
-const poolBytes = 16 << 20
-
-// get returns a free buffer, or nil (load makes one).
-func (p *bufPool) get() []byte {
-	if p == nil {
-		return nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.free)
-	if n == 0 {
-		return nil
-	}
-	b := p.free[n-1]
-	p.free[n-1] = nil
-	p.free = p.free[:n-1]
-	p.bytes -= cap(b)
-	return b
-}
-
-// put gives b back, unless it is too large to keep or the pool is full.
-func (p *bufPool) put(b []byte) {
-	if p == nil || b == nil || cap(b) > keepBufBytes {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bytes+cap(b) <= poolBytes {
-		p.free = append(p.free, b[:0])
-		p.bytes += cap(b)
-	}
-}
-
-// keepBufBytes is the largest buffer a worker keeps between files.
+// keepBufBytes is the largest scratch buffer (lower-cased text, row text)
+// kept between files.
 const keepBufBytes = 1 << 20
 
+// headBytes is how much of a file load reads first: enough to tell a binary
+// file (binaryProbeBytes) before a larger one is read whole.
+const headBytes = 64 << 10
+
 // load reads the open file f, which info describes (rel names it), into the
-// buffer, bounded by max bytes. binary reports a NUL in the first block,
+// buffer, bounded by limit bytes. binary reports a NUL in the first block,
 // which stops the read.
-func (w *grepBuf) load(f io.Reader, info fsys.Info, rel string, max int64) (data []byte, binary bool, err error) {
-	if info.Size > max {
-		return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: info.Size, Max: max})
+func (w *grepBuf) load(f io.Reader, info fsys.Info, rel string, limit int64) (data []byte, binary bool, err error) {
+	if info.Size > limit {
+		return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: info.Size, Max: limit})
 	}
 	want := int(info.Size) + 1
-	if cap(w.b) < want {
-		// Rounded up, so that the buffer serves the next files too.
-		w.b = make([]byte, 0, roundBuf(want))
-	}
 	buf := w.b[:0]
+	defer func() { w.b = buf[:0] }()
 	checked := false
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+		// The buffer grows to the file's size (rounded up, so that it
+		// serves the next files too), once its head has been checked.
+		need := min(want, headBytes)
+		if checked {
+			need = want
+			if len(buf) >= want {
+				need = 2 * len(buf) // the file grew since fstat
+			}
 		}
-		room := cap(buf) - len(buf)
-		n, rerr := f.Read(buf[len(buf):cap(buf)])
+		if cap(buf) < need {
+			buf = append(make([]byte, 0, roundBuf(need)), buf...)
+		}
+		end := cap(buf)
+		if !checked {
+			end = min(end, headBytes)
+		}
+		room := end - len(buf)
+		n, rerr := f.Read(buf[len(buf):end])
 		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > max {
-			return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: int64(len(buf)), Max: max})
+		if int64(len(buf)) > limit {
+			return nil, false, fsys.E("read", rel, fsys.ErrTooLarge, &fsys.TooLargeError{Size: int64(len(buf)), Max: limit})
 		}
 		// A short read that ends exactly at the size the open file's fstat
 		// gave is the end: the file as it was when opened, without one
 		// more read to see EOF (a system call per file, and most files are
 		// small). A file that grew since is searched as it was then.
-		end := errors.Is(rerr, io.EOF) || (rerr == nil && n < room && info.Size > 0 && int64(len(buf)) == info.Size)
-		if !checked && (len(buf) >= binaryProbeBytes || rerr != nil || end) {
+		done := errors.Is(rerr, io.EOF) || (rerr == nil && n < room && info.Size > 0 && int64(len(buf)) == info.Size)
+		if !checked && (len(buf) >= binaryProbeBytes || rerr != nil || done) {
 			checked = true
 			if bytes.IndexByte(buf[:min(len(buf), binaryProbeBytes)], 0) >= 0 {
-				w.keep(buf)
 				return nil, true, nil
 			}
 		}
-		if end {
+		if done {
 			break
 		}
 		if rerr != nil {
 			return nil, false, fmt.Errorf("read %s: %w", rel, rerr)
 		}
 	}
-	w.keep(buf)
 	return buf, false, nil
 }
 
 // roundBuf is want rounded up to a whole 64 KiB.
 func roundBuf(want int) int { return (want + 64<<10 - 1) &^ (64<<10 - 1) }
-
-func (w *grepBuf) keep(buf []byte) {
-	if cap(buf) <= keepBufBytes {
-		w.b = buf[:0]
-	} else {
-		w.b = nil
-	}
-}
 
 // grepSearch is one worker's work on one file: f is the file open, info
 // describes it, rel names it, named says the call named it (its errors are
@@ -537,6 +502,7 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 		if err != nil && (named || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			return fileHits{err: err}
 		}
+		h.large = true
 		return h
 	}
 	data, binary, err := w.load(f, info, rel, s.ws.opts.MaxFileBytes)
@@ -559,15 +525,16 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 	if count == 0 || !utf8.Valid(data) {
 		return fileHits{}
 	}
-	out := fileHits{hits: hits, count: count}
-	if q.mode == tools.GrepContent {
-		// The rows are built from these bytes later: the buffer is handed
-		// over (the worker takes another from the pool) rather than
-		// copied, and comes back once they are built.
-		out.data = data
-		out.version, out.lines = string(fsys.VersionOf(data)), receipt.Lines(data)
-		w.b = w.pool.get()
+	if q.mode != tools.GrepContent {
+		return fileHits{hits: hits, count: count}
 	}
+	// The rows are built later, in path order, from the lines they show:
+	// those are copied out, and the buffer takes the next file.
+	out := fileHits{count: count, size: len(data)}
+	var held int
+	out.groups, held = groupHits(data, hits, q.before, q.after)
+	out.held = int64(held)
+	out.version, out.lines = string(fsys.VersionOf(data)), receipt.Lines(data)
 	return out
 }
 
@@ -621,13 +588,12 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 	n := grepWorkers()
 	jobs := make(chan *grepJob, 4*n)
 	order := make(chan *grepJob, 8*n)
-	pool := &bufPool{}
 	hold, stopHold := newGrepHold(ctx, grepHoldBytes)
 	defer stopHold()
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			w := grepBuf{pool: pool}
+			var w grepBuf
 			for j := range jobs {
 				s.grepJob(ctx, q, j, &w, hold)
 				j.release()
@@ -641,7 +607,7 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 		defer close(order)
 		walkErr <- s.grepWalk(ctx, t, a, sel, unreadable, jobs, order)
 	}()
-	stop := grepCollect(ctx, order, pool, hold, cancel, fn)
+	stop := grepCollect(ctx, order, hold, cancel, fn)
 	werr := <-walkErr
 	wg.Wait()
 	if stop != nil {
@@ -658,7 +624,7 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 // fn's, or ctx's, checked before each file is handed over) cancels the
 // search and is returned; the rest of order is drained, so that the walk
 // can end.
-func grepCollect(ctx context.Context, order <-chan *grepJob, pool *bufPool, hold *grepHold, cancel func(), fn func(rel string, h fileHits) error) error {
+func grepCollect(ctx context.Context, order <-chan *grepJob, hold *grepHold, cancel func(), fn func(rel string, h fileHits) error) error {
 	var stop error
 	for j := range order {
 		if stop != nil {
@@ -680,7 +646,6 @@ func grepCollect(ctx context.Context, order <-chan *grepJob, pool *bufPool, hold
 			}
 			err := fn(j.rels[i], h)
 			j.drop(i)
-			pool.put(h.data)
 			hold.give(h.held)
 			if err != nil {
 				stop = err
@@ -807,13 +772,8 @@ func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grep
 				return nil // unreadable or special, or another name of a hidden file: skipped
 			}
 			h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
-			if h.data != nil {
-				n := int64(cap(h.data))
-				if !hold.take(j, i, n) {
-					h = fileHits{err: ctx.Err()} // stopped while it waited
-				} else {
-					h.held = n
-				}
+			if h.held > 0 && !hold.take(j, i, h.held) {
+				h = fileHits{err: ctx.Err()} // stopped while it waited
 			}
 			if h.count > 0 || h.err != nil {
 				set(i, h)
@@ -942,6 +902,7 @@ type grepPager struct {
 	truncated       bool
 	recs            []journal.Record
 	rows            rowBuilder
+	groups          []hitGroup // scratch: a file's groups past the offset
 }
 
 func newGrepPager(s *Session, t target, a GrepArgs, q *grepQuery, each func(*GrepResult) error) *grepPager {
@@ -965,14 +926,8 @@ func (p *grepPager) file(rel string, h fileHits) error {
 	if p.q.mode != tools.GrepContent {
 		return p.fileRow(name, h)
 	}
-	groups := h.groups
-	if groups == nil {
-		groups = []hitGroup{{data: h.data, hits: h.hits}}
-	}
-	for _, grp := range groups {
-		if done, err := p.group(u, name, h, grp); done || err != nil {
-			return err
-		}
+	if err := p.content(u, name, h); err != nil {
+		return err
 	}
 	if h.more {
 		if p.skip > 0 {
@@ -1009,40 +964,57 @@ func (p *grepPager) fileRow(name string, h fileHits) error {
 	return p.each(part)
 }
 
-// group shows the rows of one group of a file's hits (the whole file's,
-// for a file within the edit limit); done says the page is full (err is
-// then errStopWalk).
-func (p *grepPager) group(u target, name string, h fileHits, grp hitGroup) (done bool, err error) {
-	hits := grp.hits
-	if p.skip >= len(hits) {
-		p.skip -= len(hits)
-		return false, nil
+// content shows the rows of a file's hits, its groups past the offset;
+// errStopWalk says the page is full.
+func (p *grepPager) content(u target, name string, h fileHits) error {
+	var groups []hitGroup
+	var total int
+	groups, p.skip, total = skipHits(p.groups[:0], h.groups, p.skip)
+	defer func() { clear(groups); p.groups = groups[:0] }()
+	if total == 0 {
+		return nil
 	}
-	hits, p.skip = hits[p.skip:], 0
 	if p.shown >= p.limit {
 		p.truncated = true
-		return true, errStopWalk
+		return errStopWalk
 	}
-	g := p.rows.build(grp.data, hits, p.before, p.after, p.limit-p.shown, p.maxBytes-p.bytes, name)
+	g := p.rows.buildGroups(groups, p.before, p.after, p.limit-p.shown, p.maxBytes-p.bytes, name)
 	p.shown += g.matches
 	p.bytes += g.bytes
 	if len(g.rows) > 0 {
 		// A file over the edit limit cannot be edited: what grep showed
 		// of it is not recorded.
-		if h.groups == nil {
-			if rec := p.s.grepObserve(u, h.version, len(h.data), h.lines, g.seen); rec != nil {
+		if !h.large {
+			if rec := p.s.grepObserve(u, h.version, h.size, h.lines, g.seen); rec != nil {
 				p.recs = append(p.recs, *rec)
 			}
 		}
 		if err := p.each(&GrepResult{Matches: g.rows}); err != nil {
-			return true, err
+			return err
 		}
 	}
-	if g.matches < len(hits) || g.cut {
+	if g.matches < total || g.cut {
 		p.truncated = true
-		return true, errStopWalk
+		return errStopWalk
 	}
-	return false, nil
+	return nil
+}
+
+// skipHits appends to dst the groups with the first skip hits left out
+// (whole groups, then the first hits of the next), and returns them, the
+// skip still due past them all and the hits they hold.
+func skipHits(dst, groups []hitGroup, skip int) ([]hitGroup, int, int) {
+	total := 0
+	for _, grp := range groups {
+		if skip >= len(grp.hits) {
+			skip -= len(grp.hits)
+			continue
+		}
+		grp.hits, skip = grp.hits[skip:], 0
+		dst = append(dst, grp)
+		total += len(grp.hits)
+	}
+	return dst, skip, total
 }
 
 // walked is the target of rel, a file the walk of t found. The walk

@@ -16,13 +16,18 @@ import (
 // one answer shows (MaxGrepBytes), with room for context.
 const largeKeepBytes = 4 * MaxGrepBytes
 
-// hitGroup is a run of a large file's lines that holds hits and the context
-// around them: data is those lines (each with its "\n"), hits are offsets
-// into data with the file's own line numbers, so buildRows shows them as it
-// shows a small file's.
+// hitGroup is a run of a file's lines that holds hits and the context
+// around them: data is those lines (each with its "\n"), at where they
+// start in the file, hits are offsets into data with the file's own line
+// numbers, so that the rows are built from the group as from the whole
+// file. A file over the edit limit is never held whole (scanLarge keeps its
+// groups as it streams; at is then not known, 0), and a small file's
+// worker copies its groups out (groupHits) and reads the next file into
+// its buffer.
 type hitGroup struct {
 	data []byte
 	hits []hit
+	at   int
 }
 
 // scanLarge searches a file over the edit limit line by line as it streams

@@ -22,9 +22,10 @@ type grepped struct {
 type rowBuilder struct {
 	spans []rowSpan
 	text  []byte         // the rows' texts, one after the other
-	seen  []policy.Range // the lines shown whole, merged as they come
+	seen  []policy.Range // the lines shown whole (offsets in the file), merged as they come
 	// the file being built
-	data      []byte
+	data      []byte // the lines of the group being built
+	at        int    // where data starts in the file
 	g         grepped
 	maxBytes  int
 	shownUpTo int // the last line number shown
@@ -45,19 +46,34 @@ type rowSpan struct {
 // at most once, at most limit hits. Once the rows hold maxBytes of text no
 // new hit is started (its context is never cut).
 func (b *rowBuilder) build(data []byte, hits []hit, before, after, limit, maxBytes int, name string) grepped {
-	b.data, b.g, b.maxBytes = data, grepped{}, maxBytes
+	return b.buildGroups([]hitGroup{{data: data, hits: hits}}, before, after, limit, maxBytes, name)
+}
+
+// buildGroups is build for a file's hits in groups (see hitGroup): the
+// rows are those build gives for the whole file, as long as each group
+// holds its hits' lines and the context lines around them (groupHits).
+// The seen ranges are offsets in the file (each group's at added).
+func (b *rowBuilder) buildGroups(groups []hitGroup, before, after, limit, maxBytes int, name string) grepped {
+	b.g, b.maxBytes = grepped{}, maxBytes
 	b.spans, b.text, b.seen = b.spans[:0], b.text[:0], b.seen[:0]
 	b.shownUpTo, b.afterLeft = 0, 0
-	for _, h := range hits {
-		if b.g.matches >= limit || b.g.bytes >= maxBytes {
-			break
+	b.data, b.at = nil, 0
+groups:
+	for _, grp := range groups {
+		for _, h := range grp.hits {
+			if b.g.matches >= limit || b.g.bytes >= maxBytes {
+				break groups
+			}
+			// The trailing context of the hit before lies in its own
+			// group's lines, still b.data.
+			b.flushAfter(h.first)
+			b.data, b.at = grp.data, grp.at
+			b.afterLeft = 0
+			b.leading(h, before)
+			b.hitLines(h)
+			b.g.matches++
+			b.afterEnd, b.afterLine, b.afterLeft = h.end, h.last, after
 		}
-		b.flushAfter(h.first)
-		b.afterLeft = 0
-		b.leading(h, before)
-		b.hitLines(h)
-		b.g.matches++
-		b.afterEnd, b.afterLine, b.afterLeft = h.end, h.last, after
 	}
 	b.flushAfter(int(^uint(0) >> 1))
 	g := b.g
@@ -78,6 +94,54 @@ func (b *rowBuilder) build(data []byte, hits []hit, before, after, limit, maxByt
 	return g
 }
 
+// groupHits copies out of data, a file's bytes, the lines that the rows of
+// its hits show (each hit's lines and up to before and after lines around
+// it), as hitGroups: a run of such lines, with each line's "\n", per group,
+// and runs that meet or overlap merged into one. The copies share one
+// buffer, so that the file's own buffer can be read into again at once;
+// held is its size.
+func groupHits(data []byte, hits []hit, before, after int) (groups []hitGroup, held int) {
+	type span struct{ start, end, first, last int } // bytes, and the hits in it
+	var spans []span
+	for i, h := range hits {
+		start := h.start
+		for k := 0; k < before && start > 0; k++ {
+			start = bytes.LastIndexByte(data[:start-1], '\n') + 1
+		}
+		end := h.end // the end of a line: its "\n", or the end of data
+		for k := 0; k < after && end+1 < len(data); k++ {
+			if j := bytes.IndexByte(data[end+1:], '\n'); j >= 0 {
+				end += 1 + j
+			} else {
+				end = len(data)
+			}
+		}
+		end = rangeEndOf(data, end)
+		if n := len(spans); n > 0 && start <= spans[n-1].end {
+			spans[n-1].end = max(spans[n-1].end, end)
+			spans[n-1].last = i + 1
+			continue
+		}
+		spans = append(spans, span{start, end, i, i + 1})
+	}
+	for _, sp := range spans {
+		held += sp.end - sp.start
+	}
+	buf := make([]byte, 0, held)
+	groups = make([]hitGroup, len(spans))
+	for i, sp := range spans {
+		from := len(buf)
+		buf = append(buf, data[sp.start:sp.end]...)
+		hs := hits[sp.first:sp.last]
+		for k := range hs {
+			hs[k].start -= sp.start
+			hs[k].end -= sp.start
+		}
+		groups[i] = hitGroup{data: buf[from:len(buf):len(buf)], hits: hs, at: sp.start}
+	}
+	return groups, held
+}
+
 // show adds the line data[start:end], numbered line, as a row.
 func (b *rowBuilder) show(start, end, line int, match bool) {
 	from := len(b.text)
@@ -92,7 +156,7 @@ func (b *rowBuilder) show(start, end, line int, match bool) {
 		b.text = append(b.text, " bytes; read it to see all)"...)
 	} else {
 		b.text = append(b.text, b.data[start:end]...)
-		r := policy.Range{Start: start, End: rangeEndOf(b.data, end)}
+		r := policy.Range{Start: b.at + start, End: b.at + rangeEndOf(b.data, end)}
 		if n := len(b.seen); n > 0 && b.seen[n-1].End == r.Start {
 			b.seen[n-1].End = r.End
 		} else {
