@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -518,13 +517,14 @@ func (g grepFailed) Error() string { return g.err.Error() }
 func (g grepFailed) Unwrap() error { return g.err }
 
 // grep runs a grep call on each path in turn ("-": standard input's
-// text). Text output is streamed: each file's rows are written as soon as
-// the files before it are done, so a reader that needs only the first
-// lines gets them at once. --json prints the whole result at the end. A
+// text). Text output is streamed: each file's rows are formatted as soon
+// as the files before it are done and written within streamDelay (or when
+// the buffer fills), so a reader that needs only the first lines gets them
+// at once. --json prints the whole result at the end. A
 // refusal for one of several paths is said on standard error and the
 // others are searched; the exit code is then 3.
 func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
-	r := &grepRun{e: e, o: o, w: bufio.NewWriterSize(e.stdout, 64<<10)}
+	r := &grepRun{e: e, o: o, out: newGrepOut(e.stdout)}
 	defer r.close()
 	if o.quiet {
 		// Whether any line matches is all that is asked.
@@ -540,7 +540,7 @@ func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
 			return openErr
 		}
 		if err != nil {
-			r.w.Flush()
+			r.out.flush()
 			if _, ok := stet.AsRefusal(err); ok && len(o.paths) > 1 && !e.g.json {
 				ref, _ := stet.AsRefusal(err)
 				fmt.Fprintln(e.stderr, ref.Message)
@@ -561,10 +561,10 @@ func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
 // opened at the first path that is not "-", standard input's text, read
 // once, and the rows written so far.
 type grepRun struct {
-	e *env
-	o grepOpts
-	w *bufio.Writer
-	n int // rows written
+	e   *env
+	o   grepOpts
+	out *grepOut
+	n   int // rows written
 
 	ws *stet.Workspace
 	s  *stet.Session
@@ -613,7 +613,8 @@ func (r *grepRun) search(a stet.GrepArgs) (part *stet.GrepResult, err, openErr e
 			part, err = stet.GrepText(e.ctx, a, stdinName, b)
 		}
 		if err == nil && !e.g.json && !o.quiet {
-			r.n += e.writeRows(r.w, part, o)
+			n, _ := r.out.rows(part, o.noFilename)
+			r.n += n
 		}
 		return part, err, nil
 	}
@@ -627,8 +628,9 @@ func (r *grepRun) search(a stet.GrepArgs) (part *stet.GrepResult, err, openErr e
 	}
 	part = &stet.GrepResult{}
 	part.Truncated, err = sess.GrepEach(e.ctx, a, func(rows *stet.GrepResult) error {
-		r.n += e.writeRows(r.w, rows, o)
-		return r.w.Flush()
+		n, err := r.out.rows(rows, o.noFilename)
+		r.n += n
+		return err
 	})
 	return part, err, nil
 }
@@ -637,7 +639,7 @@ func (r *grepRun) search(a stet.GrepArgs) (part *stet.GrepResult, err, openErr e
 // result, or the text trailer) and returns the command's outcome: a
 // refusal already said, no match, or success.
 func (r *grepRun) finish(a stet.GrepArgs, all *stet.GrepResult, truncated bool, refused error) error {
-	e, w := r.e, r.w
+	e, w := r.e, r.out.done()
 	found := len(all.Matches)+len(all.Paths)+len(all.Counts) > 0 || r.n > 0
 	switch {
 	case r.o.quiet:
@@ -680,15 +682,6 @@ func (r *grepRun) finish(a stet.GrepArgs, all *stet.GrepResult, truncated bool, 
 // errRefusedShown ends a grep of several paths one of which was refused:
 // exit 3, the refusal already said.
 var errRefusedShown = errors.New("refused (said above)")
-
-// writeRows writes grep's rows as text, without the path with -h, and
-// returns how many results they hold. They are formatted into w's own free
-// buffer (no copy when they fit in it).
-func (e *env) writeRows(w *bufio.Writer, part *stet.GrepResult, o grepOpts) int {
-	buf, n := stet.AppendGrepRows(w.AvailableBuffer(), part, !o.noFilename)
-	w.Write(buf)
-	return n
-}
 
 // readBounded reads r to its end, refusing more than max bytes.
 func readBounded(r io.Reader, max int64) ([]byte, error) {
