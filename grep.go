@@ -834,7 +834,10 @@ func (s *Session) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 // calls each with the results of one file at a time, in path order, as
 // soon as every file before it has been searched, and reports at the end
 // whether results were left out. An error from each ends the search and
-// is returned. The lines handed over count as seen, as with Grep.
+// is returned. The lines handed over count as seen, as with Grep: the
+// session holds each file's at once, and the journal gets their records
+// in batches while the search goes on (grepRecorder), all of them before
+// GrepEach returns; those of rows handed over before a failure stay.
 func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *GrepResult) error) (truncated bool, err error) {
 	if ref := checkArgs("grep", a); ref != nil {
 		return false, ref
@@ -864,7 +867,11 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	p := newGrepPager(s, t, a, q, each)
 	var unreadable []string
 	err = s.grepFiles(ctx, t, a, q, &unreadable, p.file)
-	if err != nil && !errors.Is(err, errStopWalk) {
+	failed := err != nil && !errors.Is(err, errStopWalk)
+	if rerr := p.recs.finish(!failed); rerr != nil && !failed {
+		return false, rerr
+	}
+	if failed {
 		if _, ok := AsRefusal(err); ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return false, err
 		}
@@ -873,11 +880,6 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 			return false, s.ws.fileErr("grep", t, err)
 		}
 		return false, err
-	}
-	if len(p.recs) > 0 {
-		if err := s.append(false, p.recs...); err != nil {
-			return false, err
-		}
 	}
 	if note := unreadableNote(unreadable); note != nil {
 		if err := each(&GrepResult{Notes: note}); err != nil {
@@ -900,13 +902,13 @@ type grepPager struct {
 	limit, maxBytes int
 	shown, bytes    int // results and text bytes handed over so far
 	truncated       bool
-	recs            []journal.Record
+	recs            grepRecorder // the observations of the rows shown
 	rows            rowBuilder
 	groups          []hitGroup // scratch: a file's groups past the offset
 }
 
 func newGrepPager(s *Session, t target, a GrepArgs, q *grepQuery, each func(*GrepResult) error) *grepPager {
-	p := &grepPager{s: s, t: t, q: q, each: each, before: q.before, after: q.after, skip: a.Offset, limit: a.Limit, maxBytes: MaxGrepBytes}
+	p := &grepPager{s: s, t: t, q: q, each: each, recs: grepRecorder{s: s}, before: q.before, after: q.after, skip: a.Offset, limit: a.Limit, maxBytes: MaxGrepBytes}
 	if p.limit == 0 {
 		p.limit = DefaultGrepLimit
 		if q.mode != tools.GrepContent {
@@ -986,7 +988,7 @@ func (p *grepPager) content(u target, name string, h fileHits) error {
 		// of it is not recorded.
 		if !h.large {
 			if rec := p.s.grepObserve(u, h.version, h.size, h.lines, g.seen); rec != nil {
-				p.recs = append(p.recs, *rec)
+				p.recs.add(*rec)
 			}
 		}
 		if err := p.each(&GrepResult{Matches: g.rows}); err != nil {
