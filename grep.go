@@ -120,11 +120,17 @@ func (j *grepJob) set(i int, h fileHits) {
 	j.mu.Unlock()
 }
 
-// finish says the first n files are searched.
-func (j *grepJob) finish(n int) {
+// finish says the first n files are searched; wake wakes the reader if
+// it waits. Only a file with a result (hits or an error), the end of the
+// job, and a worker about to wait on the hold wake it: a file without a
+// match has nothing for the reader, which sleeps through a run of them
+// rather than waking once per file.
+func (j *grepJob) finish(n int, wake bool) {
 	j.mu.Lock()
 	j.finished = max(j.finished, n)
-	j.ready.Broadcast()
+	if wake || n == len(j.names) {
+		j.ready.Broadcast()
+	}
 	j.mu.Unlock()
 }
 
@@ -597,7 +603,7 @@ func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQue
 			for j := range jobs {
 				s.grepJob(ctx, q, j, &w, hold)
 				j.release()
-				j.finish(len(j.names))
+				j.finish(len(j.names), true)
 			}
 		})
 	}
@@ -767,17 +773,24 @@ func (s *Session) grepJob(ctx context.Context, q *grepQuery, j *grepJob, w *grep
 				stopped = true
 				return err
 			}
-			defer j.finish(i + 1)
 			if err != nil || j.hidden(info) {
+				j.finish(i+1, false)
 				return nil // unreadable or special, or another name of a hidden file: skipped
 			}
 			h := s.grepSearch(ctx, q, f, info, w, j.rels[i], false)
-			if h.held > 0 && !hold.take(j, i, h.held) {
-				h = fileHits{err: ctx.Err()} // stopped while it waited
+			if h.held > 0 {
+				// The reader, if it waits for a file before this one, is
+				// told those are done before this worker may wait for it.
+				j.finish(i, true)
+				if !hold.take(j, i, h.held) {
+					h = fileHits{err: ctx.Err()} // stopped while it waited
+				}
 			}
-			if h.count > 0 || h.err != nil {
+			found := h.count > 0 || h.err != nil
+			if found {
 				set(i, h)
 			}
+			j.finish(i+1, found)
 			stopped = h.err != nil
 			return h.err
 		})

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -524,6 +526,9 @@ func (g grepFailed) Unwrap() error { return g.err }
 // refusal for one of several paths is said on standard error and the
 // others are searched; the exit code is then 3.
 func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(grepGCPercent))
+	}
 	r := &grepRun{e: e, o: o, out: newGrepOut(e.stdout)}
 	defer r.close()
 	if o.quiet {

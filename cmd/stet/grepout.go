@@ -13,6 +13,13 @@ import (
 // writing them out.
 const streamDelay = 10 * time.Millisecond
 
+// grepGCPercent is the collector's target (as GOGC, which overrides it)
+// while the grep command runs: a search over a large tree allocates tens of
+// megabytes over a live heap of a few, which at the default of 100 is ten
+// collections in a fifth of a second; at 400 it is one or two, for a peak
+// a dozen megabytes higher, in a process that ends with the search.
+const grepGCPercent = 400
+
 // grepOut is grep's standard output. Rows are written when the buffer
 // fills, and otherwise at the latest streamDelay after they were formatted
 // (a timer), not once per file: a reader that needs only the first lines
