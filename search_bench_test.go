@@ -1,6 +1,7 @@
 package stet_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +49,28 @@ func BenchmarkGrepGoSrc(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkGrepGoSrcNewSession is BenchmarkGrepGoSrc/literal in a new
+// session each time, as each `stet grep` of the CLI is: every matching
+// file's observation is new, so the journal records all 2,500 of them.
+func BenchmarkGrepGoSrcNewSession(b *testing.B) {
+	ws, err := stet.Open([]string{goSrc(b)}, stet.Options{State: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	n := 0
+	for b.Loop() {
+		n++
+		s, err := ws.Session(fmt.Sprintf("bench%d", n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Grep(ctx, stet.GrepArgs{Pattern: "err != nil", Limit: stet.MaxGrepLimit}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
