@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stet-dev/stet/internal/history"
@@ -89,5 +90,41 @@ func TestIndexUndoCycle(t *testing.T) {
 	bad := journal.Record{Seq: 7, Type: history.TypeReceipt, Data: []byte(`{"receipt":1}`)}
 	if err := x.Add(bad); err == nil {
 		t.Error("a receipt record that does not decode was indexed without an error")
+	}
+}
+
+// undoChain notes a chain of n undos of undos of r0: u1 takes back r0, u2
+// takes back u1 (a redo), and so on; un stands.
+func undoChain(n int) *history.Undos {
+	var u history.Undos
+	prev := "r0"
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("u%d", i)
+		u.Note(prev, id)
+		prev = id
+	}
+	return &u
+}
+
+// A chain of undo and redo as long as the index follows (64 undos of
+// undos) is answered exactly: after an even number r0 stands again, after
+// an odd number it is undone, by u1.
+func TestUndosLongChainExact(t *testing.T) {
+	if u := undoChain(64); u.Undone("r0") || u.UndoneBy("r0") != "" {
+		t.Errorf("64 undos of undos: r0 undone %v by %q, want it standing (the last one is a redo)", u.Undone("r0"), u.UndoneBy("r0"))
+	}
+	if u := undoChain(63); u.UndoneBy("r0") != "u1" {
+		t.Errorf("63 undos of undos: r0 undone by %q, want u1", u.UndoneBy("r0"))
+	}
+}
+
+// A chain longer than the index follows (only a forged journal has one)
+// still gets an answer: the walk stops at the bound, whether the receipt
+// there was itself undone or not.
+func TestUndosChainPastTheBound(t *testing.T) {
+	for _, n := range []int{65, 66, 200} {
+		u := undoChain(n)
+		_ = u.Undone("r0") // must return, not fail
+		_ = u.UndoneBy("r0")
 	}
 }

@@ -148,3 +148,33 @@ func logLines(t *testing.T, dir string) [][]byte {
 	}
 	return bytes.SplitAfter(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
 }
+
+// An observation is the same as another only when every field agrees:
+// one that differs in any of them is journaled again; a missing one is
+// never the same.
+func TestObservationSame(t *testing.T) {
+	base := history.Observation{Version: "sha256:aa", Seen: policy.Ranges{{Start: 0, End: 4}}, Whole: true, Size: 10, Lines: 2}
+	same := base
+	same.Seen = policy.Ranges{{Start: 0, End: 4}}
+	if !base.Same(&same) {
+		t.Errorf("%+v is not the same as an equal copy", base)
+	}
+	for name, change := range map[string]func(*history.Observation){
+		"version": func(o *history.Observation) { o.Version = "sha256:bb" },
+		"seen":    func(o *history.Observation) { o.Seen = policy.Ranges{{Start: 0, End: 5}} },
+		"no seen": func(o *history.Observation) { o.Seen = nil },
+		"whole":   func(o *history.Observation) { o.Whole = false },
+		"size":    func(o *history.Observation) { o.Size = 11 },
+		"lines":   func(o *history.Observation) { o.Lines = 3 },
+	} {
+		o := base
+		change(&o)
+		if base.Same(&o) || o.Same(&base) {
+			t.Errorf("observations differing in %s: Same says they agree", name)
+		}
+	}
+	var none *history.Observation
+	if base.Same(nil) || none.Same(&base) || none.Same(nil) {
+		t.Error("a missing observation is the same as another")
+	}
+}
