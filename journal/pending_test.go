@@ -71,3 +71,53 @@ func TestReaderAfterAnotherHandleCompletedTheIndex(t *testing.T) {
 	}
 	mustVerifyOK(t, c)
 }
+
+// AppendAtSessionEnd appends only while the session's index still ends
+// where the caller last read it: with the index file written and lines
+// still waiting, for a session with no index file yet, and after another
+// session's records; it refuses once the session has a record the caller
+// has not seen, and then appends nothing.
+func TestAppendAtSessionEnd(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir)
+	end := func(id string) int64 {
+		_, _, e := sessionFromAll(t, j, id, 0)
+		return e
+	}
+	atEnd := func(id string, at int64, step int) bool {
+		t.Helper()
+		ok, err := j.AppendAtSessionEnd(id, at, journal.Record{Type: "step", Session: id, Data: data(step)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !atEnd("s", end("s"), 0) {
+		t.Fatal("a session with no records: not appended at its end 0")
+	}
+	mustFlush(t, j) // the index file holds step 0
+	if _, err := j.AppendLazy(journal.Record{Type: "step", Session: "s", Data: data(1)}); err != nil {
+		t.Fatal(err)
+	}
+	e := end("s") // the file and a waiting line
+	if atEnd("s", e-1, 9) || atEnd("s", e+1, 9) || atEnd("s", 0, 9) {
+		t.Error("appended at an offset that is not the session's end")
+	}
+	if !atEnd("s", e, 2) {
+		t.Fatal("not appended at the session's end, with index lines waiting")
+	}
+	e = end("s")
+	mustAppend(t, j, journal.Record{Type: "step", Session: "other", Data: data(0)})
+	if !atEnd("s", e, 3) {
+		t.Error("another session's record stopped an append at this session's end")
+	}
+	mustAppend(t, j, journal.Record{Type: "step", Session: "s", Data: data(4)})
+	if atEnd("s", e, 9) {
+		t.Error("appended at an end the session has moved past")
+	}
+	wantSteps(t, "the session", stepsOf(t, sessionAll(t, j, "s")), 5)
+	if _, err := j.AppendAtSessionEnd("", 0, journal.Record{Type: "step"}); err == nil {
+		t.Error("an empty session id was accepted")
+	}
+	mustVerifyOK(t, j)
+}
