@@ -2,6 +2,9 @@ package journal_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stet-dev/stet/journal"
@@ -120,4 +123,47 @@ func TestAppendAtSessionEnd(t *testing.T) {
 		t.Error("an empty session id was accepted")
 	}
 	mustVerifyOK(t, j)
+}
+
+// A reader whose index lacks another handle's lines reads them from the
+// log past the watermark, and checks them as it goes: a line there that is
+// not a record, or that gives its seq twice with different values, fails
+// the read with an error naming the log's line, rather than being used.
+func TestReaderRefusesDamageInTheLogsTail(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(line string) string
+	}{
+		{"not JSON", func(line string) string { return "x" + line[1:] }},
+		{"seq given twice", func(line string) string { return line[:len(line)-1] + `,"seq":9}` }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a := open(t, dir)
+			b := open(t, dir)
+			for i := range 3 {
+				if _, err := a.AppendLazy(journal.Record{Type: "step", Session: "s", Data: data(i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantSteps(t, "before the damage", stepsOf(t, sessionAll(t, b, "s")), 3)
+			log := filepath.Join(dir, "journal.jsonl")
+			raw, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+			if len(lines) != 3 {
+				t.Fatalf("the log has %d lines, want 3", len(lines))
+			}
+			lines[1] = tc.damage(lines[1])
+			if err := os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err = b.Session("s", func(journal.Record) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), "journal.jsonl line 2") {
+				t.Errorf("reading past a damaged second line: %v, want an error naming journal.jsonl line 2", err)
+			}
+		})
+	}
 }
