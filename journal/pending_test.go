@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stet-dev/stet/journal"
 )
@@ -136,6 +139,7 @@ func TestReaderRefusesDamageInTheLogsTail(t *testing.T) {
 	}{
 		{"not JSON", func(line string) string { return "x" + line[1:] }},
 		{"seq given twice", func(line string) string { return line[:len(line)-1] + `,"seq":9}` }},
+		{"a line lost", func(string) string { return "" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -157,6 +161,9 @@ func TestReaderRefusesDamageInTheLogsTail(t *testing.T) {
 				t.Fatalf("the log has %d lines, want 3", len(lines))
 			}
 			lines[1] = tc.damage(lines[1])
+			if lines[1] == "" {
+				lines = slices.Delete(lines, 1, 2)
+			}
 			if err := os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -165,5 +172,129 @@ func TestReaderRefusesDamageInTheLogsTail(t *testing.T) {
 				t.Errorf("reading past a damaged second line: %v, want an error naming journal.jsonl line 2", err)
 			}
 		})
+	}
+}
+
+// A flush that writes only the index lines whose log lines are durable
+// (the background flush's kind) moves the watermark over those only: a
+// lazy append after them, still unsynced, stays past the watermark, so
+// another handle still reads it (from the log). A full Flush then moves
+// the watermark to the log's end, past a last record in no session too.
+func TestPartialFlushLeavesTheRestPastTheWatermark(t *testing.T) {
+	dir := t.TempDir()
+	a := open(t, dir)
+	b := open(t, dir)
+	mustAppend(t, a, journal.Record{Type: "step", Session: "s", Data: data(0)})
+	if _, err := a.AppendLazy(journal.Record{Type: "step", Session: "s", Data: data(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := journal.FlushSynced(a); err != nil {
+		t.Fatal(err)
+	}
+	if wm, size := watermarkOf(t, dir); wm >= size {
+		t.Errorf("watermark at %d covers the whole log (%d bytes), over a line whose index line is not written", wm, size)
+	}
+	wantSteps(t, "another handle, after the partial flush", stepsOf(t, sessionAll(t, b, "s")), 2)
+	if _, err := a.AppendLazy(journal.Record{Type: "note"}); err != nil {
+		t.Fatal(err)
+	}
+	mustFlush(t, a)
+	if wm, size := watermarkOf(t, dir); wm != size {
+		t.Errorf("watermark at %d after Flush, want the log's end %d", wm, size)
+	}
+	wantSteps(t, "another handle, after Flush", stepsOf(t, sessionAll(t, b, "s")), 2)
+	mustVerifyOK(t, b)
+}
+
+// A long run of lazy appends, with no Flush, Close or durable append
+// after it, still gets its index written and synced: the background flush
+// syncs the log for it once enough entries wait.
+func TestBackgroundFlushOfALongLazyRun(t *testing.T) {
+	dir := t.TempDir()
+	indexed := make(chan struct{})
+	var once sync.Once
+	j := openWith(t, dir, journal.Options{Now: clock(), OnSync: func(name string) {
+		if strings.HasPrefix(name, "sessions/") && strings.HasSuffix(name, ".jsonl") {
+			once.Do(func() { close(indexed) })
+		}
+	}})
+	for i := 0; i < 4096; i++ {
+		if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s", Data: data(i)}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-indexed:
+			return
+		default:
+		}
+	}
+	select {
+	case <-indexed:
+	case <-time.After(time.Minute): // a liveness guard, not a measure
+		t.Fatal("4096 lazy appends, and the background flush never synced the session index")
+	}
+}
+
+// Reading never fsyncs, even on a handle whose index lacks another
+// handle's lines: it takes them from the log past the watermark (a log
+// long enough that the watermark sits past lagMax's worth of bytes from
+// its start, but only a few lines behind its end), and it ignores a torn
+// last line that a crash mid-append left.
+func TestReadingBehindTheIndexDoesNotSync(t *testing.T) {
+	dir := t.TempDir()
+	var rec syncRecorder
+	a := open(t, dir)
+	b := openWith(t, dir, journal.Options{Now: clock(), OnSync: rec.onSync})
+	big := strings.Repeat("x", 200<<10)
+	mustAppend(t, a, journal.Record{Type: "blob", Session: "big", Data: data(big)})
+	mustFlush(t, a)
+	for i := range 3 {
+		if _, err := a.AppendLazy(journal.Record{Type: "step", Session: "s", Data: data(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "journal.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"seq":5,"session":"s","ty`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	rec.take()
+	wantSteps(t, "Session", stepsOf(t, sessionAll(t, b, "s")), 3)
+	recs, _, _ := sessionFromAll(t, b, "s", 0)
+	wantSteps(t, "SessionFrom", stepsOf(t, recs), 3)
+	if synced := rec.take(); len(synced) > 0 {
+		t.Errorf("reading fsynced %v", synced)
+	}
+}
+
+// A run of lazy appends, however long, never fsyncs the log while fewer
+// than maxPendingEntries (256) wait, not even at Close: the background
+// flush only writes what a sync already covered.
+func TestLazyRunDoesNotSyncTheLog(t *testing.T) {
+	var mu sync.Mutex
+	var synced []string
+	j, err := journal.Open(t.TempDir(), journal.Options{Now: clock(), OnSync: func(name string) {
+		mu.Lock()
+		synced = append(synced, name)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		if _, err := j.AppendLazy(journal.Record{Type: "observe", Session: "s", Data: data(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hasSync(synced, "journal.jsonl") {
+		t.Errorf("200 lazy appends and Close fsynced the log (fsynced %v)", synced)
 	}
 }

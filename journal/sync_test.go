@@ -108,3 +108,20 @@ func TestDurableWritesSync(t *testing.T) {
 		}
 	}
 }
+
+// The state directory's entries are fsynced with the first durable record
+// only: a later durable Append fsyncs the log and nothing else.
+func TestLaterDurableAppendSyncsOnlyTheLog(t *testing.T) {
+	var rec syncRecorder
+	j := openWith(t, t.TempDir(), journal.Options{Now: clock(), OnSync: rec.onSync})
+	mustAppend(t, j, journal.Record{Type: "receipt", Session: "s"})
+	if synced := rec.take(); !hasSync(synced, "./") {
+		t.Errorf("the first durable Append did not fsync ./ (fsynced %v)", synced)
+	}
+	for range 3 {
+		mustAppend(t, j, journal.Record{Type: "receipt", Session: "s"})
+		if synced := rec.take(); len(synced) != 1 || synced[0] != "journal.jsonl" {
+			t.Errorf("a later durable Append fsynced %v, want only journal.jsonl", synced)
+		}
+	}
+}
