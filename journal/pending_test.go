@@ -298,3 +298,21 @@ func TestLazyRunDoesNotSyncTheLog(t *testing.T) {
 		t.Errorf("200 lazy appends and Close fsynced the log (fsynced %v)", synced)
 	}
 }
+
+// Flush on a handle that appended behind another handle's unwritten lines
+// completes the index: the watermark then reaches the log's end, and a new
+// handle reads every record from the index.
+func TestFlushBehindAnotherHandle(t *testing.T) {
+	dir := t.TempDir()
+	a := open(t, dir)
+	b := open(t, dir)
+	if _, err := a.AppendLazy(journal.Record{Type: "step", Session: "s", Data: data(0)}); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, b, journal.Record{Type: "step", Session: "s", Data: data(1)})
+	mustFlush(t, b)
+	if wm, size := watermarkOf(t, dir); wm != size {
+		t.Errorf("watermark at %d after Flush, want the log's end %d", wm, size)
+	}
+	wantSteps(t, "a new handle", stepsOf(t, sessionAll(t, open(t, dir), "s")), 2)
+}
