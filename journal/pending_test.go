@@ -2,6 +2,7 @@ package journal_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -315,4 +316,52 @@ func TestFlushBehindAnotherHandle(t *testing.T) {
 		t.Errorf("watermark at %d after Flush, want the log's end %d", wm, size)
 	}
 	wantSteps(t, "a new handle", stepsOf(t, sessionAll(t, open(t, dir), "s")), 2)
+}
+
+// A watermark left behind lines its index already holds (a lost update
+// of journal.lock: the watermark is not synced) costs nothing but some
+// reading: another handle takes from the log only the lines past the
+// index's last one, so it sees each record once.
+func TestReaderWithAWatermarkBehindTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	a := open(t, dir)
+	mustAppend(t, a, journal.Record{Type: "step", Session: "s", Data: data(0)})
+	mustFlush(t, a)
+	first, _ := watermarkOf(t, dir)
+	mustAppend(t, a, journal.Record{Type: "step", Session: "s", Data: data(1)})
+	mustFlush(t, a)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, "journal.lock")
+	f, err := os.OpenFile(lock, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Fprintf(f, "index %020d\n", first); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	b := open(t, dir)
+	wantSteps(t, "Session", stepsOf(t, sessionAll(t, b, "s")), 2)
+	recs, _, _ := sessionFromAll(t, b, "s", 0)
+	wantSteps(t, "SessionFrom", stepsOf(t, recs), 2)
+}
+
+// Verify writes this handle's waiting index lines so that it checks them;
+// a Flush after it still syncs them and moves the watermark to the log's
+// end.
+func TestFlushAfterVerify(t *testing.T) {
+	dir := t.TempDir()
+	a := open(t, dir)
+	for i := range 2 {
+		if _, err := a.AppendLazy(journal.Record{Type: "step", Session: "s", Data: data(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustVerifyOK(t, a)
+	mustFlush(t, a)
+	if wm, size := watermarkOf(t, dir); wm != size {
+		t.Errorf("watermark at %d after Verify and Flush, want the log's end %d", wm, size)
+	}
 }
