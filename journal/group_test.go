@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -198,5 +199,66 @@ func TestWatermarkWaitsForIndexSync(t *testing.T) {
 	}
 	if n := len(sessionAll(t, j, "s2")); n != 1 {
 		t.Errorf("Session(s2) has %d records, want 1", n)
+	}
+}
+
+// A handle that appended many records lazily (a grep's observations) and
+// nothing durably writes their index lines before it closes, after one
+// sync of the log, so the next process finds the index complete and need
+// not copy them from the log before its first answer. A handle with a few
+// lazy lines leaves them (no fsync at its close).
+func TestCloseWritesManyLazyLines(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		records  int
+		complete bool
+	}{
+		{"many", 400, true},
+		{"few", 3, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var mu sync.Mutex
+			var synced []string
+			j := openWith(t, dir, journal.Options{Now: clock(), OnSync: func(name string) {
+				mu.Lock()
+				synced = append(synced, name)
+				mu.Unlock()
+			}})
+			mustAppend(t, j, journal.Record{Type: "receipt", Session: "s"})
+			mustFlush(t, j)
+			mu.Lock()
+			synced = nil
+			mu.Unlock()
+			pad := strings.Repeat("x", 200)
+			// In batches, as grep appends its observations.
+			var batch []journal.Record
+			for i := range c.records {
+				batch = append(batch, journal.Record{Type: "observe", Session: "s", Data: json.RawMessage(fmt.Sprintf(`{"n":%d,"pad":%q}`, i, pad))})
+				if len(batch) == 100 || i == c.records-1 {
+					if _, err := j.AppendLazy(batch...); err != nil {
+						t.Fatal(err)
+					}
+					batch = nil
+				}
+			}
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+			wm, size := watermarkOf(t, dir)
+			if c.complete && wm != size {
+				t.Errorf("after Close the watermark is at %d of a %d-byte log: the next process must copy %d bytes of index lines first", wm, size, size-wm)
+			}
+			mu.Lock()
+			n := len(synced)
+			mu.Unlock()
+			if !c.complete && n != 0 {
+				t.Errorf("Close of a handle with %d lazy records fsynced %v, want nothing", c.records, synced)
+			}
+			k := open(t, dir)
+			if got := len(sessionAll(t, k, "s")); got != c.records+1 {
+				t.Errorf("the next handle reads %d records of session s, want %d", got, c.records+1)
+			}
+		})
 	}
 }

@@ -198,12 +198,19 @@ func (j *Journal) Close() error {
 	j.bg.Wait()
 	j.mu.Lock()
 	flush := j.durable
+	waiting := j.pend.to - j.pend.drained
 	j.mu.Unlock()
-	if flush {
+	switch {
+	case waiting >= closeSyncBytes:
+		// Many lazy lines (a grep's observations): the next process
+		// would have to complete the index from the log before its first
+		// answer. One sync of the log here lets them be written now.
+		j.flushWith(true)
+	case flush:
 		// The index is derived data: a failure is repaired from the log.
-		// Lines a sync did not cover yet (lazy ones), and those of a
-		// handle that only appended lazily, are left for the next flush
-		// of any handle; readers take them from the log meanwhile.
+		// A few lines a sync did not cover yet (lazy ones), and those of
+		// a handle that only appended a few lazily, are left for the next
+		// flush of any handle; readers take them from the log meanwhile.
 		j.flushWith(false)
 	}
 	j.mu.Lock()

@@ -69,9 +69,15 @@ type pendingEntry struct {
 // index lines once drainBatch appends wait, and syncs the log for lines
 // that wait only for that (lazy appends with no durable one after them)
 // past maxPendingEntries.
+//
+// closeSyncBytes is how many bytes of log lines waiting for their index
+// make Close sync the log to write them (below it, the next reader takes
+// them from the log's tail, cheaply; lagMax behind, it would have to
+// complete the index before it answers).
 const (
 	drainBatch        = 64
 	maxPendingEntries = 256
+	closeSyncBytes    = 64 << 10
 )
 
 // resetPending forgets this handle's gap: what it held is either written
