@@ -65,6 +65,10 @@ func crashChild(spec string) int {
 		// After the exchange, before the displaced file is handed to the
 		// journal and the directory is fsynced.
 		hooks.AfterSwap = die
+	case "adopt":
+		// The displaced file is in the object store under its staging
+		// name; the journal has not taken it yet.
+		hooks.BeforeAdopt = die
 	case "readback":
 		hooks.BeforeReadback = die
 	case "journalsync":
@@ -241,7 +245,7 @@ func TestCrashHarness(t *testing.T) {
 	landed := map[string]int{}
 	for i := range runs {
 		op := crashOps[i%len(crashOps)]
-		killAt := []string{"timer", "timer", "timer", "swap", "afterswap", "journalsync", "readback", "after"}[rng.IntN(8)]
+		killAt := []string{"timer", "timer", "timer", "swap", "afterswap", "adopt", "journalsync", "readback", "after"}[rng.IntN(9)]
 		delay := rng.IntN(12000)
 		root, state := crashSetup(t, op)
 		cmd := exec.Command(exe, "-test.run=^$")

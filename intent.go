@@ -457,13 +457,22 @@ func (ws *Workspace) landed(files []intentFile) (landing, error) {
 
 // finishMove removes the replaced file that a move over it left under the
 // move's old name after the exchange, once its bytes are proven saved in
-// the journal (the move's receipt names them for undo).
+// the journal (the move's receipt names them for undo): adopted from there
+// when the move was to keep it without a copy.
 func (ws *Workspace) finishMove(f intentFile) error {
 	from, err := ws.targetOfKey(f.Data.FromKey)
 	if err != nil {
 		return err
 	}
 	saved, err := ws.journal.Get(f.Data.Over)
+	if errors.Is(err, journal.ErrNotFound) {
+		// A move that keeps the replaced file stopped before the handover:
+		// the file under the old name is the only copy (move.go).
+		var adopted bool
+		if saved, adopted, err = ws.adoptMoved(from, f.Data.Over); adopted {
+			return nil
+		}
+	}
 	if err == nil && string(fsys.VersionOf(saved)) != f.Data.Over {
 		err = errors.New("the saved bytes do not match their name")
 	}

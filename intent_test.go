@@ -245,29 +245,6 @@ func TestMoveStoppedAfterItsExchangeIsFinished(t *testing.T) {
 	}
 }
 
-// The same stop, but the replaced bytes are not in the journal (the state
-// directory lost them): the file under the old name is the only copy, so it
-// is left in place and the intent reported, never removed.
-func TestMoveStoppedAfterItsExchangeKeepsAnUnsavedFile(t *testing.T) {
-	moved, replaced := []byte("the moved notes\n"), []byte("the user's notes\n")
-	ws, s, root, state := openIntentWS(t, map[string]string{"b.txt": string(moved), "a.txt": string(replaced)})
-	from, _ := ws.resolve("move", "a.txt")
-	to, _ := ws.resolve("move", "b.txt")
-	r := receipt.Receipt{ID: "r_move", Session: s.id, Tool: "move", Path: "b.txt", From: "a.txt",
-		Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
-	it := intentData{ID: "r_move", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: to.key(),
-		Data: receiptData{Receipt: r, FromKey: from.key(), Over: string(receipt.StateOf(replaced).Version)}}}}
-	appendIntent(t, ws, it)
-	ws2 := reopen(t, ws, root, Options{State: state})
-	if got, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(got) != string(replaced) {
-		t.Errorf("a.txt = %q: the only copy of the replaced file was removed", got)
-	}
-	rep, err := ws2.Verify("")
-	if err != nil || rep.OK() {
-		t.Errorf("verify --all: %v %+v; want the unresolved move reported", err, rep)
-	}
-}
-
 // An intent is one sequence: a patch's update of a.txt, the move of a.txt
 // to d.txt, then an update of b.txt. Each point of the sequence the disk
 // can show after a crash resolves as a whole.

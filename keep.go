@@ -3,6 +3,7 @@ package stet
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/history"
@@ -32,7 +33,11 @@ func (ws *Workspace) keepFor(p fsys.Provider, ver fsys.Version, old []byte) (kee
 	if err != nil {
 		return fsys.Keep{}, nil, err
 	}
-	return fsys.Keep{Dir: a.Dir(), Name: a.Name(), Adopt: a.Take, Save: save}, func() { a.Close() }, nil
+	adopt := a.Take
+	if h := ws.opts.Hooks.BeforeAdopt; h != nil {
+		adopt = func(seen fs.FileInfo) error { h(string(ver)); return a.Take(seen) }
+	}
+	return fsys.Keep{Dir: a.Dir(), Name: a.Name(), Adopt: adopt, Save: save}, func() { a.Close() }, nil
 }
 
 // tempAdopter is a provider that can hand a temp file left by a crash to

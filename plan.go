@@ -72,7 +72,7 @@ var (
 		check: checkGone, gone: true,
 	}
 	planMove = plan{
-		kind: "move", before: true, take: takeOver, over: true, land: landMove, check: checkMoved,
+		kind: "move", before: true, take: takeOver, over: true, keep: true, land: landMove, check: checkMoved,
 		names: true, after: true, carriesFrom: true,
 	}
 	planMoveDir = plan{
@@ -111,11 +111,21 @@ func takePre(c *change) ([]byte, bool) { return c.pre, c.save }
 // takeOver saves the file a move replaces.
 func takeOver(c *change) ([]byte, bool) { return c.over, c.over != nil }
 
-// keeper returns c's provider as an fsys.Keeper when c saves its preimage
-// and the provider can hand the displaced file over; only the plans that
-// keep (plan.keep: replace, delete) ask.
-func (c *change) keeper() (fsys.Keeper, bool) {
-	if !c.save || c.pre == nil {
+// taken is the version and the bytes of what c takes away whole and keeps:
+// the file a move replaces, or the preimage.
+func (c *change) taken() (fsys.Version, []byte) {
+	if c.src != nil {
+		return c.overVer, c.over
+	}
+	return c.preVer, c.pre
+}
+
+// keeper returns c's provider as an fsys.Keeper when take (c's plan's)
+// saves bytes (the preimage, or the file a move replaces) and the provider
+// can hand the displaced file over; only the plans that keep (plan.keep:
+// replace, delete, a move over a file) ask.
+func (c *change) keeper(take func(*change) ([]byte, bool)) (fsys.Keeper, bool) {
+	if b, ok := take(c); !ok || b == nil {
 		return nil, false
 	}
 	k, ok := c.t.root.p.(fsys.Keeper)
@@ -134,7 +144,7 @@ func landCreate(_ *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
 }
 
 func landReplace(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
-	_, ok := c.keeper()
+	_, ok := c.keeper(takePre)
 	if !ok {
 		return c.t.handle().Replace(c.post, exp)
 	}
@@ -146,7 +156,7 @@ func landReplace(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) 
 }
 
 func landDelete(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
-	_, ok := c.keeper()
+	_, ok := c.keeper(takePre)
 	if !ok {
 		return c.t.handle().Remove(exp)
 	}
@@ -157,7 +167,7 @@ func landDelete(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
 	return cm, err
 }
 
-func landMove(_ *Session, c *change, _ fsys.Expected) (fsys.Commit, error) {
+func landMove(s *Session, c *change, _ fsys.Expected) (fsys.Commit, error) {
 	p := c.t.root.p
 	// A move into a directory that does not exist yet creates it, as a
 	// create does; the plan proved every existing part is a directory.
@@ -172,11 +182,20 @@ func landMove(_ *Session, c *change, _ fsys.Expected) (fsys.Commit, error) {
 	if c.dir {
 		src = fsys.Expected{}
 	}
-	var dst *fsys.Expected
-	if c.over != nil {
-		dst = &fsys.Expected{Version: c.overVer, Bytes: c.over}
+	if c.over == nil {
+		return p.Rename(c.src.rel, c.t.rel, src, nil)
 	}
-	return p.Rename(c.src.rel, c.t.rel, src, dst)
+	dst := fsys.Expected{Version: c.overVer, Bytes: c.over}
+	if _, ok := c.keeper(takeOver); !ok {
+		return p.Rename(c.src.rel, c.t.rel, src, &dst) // the replaced bytes were saved in step 4
+	}
+	// The file the move replaces is handed to the journal as the blob of
+	// the version the session read (or copied there where it cannot be).
+	if c.handover == nil { // started beside the intent (saveStep)
+		c.handover = s.startHandover(c)
+	}
+	cm, _, err := fsys.RenameKeeping(p, c.src.rel, c.t.rel, src, dst, c.handover.keep(s, c))
+	return cm, err
 }
 
 // readErr is the error of a result that could not be read back at all.

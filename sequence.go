@@ -191,13 +191,17 @@ type savedBlob struct {
 // the receipt that names it is written only once the swap has landed.
 func (s *Session) saveStep(c *change) <-chan savedBlob {
 	out := make(chan savedBlob, 1)
-	if _, ok := c.keeper(); ok && c.plan().keep {
-		c.handover = s.startHandover(c)
-		out <- savedBlob{name: string(c.preVer)}
-		return out
+	pl := c.plan()
+	if pl.keep {
+		if _, ok := c.keeper(pl.take); ok {
+			c.handover = s.startHandover(c)
+			ver, _ := c.taken()
+			out <- savedBlob{name: string(ver)}
+			return out
+		}
 	}
 	var b []byte
-	if pl := c.plan(); pl.saves(c) {
+	if pl.saves(c) {
 		b, _ = pl.take(c)
 	}
 	if b == nil {
@@ -330,8 +334,9 @@ type openedKeep struct {
 // startHandover starts c's handover.
 func (s *Session) startHandover(c *change) *handover {
 	ch := make(chan openedKeep, 1)
+	ver, old := c.taken()
 	go func() {
-		k, done, err := s.ws.keepFor(c.t.root.p, c.preVer, c.pre)
+		k, done, err := s.ws.keepFor(c.t.root.p, ver, old)
 		ch <- openedKeep{keep: k, done: done, err: err}
 	}()
 	return &handover{wait: sync.OnceValue(func() openedKeep { return <-ch })}
@@ -340,9 +345,10 @@ func (s *Session) startHandover(c *change) *handover {
 // keep is the fsys.Keep the provider takes: the store comes late (Open),
 // and the copy (Save) needs nothing from the handover.
 func (h *handover) keep(s *Session, c *change) fsys.Keep {
+	_, old := c.taken()
 	return fsys.Keep{
 		Save: func() error {
-			_, err := s.ws.journal.Put(c.pre)
+			_, err := s.ws.journal.Put(old)
 			return err
 		},
 		Open: func() (fsys.Keep, error) {

@@ -86,6 +86,11 @@ type Hooks struct {
 	// AfterSwap runs just after the swap, before the displaced file is handed
 	// to the journal and the directory is fsynced (host backends only).
 	AfterSwap func(path string)
+	// BeforeAdopt runs when the file a change displaced lies in the
+	// journal's object store under its staging name, just before the
+	// journal takes it as the blob version (host backends that keep it
+	// without a copy).
+	BeforeAdopt func(version string)
 	// BeforeReadback runs after the swap and before the file is read back.
 	BeforeReadback func(path string)
 	// JournalSync runs before each fsync of the journal (name is relative to

@@ -5,8 +5,9 @@ import (
 	"os"
 )
 
-// Keep says where a replace or delete puts the file it displaces, so that
-// its bytes are kept (for undo) without being written a second time.
+// Keep says where a replace, a delete or a move over a file puts the file
+// it displaces, so that its bytes are kept (for undo) without being
+// written a second time.
 //
 // A provider that swaps by exchange (fsys/local on Linux and macOS) holds
 // the displaced file, intact and already durable, under its temp name right
@@ -56,14 +57,18 @@ type Kept struct {
 	Why string
 }
 
-// Keeper is an optional capability: Replace and Remove that hand the file
-// they displace to a store (Keep) instead of unlinking it. Everything else
-// is as Replace and Remove; a conflict or any failure before the swap
-// leaves both the file and the store as they were (a Save that already ran
-// leaves its copy, which nothing names).
+// Keeper is an optional capability: Replace, Remove and a Rename over a
+// file that hand the file they displace to a store (Keep) instead of
+// unlinking it. Everything else is as Replace, Remove and Rename; a
+// conflict or any failure before the swap leaves the files and the store
+// as they were (a Save that already ran leaves its copy, which nothing
+// names).
 type Keeper interface {
 	ReplaceKeep(name string, data []byte, expect Expected, keep Keep) (Commit, Kept, error)
 	RemoveKeep(name string, expect Expected, keep Keep) (Commit, Kept, error)
+	// RenameKeep is Rename(from, to, src, &dst) of a file over the file
+	// at to, which holds dst: the file it replaces is handed to keep.
+	RenameKeep(from, to string, src, dst Expected, keep Keep) (Commit, Kept, error)
 }
 
 // ReplaceKeeping asks p's Keeper if it has one; otherwise it calls
@@ -89,5 +94,18 @@ func RemoveKeeping(p Provider, name string, expect Expected, keep Keep) (Commit,
 		return Commit{}, Kept{}, err
 	}
 	cm, err := p.Remove(name, expect)
+	return cm, Kept{Saved: true, Why: "the backend cannot keep files"}, err
+}
+
+// RenameKeeping asks p's Keeper if it has one; otherwise it calls
+// keep.Save, then p.Rename(from, to, src, &dst).
+func RenameKeeping(p Provider, from, to string, src, dst Expected, keep Keep) (Commit, Kept, error) {
+	if k, ok := p.(Keeper); ok {
+		return k.RenameKeep(from, to, src, dst, keep)
+	}
+	if err := keep.Save(); err != nil {
+		return Commit{}, Kept{}, err
+	}
+	cm, err := p.Rename(from, to, src, &dst)
 	return cm, Kept{Saved: true, Why: "the backend cannot keep files"}, err
 }

@@ -49,6 +49,27 @@ func (l *FS) RemoveKeep(name string, expect fsys.Expected, keep fsys.Keep) (fsys
 	return cm, kp.kept, err
 }
 
+// RenameKeep is Rename of from over the file at to, which must hold dst,
+// handing the file it replaces to keep instead of unlinking it
+// (fsys.Keeper). After the exchange the replaced file lies, compared and
+// intact, under the old name from: it is renamed from there into keep.Dir
+// as keep.Name, which frees the old name in the same step, and keep.Adopt
+// is called; both directories are then fsynced, as after every move. It is
+// copied instead (keep.Save) where it cannot be adopted, by ReplaceKeep's
+// rules: before the swap when that is known first (keep.Dir nil or on
+// another filesystem, Options.NoExchange, other hard links, another owner),
+// just before a rename that drops it when the filesystem has no exchange,
+// and after the exchange when the handover fails (the old name is then
+// unlinked). Everything else is as Rename.
+func (l *FS) RenameKeep(from, to string, src, dst fsys.Expected, keep fsys.Keep) (fsys.Commit, fsys.Kept, error) {
+	if keep.Save == nil {
+		return fsys.Commit{}, fsys.Kept{}, fsys.E("rename", to, fsys.ErrInvalid, errors.New("a Keep without Save"))
+	}
+	kp := &keeper{k: keep}
+	cm, err := l.rename(from, to, src, &dst, kp)
+	return cm, kp.kept, err
+}
+
 // AdoptTemp hands the temp file name (a root-relative path whose base name
 // is a temp name, IsTempName, as an intent recorded it) to keep if it holds
 // what expect describes: the old file a replace or delete left there when
@@ -59,7 +80,23 @@ func (l *FS) RemoveKeep(name string, expect fsys.Expected, keep fsys.Keep) (fsys
 // cannot be adopted (see ReplaceKeep), keep.Save is called (the caller
 // reads the temp file) and the temp file is then removed.
 func (l *FS) AdoptTemp(name string, expect fsys.Expected, keep fsys.Keep) (fsys.Kept, error) {
-	const op = "adopt temp"
+	return l.adoptLeft("adopt temp", name, expect, keep, true)
+}
+
+// AdoptMoved hands the file name (root-relative) to keep if it holds what
+// expect describes: the file a move over it replaced, which the move's
+// exchange left under the move's old name when its process died before
+// the handover (RenameKeep). It is AdoptTemp for a name that is no temp
+// name, with one difference: where the file cannot be adopted, keep.Save
+// is called and the file is left where it is, for the caller to remove by
+// compare (Remove), as any file a user can see.
+func (l *FS) AdoptMoved(name string, expect fsys.Expected, keep fsys.Keep) (fsys.Kept, error) {
+	return l.adoptLeft("adopt moved", name, expect, keep, false)
+}
+
+// adoptLeft is AdoptTemp (temp: name must be a temp name, and a copied
+// file is removed) and AdoptMoved.
+func (l *FS) adoptLeft(op, name string, expect fsys.Expected, keep fsys.Keep, temp bool) (fsys.Kept, error) {
 	if keep.Save == nil {
 		return fsys.Kept{}, fsys.E(op, name, fsys.ErrInvalid, errors.New("a Keep without Save"))
 	}
@@ -68,8 +105,11 @@ func (l *FS) AdoptTemp(name string, expect fsys.Expected, keep fsys.Keep) (fsys.
 		return fsys.Kept{}, err
 	}
 	base := path.Base(c)
-	if _, ok := IsTempName(base); !ok {
+	if _, ok := IsTempName(base); temp && !ok {
 		return fsys.Kept{}, fsys.E(op, name, fsys.ErrInvalid, errors.New("not a temp file name"))
+	}
+	if c == "." {
+		return fsys.Kept{}, fsys.E(op, name, fsys.ErrInvalid, errors.New("the root is not a file"))
 	}
 	r, err := l.walk(op, path.Dir(c), true)
 	if err != nil {
@@ -100,7 +140,7 @@ func (l *FS) AdoptTemp(name string, expect fsys.Expected, keep fsys.Keep) (fsys.
 	if !f.match {
 		return fsys.Kept{Why: "it holds other bytes"}, conflict(op, name, expect.Version, f)
 	}
-	kp := &keeper{k: keep}
+	kp := &keeper{k: keep, leave: !temp}
 	kp.plan(l, &st)
 	if err := kp.open(); err != nil {
 		return kp.kept, err
@@ -108,6 +148,9 @@ func (l *FS) AdoptTemp(name string, expect fsys.Expected, keep fsys.Keep) (fsys.
 	if kp.kept.Why != "" {
 		if err := kp.save(); err != nil {
 			return kp.kept, fsys.E(op, name, fsys.ErrInvalid, err)
+		}
+		if !temp {
+			return kp.kept, nil
 		}
 		d.unlink(base)
 	} else if err := kp.take(d, base, f); err != nil {
@@ -119,9 +162,10 @@ func (l *FS) AdoptTemp(name string, expect fsys.Expected, keep fsys.Keep) (fsys.
 	return kp.kept, nil
 }
 
-// keeper carries an fsys.Keep through one replace or remove: whether the
-// displaced file may still be adopted (kept.Why empty), and what became of
-// it. Its methods do nothing on a nil keeper (a plain Replace or Remove).
+// keeper carries an fsys.Keep through one replace, remove or move over a
+// file: whether the displaced file may still be adopted (kept.Why empty),
+// and what became of it. Its methods do nothing on a nil keeper (a plain
+// Replace, Remove or Rename).
 type keeper struct {
 	k    fsys.Keep
 	kept fsys.Kept
@@ -130,6 +174,9 @@ type keeper struct {
 	l       *FS
 	st      *unix.Stat_t
 	pending bool
+	// leave: a displaced file that was copied, not adopted, stays where it
+	// is (AdoptMoved: its caller removes it by compare).
+	leave bool
 }
 
 // plan rules adoption out before the swap where what is known already
@@ -254,7 +301,7 @@ func (kp *keeper) take(d *dirHandle, tmp string, f found) error {
 		return fmt.Errorf("the change landed, but its previous content could not be adopted (%s) or saved; it is kept %s: %w", why, where, err)
 	}
 	kp.kept.Saved = true
-	if !moved {
+	if !moved && !kp.leave {
 		d.unlink(tmp)
 	}
 	return nil

@@ -72,8 +72,17 @@ func (l *FS) MkdirAll(name string) error {
 // mismatch the names are swapped (or renamed) back and fsys.ErrConflict is
 // returned. macOS does the same with renameatx_np(RENAME_EXCL) and
 // renameatx_np(RENAME_SWAP). Elsewhere both are compared, then renamed
-// (Commit.Fallback).
+// (Commit.Fallback). On Unix, under both directory locks and just before
+// the swap, both directories are checked to be still the ones at their
+// paths inside the root (device and inode): one another process moved
+// away since the walk fails the rename with fsys.ErrMoved, nothing moved.
 func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsys.Commit, error) {
+	return l.rename(from, to, src, dst, nil)
+}
+
+// rename is Rename; a non-nil kp hands the file a move over a file
+// replaces to its store instead of unlinking it (RenameKeep, keep.go).
+func (l *FS) rename(from, to string, src fsys.Expected, dst *fsys.Expected, kp *keeper) (fsys.Commit, error) {
 	const op = "rename"
 	rf, rt, src, err := l.renameWalk(op, from, to, src, dst)
 	if err != nil {
@@ -89,14 +98,19 @@ func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		return fsys.Commit{}, l.fail(op, to, err)
 	}
 	defer dt.close()
+	fb, tb := path.Base(rf.Path), path.Base(rt.Path)
 	cm := fsys.Commit{Resolved: rt.Path}
+	kp.planAt(l, dt, tb)
 	if dst != nil && dst.Ready != nil {
 		if err := dst.Ready(); err != nil {
 			return cm, err
 		}
 	}
+	if err := kp.early(); err != nil {
+		return cm, err
+	}
 	l.hook(l.opts.Hooks.BeforeSwap, rt.Path)
-	f, err := l.renameSwap(op, df, path.Base(rf.Path), dt, path.Base(rt.Path), from, to, src, dst, &cm)
+	f, err := l.renameSwap(op, df, fb, dt, tb, from, to, src, dst, &cm, kp)
 	if err != nil {
 		return cm, err
 	}
@@ -108,6 +122,11 @@ func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		return cm, conflict(op, name, want, f.found)
 	}
 	l.hook(l.opts.Hooks.AfterSwap, rt.Path)
+	// The replaced file, when kept, lies under the old name fb: taken into
+	// the store by rename, the old name goes with it.
+	if err := kp.take(df, fb, f.found); err != nil {
+		return cm, l.fail(op, to, err)
+	}
 	if err := dt.sync(); err != nil {
 		return cm, l.fail(op, to, err)
 	}
@@ -189,8 +208,9 @@ func renameRefusal(op, from, to string, rf, rt confine.Result, dst *fsys.Expecte
 
 // renameSwap moves fb in df to tb in dt under both directories' locks,
 // proving src and dst there, and reports what the checks saw. An error is
-// already the rename's (a *fsys.PathError naming from or to).
-func (l *FS) renameSwap(op string, df *dirHandle, fb string, dt *dirHandle, tb string, from, to string, src fsys.Expected, dst *fsys.Expected, cm *fsys.Commit) (moveFound, error) {
+// already the rename's (a *fsys.PathError naming from or to). kp, when it
+// keeps the replaced file, has it left under fb.
+func (l *FS) renameSwap(op string, df *dirHandle, fb string, dt *dirHandle, tb string, from, to string, src fsys.Expected, dst *fsys.Expected, cm *fsys.Commit, kp *keeper) (moveFound, error) {
 	unlock, err := l.lockPair(df, dt)
 	if err != nil {
 		return moveFound{}, l.fail(op, from, err)
@@ -205,11 +225,13 @@ func (l *FS) renameSwap(op string, df *dirHandle, fb string, dt *dirHandle, tb s
 		if werr := openWriter(dt, tb); werr != nil {
 			return f, fsys.E(op, to, fsys.ErrOpenWriter, werr)
 		}
-		f, err = l.moveOver(df, fb, dt, tb, src, *dst, cm)
+		f, err = l.moveOver(df, fb, dt, tb, src, *dst, cm, kp)
 	}
 	switch {
 	case err == nil:
 		return f, nil
+	case errors.Is(err, fsys.ErrMoved):
+		return f, err // a directory moved away: the error names it
 	case isExist(err):
 		return f, fsys.E(op, to, fsys.ErrExists, nil)
 	case isNotExist(err):

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -21,6 +22,9 @@ func isNotExist(err error) bool { return errors.Is(err, unix.ENOENT) }
 // moveFresh moves fb in df to the free name tb in dt and proves the moved
 // file holds src; on a mismatch it is moved back.
 func (l *FS) moveFresh(df *dirHandle, fb string, dt *dirHandle, tb string, src fsys.Expected, cm *fsys.Commit) (moveFound, error) {
+	if err := l.stillThere(df, fb, dt, tb); err != nil {
+		return moveFound{}, err
+	}
 	if !l.opts.NoExchange {
 		err := renameNoReplace(df.fd, fb, dt.fd, tb)
 		if !unsupported(err) {
@@ -52,8 +56,12 @@ func (l *FS) moveFresh(df *dirHandle, fb string, dt *dirHandle, tb string, src f
 }
 
 // moveOver moves fb in df over the file tb in dt: exchange, prove both
-// sides, then unlink the swapped-out target; on a mismatch, exchange back.
-func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, dst fsys.Expected, cm *fsys.Commit) (moveFound, error) {
+// sides, then unlink the swapped-out target, or leave it under fb when kp
+// keeps it (for kp.take); on a mismatch, exchange back.
+func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, dst fsys.Expected, cm *fsys.Commit, kp *keeper) (moveFound, error) {
+	if err := l.stillThere(df, fb, dt, tb); err != nil {
+		return moveFound{}, err
+	}
 	if !l.opts.NoExchange {
 		err := exchangeAt(df.fd, fb, dt.fd, tb)
 		if !unsupported(err) {
@@ -74,6 +82,9 @@ func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, d
 				}
 			}
 			if err == nil && mf.match {
+				if kp.keeps() {
+					return mf, nil // fb holds the old target for kp.take
+				}
 				df.unlink(fb) // if this fails, the old target stays under the old name
 				return mf, nil
 			}
@@ -94,8 +105,26 @@ func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, d
 			return moveFound{found: f, side: sideFrom}, err
 		}
 	}
+	if err := kp.late("no exchange here: the rename drops the old file"); err != nil {
+		return moveFound{found: old, side: sideTo}, err
+	}
 	err = retry(func() error { return unix.Renameat(df.fd, fb, dt.fd, tb) })
 	return moveFound{found: old, side: sideTo}, err
+}
+
+// stillThere checks, under both directory locks and just before the swap,
+// that df and dt are still the directories at their paths inside the root
+// (held.still: device and inode against a fresh confined lookup). A rename
+// walks both names when it starts; another process may move either
+// directory, or one above it, away before the swap, and the descriptors
+// would follow it. The error wraps fsys.ErrMoved (renameSwap passes it
+// on as it is) and names the file fb or tb; nothing moved.
+func (l *FS) stillThere(df *dirHandle, fb string, dt *dirHandle, tb string) error {
+	const op = "rename"
+	if err := (&held{l: l, name: path.Join(df.rel, fb), d: df}).still(op); err != nil {
+		return err
+	}
+	return (&held{l: l, name: path.Join(dt.rel, tb), d: dt}).still(op)
 }
 
 // noClobber moves fb in df to tb in dt unless tb exists (EEXIST), without

@@ -37,7 +37,7 @@ func (l *FS) moveFresh(df *dirHandle, fb string, dt *dirHandle, tb string, src f
 
 // moveOver moves fb in df over the file tb in dt: both are compared, then
 // fb is renamed over tb (a replacing rename). Commit.Fallback is set.
-func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, dst fsys.Expected, cm *fsys.Commit) (moveFound, error) {
+func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, dst fsys.Expected, cm *fsys.Commit, _ *keeper) (moveFound, error) {
 	cm.Fallback = true
 	old, err := l.check(dt, tb, dst)
 	if err != nil || !old.match {
@@ -61,3 +61,13 @@ func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, d
 func oneEntry(a, b fs.FileInfo) bool {
 	return os.SameFile(a, b)
 }
+
+// keeper is, on Unix, the handover of the file a change displaces to a
+// store (keep.go). Windows has no exchange: FS is no fsys.Keeper there,
+// and the rename shared with Unix (move.go) always gets a nil one, which
+// hands nothing over.
+type keeper struct{}
+
+func (*keeper) planAt(*FS, *dirHandle, string)       {}
+func (*keeper) early() error                         { return nil }
+func (*keeper) take(*dirHandle, string, found) error { return nil }

@@ -33,6 +33,18 @@ func (m *FS) RemoveKeep(name string, expect fsys.Expected, keep fsys.Keep) (fsys
 	return cm, kept, err
 }
 
+// RenameKeep is Rename over the file at to that keeps the bytes it
+// replaces, as ReplaceKeep.
+func (m *FS) RenameKeep(from, to string, src, dst fsys.Expected, keep fsys.Keep) (fsys.Commit, fsys.Kept, error) {
+	if keep.Save == nil {
+		return fsys.Commit{}, fsys.Kept{}, fsys.E("rename", to, fsys.ErrInvalid, errors.New("a Keep without Save"))
+	}
+	kept := fsys.Kept{Why: notOnDisk}
+	over := saveFirst(dst, keep, &kept)
+	cm, err := m.Rename(from, to, src, &over)
+	return cm, kept, err
+}
+
 // saveFirst is expect with a Ready that also runs keep.Save.
 func saveFirst(expect fsys.Expected, keep fsys.Keep, kept *fsys.Kept) fsys.Expected {
 	ready := expect.Ready
