@@ -42,9 +42,10 @@ type Adoption struct {
 }
 
 // Adopt prepares the adoption of a file holding size bytes that hash to
-// version ("sha256:<hex>"): it makes the blob's directory (durably, when
-// new) and opens objects/, where the file is staged as a Put stages its
-// temp file. Adopting a blob that is already stored is allowed and
+// version ("sha256:<hex>"): it checks that the blob's directory exists
+// and is durable (one of the fan-out made once for the state directory; a
+// handle's first blob write may fsync objects/ for it, once) and opens
+// objects/, where the file is staged as a Put stages its temp file. Adopting a blob that is already stored is allowed and
 // changes nothing but the file behind the name (same bytes), so a retried
 // adoption is harmless.
 func (j *Journal) Adopt(version string, size int64) (*Adoption, error) {
@@ -52,6 +53,11 @@ func (j *Journal) Adopt(version string, size int64) (*Adoption, error) {
 	if !ok || !isHex(h, 64) || size < 0 {
 		return nil, fmt.Errorf("journal: adopt %q (%d bytes): not a sha256 name and a size: %w", version, size, ErrRefused)
 	}
+	if err := j.fanoutReady(); err != nil {
+		return nil, fmt.Errorf("journal: adopt %s: %w", short(version), err)
+	}
+	// The fan-out made dir already (fanout.go); it is made again here,
+	// durably, only if something removed it since.
 	dir, name := blobPath(h)
 	if err := j.root.Mkdir(dir, 0o700); err == nil {
 		if err := j.syncDir(objectsDir); err != nil {

@@ -107,3 +107,58 @@ func BenchmarkSession(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAppendToSession appends one record at a time to a session that
+// already holds n records (10, 1,000, 10,000), with records of other
+// sessions between them: the time per append must not grow with n (each
+// append reads only the log's tail and the pending state of its handle,
+// never the session's index or the log from its start). Run it with a
+// fixed -benchtime (e.g. 200x) so that the session grows little during it.
+func BenchmarkAppendToSession(b *testing.B) {
+	for _, durable := range []bool{false, true} {
+		for _, n := range []int{10, 1_000, 10_000} {
+			b.Run(fmt.Sprintf("durable=%v/n=%d", durable, n), func(b *testing.B) {
+				dir := b.TempDir()
+				fill, err := journal.Open(dir, journal.Options{NoSync: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				batch := make([]journal.Record, 0, 500)
+				for i := range 2 * n {
+					s := "mine"
+					if i%2 == 1 {
+						s = fmt.Sprint("other-", i%7)
+					}
+					batch = append(batch, journal.Record{Type: "observe", Session: s, Path: fmt.Sprintf("src/file%d.go", i%97), Data: data(map[string]any{"version": "sha256:0123456789abcdef0123456789abcdef", "ranges": [][2]int{{0, i % 1000}}})})
+					if len(batch) == cap(batch) || i == 2*n-1 {
+						if _, err := fill.Append(batch...); err != nil {
+							b.Fatal(err)
+						}
+						batch = batch[:0]
+					}
+				}
+				if err := fill.Close(); err != nil {
+					b.Fatal(err)
+				}
+				j, err := journal.Open(dir, journal.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer j.Close()
+				write := j.AppendLazy
+				if durable {
+					write = j.Append
+				}
+				rec := journal.Record{Type: "receipt", Session: "mine", Path: "src/a.go", Data: data(map[string]any{"version": "sha256:0123456789abcdef", "verified": true})}
+				if _, err := write(rec); err != nil { // the first append of a handle may settle the index
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if _, err := write(rec); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

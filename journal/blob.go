@@ -14,7 +14,9 @@ import (
 
 // Put stores data as a blob and returns its name, "sha256:<hex>" of data.
 // The blob is written to a temp file in objects/, fsynced, and renamed to
-// objects/<first 2 hex>/<other 62 hex>, so a reader never sees part of it.
+// objects/<first 2 hex>/<other 62 hex>, so a reader never sees part of it;
+// that directory is one of the fan-out made once for the state directory
+// (fanout.go), so only it is fsynced after the rename.
 // Putting bytes already stored is cheap and changes nothing; if the stored
 // file no longer holds them (damage), Put replaces it.
 func (j *Journal) Put(data []byte) (string, error) {
@@ -47,6 +49,11 @@ func (j *Journal) has(name string, data []byte) bool {
 }
 
 func (j *Journal) writeBlob(dir, name string, data []byte) error {
+	if err := j.fanoutReady(); err != nil {
+		return err
+	}
+	// The fan-out made dir already; it is made again here only if
+	// something removed it since.
 	newDir := false
 	if err := j.root.Mkdir(dir, 0o700); err == nil {
 		newDir = true

@@ -96,6 +96,10 @@ type Journal struct {
 	durable bool
 	// bg counts the background flushes running.
 	bg sync.WaitGroup
+	// fanMu guards fanReady: the object store's fan-out directories are
+	// known to exist and be durable (fanout.go).
+	fanMu    sync.Mutex
+	fanReady bool
 }
 
 // Open opens the journal in dir, creating dir (mode 0700) and its files if
@@ -137,6 +141,7 @@ func (j *Journal) init() error {
 			return err
 		}
 	}
+	j.openFanout()
 	var err error
 	j.log, err = j.root.OpenFile(logName, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
