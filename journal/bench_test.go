@@ -114,10 +114,15 @@ func BenchmarkSession(b *testing.B) {
 // append reads only the log's tail and the pending state of its handle,
 // never the session's index or the log from its start). Run it with a
 // fixed -benchtime (e.g. 200x) so that the session grows little during it.
+//
+// With other=true a second handle (as another process would) appends a
+// record of another session before each of them, so each append finds the
+// log moved on past its handle's own lines; the time is then per pair.
 func BenchmarkAppendToSession(b *testing.B) {
-	for _, durable := range []bool{false, true} {
+	for _, c := range []struct{ durable, other bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		durable := c.durable
 		for _, n := range []int{10, 1_000, 10_000} {
-			b.Run(fmt.Sprintf("durable=%v/n=%d", durable, n), func(b *testing.B) {
+			b.Run(fmt.Sprintf("durable=%v/other=%v/n=%d", durable, c.other, n), func(b *testing.B) {
 				dir := b.TempDir()
 				fill, err := journal.Open(dir, journal.Options{NoSync: true})
 				if err != nil {
@@ -150,10 +155,23 @@ func BenchmarkAppendToSession(b *testing.B) {
 					write = j.Append
 				}
 				rec := journal.Record{Type: "receipt", Session: "mine", Path: "src/a.go", Data: data(map[string]any{"version": "sha256:0123456789abcdef", "verified": true})}
+				otherWrite := func() error { return nil }
+				if c.other {
+					k, err := journal.Open(dir, journal.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer k.Close()
+					orec := journal.Record{Type: "observe", Session: "other", Path: "src/b.go"}
+					otherWrite = func() error { _, err := k.AppendLazy(orec); return err }
+				}
 				if _, err := write(rec); err != nil { // the first append of a handle may settle the index
 					b.Fatal(err)
 				}
 				for b.Loop() {
+					if err := otherWrite(); err != nil {
+						b.Fatal(err)
+					}
 					if _, err := write(rec); err != nil {
 						b.Fatal(err)
 					}

@@ -10,7 +10,9 @@
 //	                      how far the session index is complete
 //	sessions/<hex>.jsonl  a byte-exact copy of every line of one session
 //	                      (<hex> is the sha256 of the session id)
-//	objects/<2>/<62>      blobs, named by the sha256 of their bytes
+//	objects/<2>/<62>      blobs, named by the sha256 of their bytes; the 256
+//	                      directories objects/00 … objects/ff are made once
+//	objects.layout        says those 256 directories exist and are durable
 //
 // The package is generic: records carry an opaque JSON payload, and the
 // package knows nothing of tools, receipts or policy. Callers (the stet
