@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"unicode/utf8"
 )
 
 // Append writes recs to the end of the log as one batch, under one exclusive
@@ -283,7 +284,9 @@ func (j *Journal) encode(recs []Record, seq int64, prev string) (*bytes.Buffer, 
 			return nil, nil, nil, fmt.Errorf("record %d: %w", i, err)
 		}
 		line := bytes.Clone(buf.Bytes()[start : buf.Len()-1])
-		if err := json.Unmarshal(line, &out[i]); err != nil {
+		if d, ok := asDecoded(r, line); ok {
+			out[i] = d
+		} else if err := json.Unmarshal(line, &out[i]); err != nil {
 			return nil, nil, nil, fmt.Errorf("record %d: %w", i, err)
 		}
 		if r.Session != "" {
@@ -292,4 +295,28 @@ func (j *Journal) encode(recs []Record, seq int64, prev string) (*bytes.Buffer, 
 		prev = hashName(line)
 	}
 	return &buf, out, bySession, nil
+}
+
+// dataKey precedes a record's payload in its line: the last field, after
+// fields whose strings cannot hold an unescaped quote.
+var dataKey = []byte(`,"data":`)
+
+// asDecoded is r as decoding line, its encoding, gives it back, without
+// decoding: the same strings where they are valid UTF-8 (the encoder
+// replaces invalid bytes: ok is false then, and the caller decodes), the
+// time in UTC (already so), and Data as the line holds it, compacted.
+func asDecoded(r Record, line []byte) (Record, bool) {
+	for _, s := range [...]string{r.Prev, r.Type, r.Session, r.Path} {
+		if !utf8.ValidString(s) {
+			return Record{}, false
+		}
+	}
+	if len(r.Data) > 0 {
+		i := bytes.Index(line, dataKey)
+		if i < 0 || line[len(line)-1] != '}' {
+			return Record{}, false
+		}
+		r.Data = json.RawMessage(line[i+len(dataKey) : len(line)-1])
+	}
+	return r, true
 }

@@ -215,3 +215,23 @@ func BenchmarkAppendToSession(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendLazyBatch appends observations in batches of 256, as grep
+// does while it searches: the cost is the encoding of the records.
+func BenchmarkAppendLazyBatch(b *testing.B) {
+	j, err := journal.Open(b.TempDir(), journal.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	recs := make([]journal.Record, 256)
+	for i := range recs {
+		recs[i] = journal.Record{Type: "observe", Session: "s", Path: fmt.Sprintf("src/pkg%d/file%d.go", i%16, i),
+			Data: data(map[string]any{"version": "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "lines": [][2]int{{10, 12}, {40, 41}}})}
+	}
+	for b.Loop() {
+		if _, err := j.AppendLazy(recs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
