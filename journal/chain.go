@@ -81,7 +81,11 @@ func (l *logLines) startFrom(off int64) (int64, error) {
 	if off <= 0 {
 		return 0, nil
 	}
-	var buf [512]byte // most lines are shorter: one small read finds the next start
+	// Most lines are shorter than the first read, so one small read finds
+	// the next start; within a long line (a session snapshot) the reads
+	// double, so crossing it costs a few reads, not one per 512 bytes.
+	var small [512]byte
+	buf := small[:]
 	for pos := off - 1; pos < l.end; {
 		n := int(min(int64(len(buf)), l.end-pos))
 		if _, err := l.f.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
@@ -91,6 +95,7 @@ func (l *logLines) startFrom(off int64) (int64, error) {
 			return pos + int64(i) + 1, nil
 		}
 		pos += int64(n)
+		buf = grown(buf)
 	}
 	return l.end, nil
 }
@@ -98,7 +103,8 @@ func (l *logLines) startFrom(off int64) (int64, error) {
 // lineAt returns the complete line starting at off, without its "\n".
 func (l *logLines) lineAt(off int64) ([]byte, error) {
 	var line []byte
-	var buf [2 << 10]byte
+	var small [2 << 10]byte
+	buf := small[:]
 	for pos := off; pos < l.end; {
 		n := int(min(int64(len(buf)), l.end-pos))
 		if _, err := l.f.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
@@ -109,8 +115,20 @@ func (l *logLines) lineAt(off int64) ([]byte, error) {
 		}
 		line = append(line, buf[:n]...)
 		pos += int64(n)
+		buf = grown(buf) // as in startFrom
 	}
 	return nil, fmt.Errorf("offset %d: no complete line", off)
+}
+
+// maxRead caps the reads of startFrom and lineAt as they double.
+const maxRead = 1 << 20
+
+// grown returns a read buffer twice as long as buf, up to maxRead.
+func grown(buf []byte) []byte {
+	if len(buf) >= maxRead {
+		return buf
+	}
+	return make([]byte, min(2*len(buf), maxRead))
 }
 
 // lineBefore returns the line that ends just before the line start off.

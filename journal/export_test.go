@@ -11,3 +11,8 @@ func SetRand(j *Journal, r io.Reader) { j.rand = r }
 // whose log lines a sync already covered, fsyncs them and moves the
 // watermark.
 func FlushSynced(j *Journal) error { return j.flushWith(false) }
+
+// SetKeptMax sets how many bytes of index lines SessionFrom keeps decoded
+// between its check and its calls of fn (0: none, every line is decoded
+// twice), so a test can run both paths.
+func SetKeptMax(j *Journal, n int64) { j.keptMax = n }

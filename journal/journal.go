@@ -66,6 +66,8 @@ type Journal struct {
 	noSync bool
 	onSync func(name string)
 	rand   io.Reader // the source of this handle's random names; tests replace it (export_test.go)
+	// keptMax: see SessionFrom (read.go); tests lower it (export_test.go).
+	keptMax int64
 
 	// mu serializes this process's use of the flock on lock (a flock belongs
 	// to the open file, so two goroutines would otherwise share one lock) and
@@ -121,7 +123,7 @@ func Open(dir string, o Options) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: open: %w", err)
 	}
-	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync, onSync: o.OnSync, rand: rand.Reader}
+	j := &Journal{dir: dir, root: root, now: o.Now, noSync: o.NoSync, onSync: o.OnSync, rand: rand.Reader, keptMax: keptMax}
 	if j.now == nil {
 		j.now = time.Now
 	}

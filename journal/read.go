@@ -96,21 +96,35 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 	f, size := idx.f, idx.size
 	off := from
 	if size > from {
-		// Two passes, as in Scan: every line is checked before fn sees any.
-		if err := checkIndex(id, name, f, from, size, &logLines{f: idx.log, end: idx.logEnd}); err != nil {
+		// Every line is checked before fn sees any, as in Scan. Up to
+		// keptMax bytes of lines, the check keeps the records it decoded
+		// and fn gets those: one read and one decode of each line.
+		// Beyond that, the lines are read and decoded again.
+		var kept []keptRecord
+		keep := size-from <= j.keptMax
+		if err := checkIndex(id, name, f, from, size, &logLines{f: idx.log, end: idx.logEnd}, keep, &kept); err != nil {
 			return 0, err
 		}
-		_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
+		for _, k := range kept {
 			at := off
-			off += int64(len(line)) + 1
-			var r Record
-			if err := json.Unmarshal(line, &r); err != nil {
-				return &lineError{file: name, line: n, err: err}
+			off += int64(k.lineLen) + 1
+			if err := fn(k.r, at); err != nil {
+				return 0, err
 			}
-			return fn(r, at)
-		})
-		if err != nil {
-			return 0, err
+		}
+		if !keep {
+			_, err = eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
+				at := off
+				off += int64(len(line)) + 1
+				var r Record
+				if err := json.Unmarshal(line, &r); err != nil {
+					return &lineError{file: name, line: n, err: err}
+				}
+				return fn(r, at)
+			})
+			if err != nil {
+				return 0, err
+			}
 		}
 	}
 	// This handle's lines not yet written, at the offsets they will have
@@ -215,15 +229,37 @@ func (j *Journal) openIndex(id string) (sessionIndex, error) {
 	return idx, err
 }
 
+// keptMax is how many bytes of a session's index lines SessionFrom keeps
+// decoded between its check and its calls of fn (a snapshot and what
+// followed it are far smaller); a longer stretch is decoded twice instead.
+// A Journal's keptMax is this one unless a test lowered it.
+const keptMax = 32 << 20
+
+// keptRecord is an index line's record decoded by checkIndex, with the
+// line's length (without "\n").
+type keptRecord struct {
+	r       Record
+	lineLen int
+}
+
 // checkIndex checks the lines of the index file name of session id in f,
 // from offset from to size, against the log: each names the session, seqs
-// rise, and each is the log's line of that seq.
-func checkIndex(id, name string, f *os.File, from, size int64, log *logLines) error {
+// rise, and each is the log's line of that seq. With keep, it decodes
+// each line as a whole Record and appends it to *kept once checked (the
+// session, seq and prev it checks are that decode's); else it decodes
+// only what it checks.
+func checkIndex(id, name string, f *os.File, from, size int64, log *logLines, keep bool, kept *[]keptRecord) error {
 	var prevSeq int64
 	var prevHash string
 	_, err := eachLine(io.NewSectionReader(f, from, size-from), func(n int64, line []byte) error {
 		var r chainHead
-		if err := json.Unmarshal(line, &r); err != nil {
+		var rec Record
+		if keep {
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return &lineError{file: name, line: n, err: err}
+			}
+			r = chainHead{Seq: rec.Seq, Prev: rec.Prev, Session: rec.Session}
+		} else if err := json.Unmarshal(line, &r); err != nil {
 			return &lineError{file: name, line: n, err: err}
 		}
 		if err := sameHead(line, r.Seq, r.Prev); err != nil {
@@ -235,10 +271,14 @@ func checkIndex(id, name string, f *os.File, from, size int64, log *logLines) er
 		case r.Seq <= prevSeq:
 			return &lineError{file: name, line: n, err: fmt.Errorf("seq %d after seq %d", r.Seq, prevSeq)}
 		}
-		if err := checkInLog(log, r, line, prevSeq, prevHash); err != nil {
+		hash, err := checkInLog(log, r, line, prevSeq, prevHash)
+		if err != nil {
 			return &lineError{file: name, line: n, err: err}
 		}
-		prevSeq, prevHash = r.Seq, hashName(line)
+		prevSeq, prevHash = r.Seq, hash
+		if keep {
+			*kept = append(*kept, keptRecord{r: rec, lineLen: len(line)})
+		}
 		return nil
 	})
 	return err
@@ -255,53 +295,54 @@ type chainHead struct {
 // the log's line with r's seq must be the same bytes, and chained to the
 // line before it. prevSeq and prevHash describe the index line before,
 // already checked, which spares reading the log line before when the two
-// are neighbours there.
-func checkInLog(log *logLines, r chainHead, line []byte, prevSeq int64, prevHash string) error {
+// are neighbours there. It returns the line's hash.
+func checkInLog(log *logLines, r chainHead, line []byte, prevSeq int64, prevHash string) (string, error) {
 	start, logged, err := log.find(r.Seq)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if !bytes.Equal(logged, line) {
-		return fmt.Errorf("seq %d differs from the log's line", r.Seq)
+		return "", fmt.Errorf("seq %d differs from the log's line", r.Seq)
 	}
+	hash := hashName(logged) // the same bytes as line
 	// The line after it in the log must chain to it: otherwise a line
 	// changed in place (in the log and in the index alike) would pass.
 	if next := start + int64(len(logged)) + 1; next < log.end {
 		after, err := log.headAt(next)
 		if err != nil {
-			return err
+			return "", err
 		}
-		if after.Seq != r.Seq+1 || after.Prev != hashName(logged) {
-			return fmt.Errorf("seq %d: the log's next line does not chain to it", r.Seq)
+		if after.Seq != r.Seq+1 || after.Prev != hash {
+			return "", fmt.Errorf("seq %d: the log's next line does not chain to it", r.Seq)
 		}
 	}
 	if r.Seq == prevSeq+1 {
 		if r.Prev != prevHash {
-			return fmt.Errorf("seq %d does not chain to seq %d", r.Seq, prevSeq)
+			return "", fmt.Errorf("seq %d does not chain to seq %d", r.Seq, prevSeq)
 		}
-		return nil
+		return hash, nil
 	}
 	before, err := log.lineBefore(start)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if before == nil {
 		if r.Seq != 1 || r.Prev != "" {
-			return fmt.Errorf("seq %d is the log's first line", r.Seq)
+			return "", fmt.Errorf("seq %d is the log's first line", r.Seq)
 		}
-		return nil
+		return hash, nil
 	}
 	seq, err := leadingSeq(before)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if seq != r.Seq-1 {
-		return fmt.Errorf("seq %d follows seq %d in the log: a gap", r.Seq, seq)
+		return "", fmt.Errorf("seq %d follows seq %d in the log: a gap", r.Seq, seq)
 	}
 	if r.Prev != hashName(before) {
-		return fmt.Errorf("seq %d does not chain to seq %d", r.Seq, seq)
+		return "", fmt.Errorf("seq %d does not chain to seq %d", r.Seq, seq)
 	}
-	return nil
+	return hash, nil
 }
 
 // lineError is a line of a journal file that is not what it should be. It
