@@ -233,7 +233,7 @@ func (j *Journal) openIndex(id string) (sessionIndex, error) {
 // decoded between its check and its calls of fn (a snapshot and what
 // followed it are far smaller); a longer stretch is decoded twice instead.
 // A Journal's keptMax is this one unless a test lowered it.
-const keptMax = 32 << 20
+const keptMax = 8 << 20
 
 // keptRecord is an index line's record decoded by checkIndex, with the
 // line's length (without "\n").
