@@ -231,7 +231,7 @@ func (j *Journal) openIndex(id string) (sessionIndex, error) {
 
 // keptMax is how many bytes of a session's index lines SessionFrom keeps
 // decoded between its check and its calls of fn (a snapshot and what
-// followed it are far smaller); a longer stretch is decoded twice instead.
+// followed it are usually far smaller); a longer stretch is decoded twice instead.
 // A Journal's keptMax is this one unless a test lowered it.
 const keptMax = 8 << 20
 
