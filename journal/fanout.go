@@ -17,19 +17,20 @@ import (
 //
 // The marker file objects.layout in the state directory says the fan-out is
 // complete and durable: it is created only after all 256 directories exist
-// and objects/ was fsynced. Open of a state directory without it (new, or
-// made by an older stet, or left by a crash between the directories) makes
-// the missing directories, in order, without an fsync (opening to read must
-// not fsync); the handle's first Put or Adopt then fsyncs objects/ once and
-// creates the marker. A handle that sees the marker at Open pays nothing.
+// and objects/ was fsynced. In a state directory without it (new, or made
+// by an older stet, or left by a crash between the directories) the
+// handle's first Put or Adopt makes the missing directories, fsyncs
+// objects/ once and creates the marker; Open makes nothing (a call that
+// only reads, or edits, never pays for them). A handle that sees the
+// marker at Open pays nothing.
 //
 // Anything may still remove a fan-out directory later (by hand, an older
 // stet's cleanup): Put and Adopt then make it again, durably, as before.
 // Two processes opening one state directory at once both make what is
 // missing (an existing directory is no error) and both may fsync objects/;
 // whichever creates the marker, it is created after an fsync that covered
-// every directory. A state directory this user may not write: Open makes
-// nothing and fails nothing (a reader), the first Put or Adopt fails naming
+// every directory. A state directory this user may not write: Open and
+// reading fail nothing (a reader), the first Put or Adopt fails naming
 // objects/ (a writer).
 
 // fanoutMarker is the name of the marker file, in the state directory.
@@ -50,17 +51,14 @@ func fanoutDirs() []string {
 	return dirs
 }
 
-// openFanout is Open's part: it notes whether the marker is there, and if
-// not makes the missing directories (best effort, no fsync).
+// openFanout is Open's part: it notes whether the marker is there. It
+// makes nothing: 256 directories cost a first call more than all its other
+// work (and a call that stores no blob never needs them), so the handle's
+// first Put or Adopt makes them (fanoutReady).
 func (j *Journal) openFanout() {
 	if _, err := j.root.Lstat(fanoutMarker); err == nil {
 		j.fanReady = true
-		return
 	}
-	if _, err := j.root.Lstat(objectsDir + "/ff"); err == nil {
-		return // made in order: all are there, only their fsync is not known
-	}
-	j.makeFanout() // a failure (a read-only state directory) is the writer's to report
 }
 
 // makeFanout makes the fan-out directories that do not exist yet.

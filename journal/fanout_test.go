@@ -39,16 +39,17 @@ func blobsWithPrefixes(n int) [][]byte {
 	return out
 }
 
-// A fresh state directory gets its 256 blob directories at Open, without an
-// fsync; the handle's first blob write fsyncs objects/ once, and no later
+// A fresh state directory gets its 256 blob directories at the handle's
+// first blob write, not at Open (which makes nothing and fsyncs nothing);
+// that write fsyncs objects/ once, and no later
 // Put or Adopt (of this handle or of one opened after) fsyncs objects/
 // again: each pays only for the directory its blob lands in.
 func TestFanoutMadeOnce(t *testing.T) {
 	dir := t.TempDir()
 	var rec syncRecorder
 	j := openWith(t, dir, journal.Options{Now: clock(), OnSync: rec.onSync})
-	if n := fanoutCount(t, dir); n != 256 {
-		t.Fatalf("Open made %d fan-out directories, want 256", n)
+	if n := fanoutCount(t, dir); n != 0 {
+		t.Fatalf("Open made %d fan-out directories, want none before a blob is stored", n)
 	}
 	if synced := rec.take(); len(synced) > 0 {
 		t.Errorf("Open fsynced %v", synced)
@@ -56,6 +57,9 @@ func TestFanoutMadeOnce(t *testing.T) {
 	contents := blobsWithPrefixes(4)
 	if _, err := j.Put(contents[0]); err != nil {
 		t.Fatal(err)
+	}
+	if n := fanoutCount(t, dir); n != 256 {
+		t.Fatalf("the first Put made %d fan-out directories, want 256", n)
 	}
 	if synced := rec.take(); !hasSync(synced, "objects/") {
 		t.Errorf("the first Put did not fsync objects/ for the fan-out (fsynced %v)", synced)
@@ -96,9 +100,9 @@ func TestFanoutMadeOnce(t *testing.T) {
 }
 
 // A state directory of an older stet (blob directories made on demand, no
-// marker), or one a crash left between the fan-out's directories: Open
-// makes the missing ones, the blobs already stored stay readable, and the
-// first blob write fsyncs objects/ before the marker says so.
+// marker), or one a crash left between the fan-out's directories: the
+// blobs already stored stay readable, and the first blob write makes the
+// missing directories and fsyncs objects/ before the marker says so.
 func TestFanoutCompletesAnOlderStateDirectory(t *testing.T) {
 	for _, keep := range []int{0, 1, 0x80} {
 		t.Run(fmt.Sprint("kept=", keep), func(t *testing.T) {
@@ -122,9 +126,6 @@ func TestFanoutCompletesAnOlderStateDirectory(t *testing.T) {
 			}
 			var rec syncRecorder
 			k := openWith(t, dir, journal.Options{Now: clock(), OnSync: rec.onSync})
-			if n := fanoutCount(t, dir); n != 256 {
-				t.Fatalf("Open left %d fan-out directories, want 256", n)
-			}
 			if got, err := k.Get(v); err != nil || string(got) != string(old) {
 				t.Fatalf("Get of a blob stored before = %q, %v", got, err)
 			}
@@ -136,6 +137,9 @@ func TestFanoutCompletesAnOlderStateDirectory(t *testing.T) {
 			}
 			if synced := rec.take(); !hasSync(synced, "objects/") {
 				t.Errorf("the first Put after the fan-out was completed did not fsync objects/ (fsynced %v)", synced)
+			}
+			if n := fanoutCount(t, dir); n != 256 {
+				t.Errorf("the first Put left %d fan-out directories, want 256", n)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "objects.layout")); err != nil {
 				t.Errorf("no marker: %v", err)
