@@ -25,40 +25,9 @@ import (
 // contents never stored before (a blob already stored costs no write), and
 // reports each one's mean and its ratio to the limit.
 func BenchmarkKeep(b *testing.B) {
-	const size = 1 << 20
-	base := b.TempDir()
-	rootDir := filepath.Join(base, "root")
-	if err := os.Mkdir(rootDir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	content := func(i uint64, salt byte) []byte {
-		d := bytes.Repeat([]byte{'a' + salt, '\n'}, size/2)
-		binary.BigEndian.PutUint64(d, i)
-		return d
-	}
-	names := []string{"limit", "replace", "copy", "adopt"}
-	cur := map[string][]byte{}
-	for k, n := range names {
-		cur[n] = content(0, byte(k))
-		if err := os.WriteFile(filepath.Join(rootDir, n), cur[n], 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	l, err := local.Open(rootDir, local.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	stateDir := filepath.Join(base, "state")
-	j, err := journal.Open(stateDir, journal.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Close()
-	blob := func(data []byte) string {
-		h := string(fsys.VersionOf(data))[len("sha256:"):]
-		return filepath.Join(stateDir, "objects", h[:2], h[2:])
-	}
+	kb := newKeepBench(b, "limit", "replace", "copy", "adopt")
+	rootDir, l, j, content, blob, cur := kb.root, kb.l, kb.j, kb.content, kb.blob, kb.cur
+	names := kb.names
 	syscall.Sync()
 	spent := map[string]time.Duration{}
 	var i uint64
@@ -118,14 +87,69 @@ func BenchmarkKeep(b *testing.B) {
 		cur = next
 		b.StartTimer()
 	}
-	n := float64(b.N)
-	limit := float64(spent["limit"]) / n
-	for _, name := range names {
-		mean := float64(spent[name]) / n
-		b.ReportMetric(mean/1e6, name+"-ms")
-		if name != "limit" {
-			b.ReportMetric(mean/limit, name+"/limit")
+	kb.report(spent)
+}
+
+// keepBench is the setup both keep benchmarks share: a root holding one
+// 1 MiB file per way measured (named after it), the provider on it and a
+// journal beside it.
+type keepBench struct {
+	b     *testing.B
+	names []string
+	root  string
+	l     *local.FS
+	j     *journal.Journal
+	cur   map[string][]byte
+}
+
+func newKeepBench(b *testing.B, names ...string) *keepBench {
+	base := b.TempDir()
+	kb := &keepBench{b: b, names: names, root: filepath.Join(base, "root"), cur: map[string][]byte{}}
+	if err := os.Mkdir(kb.root, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for k, n := range names {
+		kb.cur[n] = kb.content(0, byte(k))
+		if err := os.WriteFile(filepath.Join(kb.root, n), kb.cur[n], 0o644); err != nil {
+			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(0, "ns/op")
+	var err error
+	if kb.l, err = local.Open(kb.root, local.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { kb.l.Close() })
+	if kb.j, err = journal.Open(filepath.Join(base, "state"), journal.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { kb.j.Close() })
+	return kb
+}
+
+// content is 1 MiB of iteration i's bytes for the way numbered salt:
+// never stored before.
+func (kb *keepBench) content(i uint64, salt byte) []byte {
+	d := bytes.Repeat([]byte{'a' + salt, '\n'}, 1<<19)
+	binary.BigEndian.PutUint64(d, i)
+	return d
+}
+
+// blob is where the journal stores data.
+func (kb *keepBench) blob(data []byte) string {
+	h := string(fsys.VersionOf(data))[len("sha256:"):]
+	return filepath.Join(kb.j.Dir(), "objects", h[:2], h[2:])
+}
+
+// report gives each way's mean time and its ratio to the limit's.
+func (kb *keepBench) report(spent map[string]time.Duration) {
+	n := float64(kb.b.N)
+	limit := float64(spent["limit"]) / n
+	for _, name := range kb.names {
+		mean := float64(spent[name]) / n
+		kb.b.ReportMetric(mean/1e6, name+"-ms")
+		if name != "limit" {
+			kb.b.ReportMetric(mean/limit, name+"/limit")
+		}
+	}
+	kb.b.ReportMetric(0, "ns/op")
 }

@@ -3,8 +3,6 @@
 package local_test
 
 import (
-	"bytes"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -12,8 +10,6 @@ import (
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
-	"github.com/stet-dev/stet/fsys/local"
-	"github.com/stet-dev/stet/journal"
 )
 
 // BenchmarkKeepMove moves a file over a 1 MiB file keeping the replaced
@@ -26,40 +22,9 @@ import (
 // reports each one's mean and its ratio to the limit. The file moved is
 // made, outside the timing, before each move.
 func BenchmarkKeepMove(b *testing.B) {
-	const size = 1 << 20
-	base := b.TempDir()
-	rootDir := filepath.Join(base, "root")
-	if err := os.Mkdir(rootDir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	content := func(i uint64, salt byte) []byte {
-		d := bytes.Repeat([]byte{'a' + salt, '\n'}, size/2)
-		binary.BigEndian.PutUint64(d, i)
-		return d
-	}
-	names := []string{"limit", "copy", "adopt"}
-	cur := map[string][]byte{}
-	for k, n := range names {
-		cur[n] = content(0, byte(k))
-		if err := os.WriteFile(filepath.Join(rootDir, n), cur[n], 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	l, err := local.Open(rootDir, local.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	stateDir := filepath.Join(base, "state")
-	j, err := journal.Open(stateDir, journal.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Close()
-	blob := func(data []byte) string {
-		h := string(fsys.VersionOf(data))[len("sha256:"):]
-		return filepath.Join(stateDir, "objects", h[:2], h[2:])
-	}
+	kb := newKeepBench(b, "limit", "copy", "adopt")
+	rootDir, l, j, content, blob, cur := kb.root, kb.l, kb.j, kb.content, kb.blob, kb.cur
+	names := kb.names
 	spent := map[string]time.Duration{}
 	var i uint64
 	for b.Loop() {
@@ -118,14 +83,5 @@ func BenchmarkKeepMove(b *testing.B) {
 		cur = next
 		b.StartTimer()
 	}
-	n := float64(b.N)
-	limit := float64(spent["limit"]) / n
-	for _, name := range names {
-		mean := float64(spent[name]) / n
-		b.ReportMetric(mean/1e6, name+"-ms")
-		if name != "limit" {
-			b.ReportMetric(mean/limit, name+"/limit")
-		}
-	}
-	b.ReportMetric(0, "ns/op")
+	kb.report(spent)
 }
