@@ -86,7 +86,7 @@ func (j *Journal) fanoutReady() error {
 		err = j.syncDir(objectsDir)
 	}
 	if err != nil {
-		return fmt.Errorf("the object store %s/%s cannot be prepared (%w); the state directory must be writable by this user", j.dir, objectsDir, err)
+		return fmt.Errorf("the object store %s/%s cannot be prepared (%w); free space on its disk, or make the state directory writable by this user, then retry", j.dir, objectsDir, err)
 	}
 	// Created only now, after the fsync: its presence vouches for it. It is
 	// not fsynced: a marker lost to a power cut only makes the next handle
