@@ -37,6 +37,8 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if ref != nil {
 		return nil, ref
 	}
+	k := s.ws.clock
+	t0 := k.start()
 	t, unlock, err := s.claim(ctx, "edit", a.Path)
 	if err != nil {
 		return nil, err
@@ -46,6 +48,8 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if err != nil {
 		return nil, s.ws.fileErr("edit", t, err)
 	}
+	k.done(stepRead, t0)
+	t0 = k.start()
 	// The replacements are worked out beside the hash of cur (they do not
 	// need its version); their failure counts only once cur is known fresh,
 	// so the refusals keep their order.
@@ -85,6 +89,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	}
 	c.message = fmt.Sprintf("edited %s: %s at %s (%s → %s)", t.shown(), plural(res.Count, "replacement"),
 		lineList(res.Matches), linesWord(c.preLines), linesWord(c.postLines))
+	k.done(stepPlan, t0)
 	return s.commit(ctx, c)
 }
 

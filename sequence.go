@@ -57,7 +57,11 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	}
 	s.ws.sweep(c.t)
 	data, it, ready := s.prepare(c, &r, after)
-	defer c.release()
+	defer func() {
+		t := k.start()
+		c.release()
+		k.done(stepRelease, t)
+	}()
 	// Only the result shows the diff: it is rendered beside the swap.
 	diff := make(chan string, 1)
 	go func() { diff <- c.diff() }()

@@ -10,6 +10,9 @@ import (
 // for all three); "wait" is how long the swap waited for the first two
 // after the temp file was durable.
 const (
+	stepRead     = "read"     // before the commit: the name resolved and locked, the file read
+	stepPlan     = "plan"     // before the commit: hashes, checks, the rules, the change built
+	stepRelease  = "release"  // after the result: the displaced file's removal, the store closed
 	stepSave     = "save"     // the bytes the change takes away, kept as a blob
 	stepIntent   = "intent"   // the write-ahead intent line and its fsync
 	stepTemp     = "temp"     // the new bytes in their temp file, fsynced

@@ -19,6 +19,8 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	if ref := checkArgs("write", a); ref != nil {
 		return nil, ref
 	}
+	k := s.ws.clock
+	t0 := k.start()
 	t, unlock, err := s.claim(ctx, "write", a.Path)
 	if err != nil {
 		return nil, err
@@ -30,6 +32,8 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 			t.spelled, policy.Thousands(len(post)), policy.Thousands(int(s.ws.opts.MaxFileBytes)))
 	}
 	cur, err := t.readMax(s.ws.opts.MaxFileBytes)
+	k.done(stepRead, t0)
+	t0 = k.start()
 	if errors.Is(err, fsys.ErrNotFound) {
 		return s.create(ctx, t, post, a)
 	}
@@ -40,6 +44,7 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	if ref != nil {
 		return nil, ref
 	}
+	k.done(stepPlan, t0)
 	return s.commit(ctx, c)
 }
 
