@@ -44,7 +44,12 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 		return nil, err
 	}
 	defer unlock()
-	cur, err := t.readMax(s.ws.opts.MaxFileBytes)
+	// cur and the new text are built in memory the workspace lends
+	// (bufPool), handed back once the call has succeeded: by then nothing
+	// refers to them (the result's matches and diff are copies, and the
+	// commit waited for every goroutine that reads them). A call that
+	// fails leaves them to the garbage collector.
+	cur, err := t.readInto(s.ws.opts.MaxFileBytes, s.ws.bufs.Get)
 	if err != nil {
 		return nil, s.ws.fileErr("edit", t, err)
 	}
@@ -56,7 +61,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	var res textedit.Result
 	var preLines int
 	ver, ph, ref := s.editableVersion(t, cur, func() {
-		res, err = textedit.ApplyContext(ctx, cur, edits, int(s.ws.opts.MaxFileBytes))
+		res, err = textedit.ApplyBuffers(ctx, cur, edits, int(s.ws.opts.MaxFileBytes), s.ws.bufs)
 		preLines = receipt.Lines(cur) // counted once, beside the hash
 	})
 	if ref != nil {
@@ -90,7 +95,12 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	c.message = fmt.Sprintf("edited %s: %s at %s (%s → %s)", t.shown(), plural(res.Count, "replacement"),
 		lineList(res.Matches), linesWord(c.preLines), linesWord(c.postLines))
 	k.done(stepPlan, t0)
-	return s.commit(ctx, c)
+	out, err := s.commit(ctx, c)
+	if err == nil {
+		s.ws.bufs.Put(res.Text)
+		s.ws.bufs.Put(cur)
+	}
+	return out, err
 }
 
 // linesAfter is the line count of the bytes an edit leaves, from the count

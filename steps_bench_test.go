@@ -14,7 +14,7 @@ import (
 )
 
 // stepNames are the commit's steps as Hooks.Step names them, in order.
-var stepNames = []string{"read", "plan", "save", "intent", "temp", "wait", "swap", "dirsync", "readback", "receipt", "commit", "release", "x-hash", "x-check", "x-work", "x-waithash"}
+var stepNames = []string{"read", "plan", "save", "intent", "temp", "wait", "swap", "dirsync", "readback", "receipt", "commit", "release"}
 
 // stepTimes sums Hooks.Step's reports.
 type stepTimes struct {

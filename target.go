@@ -44,6 +44,11 @@ func (t target) stat() (fsys.Info, error) { return t.handle().Stat() }
 // through its handle.
 func (t target) readMax(max int64) ([]byte, error) { return fsys.ReadHeldMax(t.handle(), t.rel, max) }
 
+// readInto is readMax into a slice from get (fsys.ReadHeldMaxInto).
+func (t target) readInto(max int64, get func(int) []byte) ([]byte, error) {
+	return fsys.ReadHeldMaxInto(t.handle(), t.rel, max, get)
+}
+
 // held reports whether t's directory is held open: it exists.
 func (t target) held() bool { return t.h != nil && t.h.Held() }
 

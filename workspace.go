@@ -23,6 +23,7 @@ import (
 	"github.com/stet-dev/stet/glob"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/textedit"
 )
 
 // Defaults of the read frame and the size limits (SPEC section 3).
@@ -102,8 +103,10 @@ type Hooks struct {
 	BeforeIntent func(id string) error
 	// Step, when not nil, is told how long each step of a commit took
 	// (save, intent, temp, wait, swap, dirsync, readback, receipt, and the
-	// whole commit), for benchmarks: nil in production. The times are exact
-	// for one commit at a time.
+	// whole commit), and, for an edit or a write, the work before it (read:
+	// the name resolved and locked, the file read; plan: hashes, checks,
+	// rules) and after it (release), for benchmarks: nil in production. The
+	// times are exact for one commit at a time.
 	Step func(step string, d time.Duration)
 }
 
@@ -118,11 +121,12 @@ type Workspace struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	swept    sync.Once       // the whole-tree sweep, after a crash was found
-	crashed  atomic.Bool     // Open resolved intents of a process that died
-	sweptMu  sync.Mutex      // guards sweptDir
-	sweptDir map[string]bool // directories swept by this Workspace, by key
-	clock    *stepClock      // Hooks.Step's timer; nil without the hook
+	swept    sync.Once        // the whole-tree sweep, after a crash was found
+	crashed  atomic.Bool      // Open resolved intents of a process that died
+	sweptMu  sync.Mutex       // guards sweptDir
+	sweptDir map[string]bool  // directories swept by this Workspace, by key
+	clock    *stepClock       // Hooks.Step's timer; nil without the hook
+	bufs     textedit.Buffers // large slices an edit reads and builds in, lent per call (bufPool)
 }
 
 type root struct {
@@ -150,6 +154,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		rules:    policy.Rules{Protect: opts.Protect, DenyRead: opts.DenyRead, NoDefaultProtect: opts.NoDefaultProtect},
 		sessions: map[string]*Session{},
 		clock:    newStepClock(opts.Hooks.Step),
+		bufs:     &bufPool{},
 	}
 	if err := ws.openRoots(roots); err != nil {
 		ws.closeRoots()

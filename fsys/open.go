@@ -76,19 +76,29 @@ func ReadFileMax(p Provider, name string, max int64) ([]byte, error) {
 		}
 		return data, nil
 	}
-	return readMax(o.Open, name, max)
+	return readMax(o.Open, name, max, nil)
 }
 
 // ReadHeldMax is ReadFileMax of the name h holds, through h.Open.
 func ReadHeldMax(h Handle, name string, max int64) ([]byte, error) {
+	return ReadHeldMaxInto(h, name, max, nil)
+}
+
+// ReadHeldMaxInto is ReadHeldMax reading into a slice from get (length 0,
+// capacity at least n), so that a caller can lend memory it reuses; nil
+// allocates. The returned bytes may be in that slice or, where the file
+// grew while it was read or the provider reads whole files itself, in new
+// memory.
+func ReadHeldMaxInto(h Handle, name string, max int64, get func(n int) []byte) ([]byte, error) {
 	if w, ok := h.(*walking); ok {
 		return ReadFileMax(w.p, w.name, max)
 	}
-	return readMax(func(string) (io.ReadCloser, Info, error) { return h.Open() }, name, max)
+	return readMax(func(string) (io.ReadCloser, Info, error) { return h.Open() }, name, max, get)
 }
 
 // readMax reads the file open returns for name, refusing one over max.
-func readMax(open func(string) (io.ReadCloser, Info, error), name string, max int64) ([]byte, error) {
+// get, when not nil, gives the slice to read into.
+func readMax(open func(string) (io.ReadCloser, Info, error), name string, max int64, get func(n int) []byte) ([]byte, error) {
 	const op = "read"
 	tooLarge := func(size int64) error {
 		return E(op, name, ErrTooLarge, &TooLargeError{Size: size, Max: max})
@@ -103,7 +113,12 @@ func readMax(open func(string) (io.ReadCloser, Info, error), name string, max in
 	}
 	// One spare byte so a file that did not grow ends with a zero-length
 	// read, and a file that grew past max is seen without reading more.
-	data := make([]byte, 0, info.Size+1)
+	var data []byte
+	if get != nil {
+		data = get(int(info.Size) + 1)[:0]
+	} else {
+		data = make([]byte, 0, info.Size+1)
+	}
 	for {
 		if int64(len(data)) > max {
 			return nil, tooLarge(int64(len(data)))

@@ -72,8 +72,8 @@ func TestEnginesAgreeAtTheirThreshold(t *testing.T) {
 			edits[i] = Edit{Old: "tail one", New: "TAIL ONE"}
 		}
 	}
-	a, errA := applyIndexed(context.Background(), text, edits, 0)
-	b, errB := applySequential(context.Background(), text, edits, 0)
+	a, errA := applyIndexed(context.Background(), text, edits, 0, nil)
+	b, errB := applySequential(context.Background(), text, edits, 0, nil)
 	if (errA == nil) != (errB == nil) || string(a.Text) != string(b.Text) {
 		t.Errorf("engines differ: %v / %v", errA, errB)
 	}

@@ -56,6 +56,29 @@ func Apply(text []byte, edits []Edit) (Result, error) {
 	return ApplyContext(context.Background(), text, edits, 0)
 }
 
+// Buffers lends the byte slices a result's text is built in. Get returns a
+// slice of length 0 and capacity at least n; Put takes back a slice Get
+// returned once nothing uses it any more. A nil Buffers allocates.
+type Buffers interface {
+	Get(n int) []byte
+	Put(b []byte)
+}
+
+// get returns a slice from bufs, or a new one when bufs is nil.
+func get(bufs Buffers, n int) []byte {
+	if bufs == nil {
+		return make([]byte, 0, n)
+	}
+	return bufs.Get(n)
+}
+
+// put hands b back to bufs, when there are bufs.
+func put(bufs Buffers, b []byte) {
+	if bufs != nil {
+		bufs.Put(b)
+	}
+}
+
 // checkEvery is how many matches the loops over matches handle between
 // cancellation checks.
 const checkEvery = 1024
@@ -66,6 +89,15 @@ const checkEvery = 1024
 // maxBytes with a *TooLargeError, computed from the match count before the
 // result is built.
 func ApplyContext(ctx context.Context, text []byte, edits []Edit, maxBytes int) (Result, error) {
+	return ApplyBuffers(ctx, text, edits, maxBytes, nil)
+}
+
+// ApplyBuffers is ApplyContext building the texts in slices from bufs: the
+// text between two edits of a list is handed back as soon as the next one
+// is built, and Result.Text is the caller's, to hand back once it is done
+// with it. Result.Text never shares memory with text, and Matches hold
+// copies of their bytes. On an error nothing is left lent.
+func ApplyBuffers(ctx context.Context, text []byte, edits []Edit, maxBytes int, bufs Buffers) (Result, error) {
 	if len(edits) == 0 {
 		return Result{}, ErrNoEdits
 	}
@@ -80,15 +112,20 @@ func ApplyContext(ctx context.Context, text []byte, edits []Edit, maxBytes int) 
 		}
 	}
 	if len(edits) >= indexMinEdits && len(text) >= indexMinBytes {
-		return applyIndexed(ctx, text, edits, maxBytes)
+		return applyIndexed(ctx, text, edits, maxBytes, bufs)
 	}
-	return applySequential(ctx, text, edits, maxBytes)
+	return applySequential(ctx, text, edits, maxBytes, bufs)
 }
 
 // applySequential applies checked edits one after the other, each by a
 // scan of the whole current text and a rebuild of it: O(n) per edit.
-func applySequential(ctx context.Context, text []byte, edits []Edit, maxBytes int) (Result, error) {
-	cur := text
+func applySequential(ctx context.Context, text []byte, edits []Edit, maxBytes int, bufs Buffers) (res Result, err error) {
+	cur, lent := text, false // lent: cur is an edit's text, from bufs
+	defer func() {
+		if err != nil && lent {
+			put(bufs, cur)
+		}
+	}()
 	var spans []span
 	adapted := false
 	count := 0
@@ -120,7 +157,12 @@ func applySequential(ctx context.Context, text []byte, edits []Edit, maxBytes in
 				return Result{}, &TooLargeError{Index: i, Count: len(hits), Old: len(old), New: len(repl), Size: size, Max: maxBytes}
 			}
 		}
-		cur, spans = replace(cur, spans, hits, len(old), repl)
+		prev := cur
+		cur, spans = replace(get(bufs, resultLen(len(cur), len(hits), len(old), len(repl))), cur, spans, hits, len(old), repl)
+		if lent {
+			put(bufs, prev) // the previous edit's text: nothing refers to it now
+		}
+		lent = true
 		count += len(hits)
 	}
 	eol := DetectEOL(text)
@@ -199,12 +241,15 @@ func resultSize(n, hits, old, repl, max int) (int, bool) {
 	return n + hits*grow, true
 }
 
-// replace writes repl over [h, h+n) of text for each hit h (sorted, not
-// overlapping) and folds the hits into spans, merging a hit with every span
-// it overlaps or touches.
-func replace(text []byte, spans []span, hits []int, n int, repl []byte) ([]byte, []span) {
+// resultLen is the length of a text of n bytes after hits replacements of
+// old bytes by repl bytes (resultSize has checked that it fits).
+func resultLen(n, hits, old, repl int) int { return n + hits*(repl-old) }
+
+// replace writes, into out (length 0, room for the result), text with repl
+// over [h, h+n) for each hit h (sorted, not overlapping) and folds the hits
+// into spans, merging a hit with every span it overlaps or touches.
+func replace(out, text []byte, spans []span, hits []int, n int, repl []byte) ([]byte, []span) {
 	delta := len(repl) - n
-	out := make([]byte, 0, len(text)+len(hits)*delta)
 	last := 0
 	for _, h := range hits {
 		out = append(out, text[last:h]...)

@@ -220,7 +220,7 @@ func nonOverlapping(hits []int, n int) []int {
 // (after the argument checks). It gives the same results and errors as
 // the rescanning engine: an edit that fails is run again by that engine on
 // the current text, once, to report exactly what it reports.
-func applyIndexed(ctx context.Context, text []byte, edits []Edit, maxBytes int) (Result, error) {
+func applyIndexed(ctx context.Context, text []byte, edits []Edit, maxBytes int, bufs Buffers) (Result, error) {
 	x := newIndexed(text)
 	adapted := false
 	count := 0
@@ -267,7 +267,7 @@ func applyIndexed(ctx context.Context, text []byte, edits []Edit, maxBytes int) 
 		}
 		count += len(hits)
 	}
-	final := x.text()
+	final := x.slice(get(bufs, x.size), 0, x.size)
 	eol := DetectEOL(text)
 	if adapted {
 		eol = EOLCRLFAdapted
@@ -278,7 +278,7 @@ func applyIndexed(ctx context.Context, text []byte, edits []Edit, maxBytes int) 
 // failAt returns the error the rescanning engine reports for edit e, the
 // index-th, on cur.
 func failAt(ctx context.Context, cur []byte, e Edit, index int) error {
-	_, err := applySequential(ctx, cur, []Edit{e}, 0)
+	_, err := applySequential(ctx, cur, []Edit{e}, 0, nil)
 	var nm *NoMatchError
 	var am *AmbiguousError
 	switch {

@@ -14,8 +14,8 @@ import (
 // rescanning engine gives: text, matches, EOL, count, or the same error.
 func sameAsSequential(t *testing.T, text string, edits []Edit) {
 	t.Helper()
-	want, wantErr := applySequential(context.Background(), []byte(text), edits, 0)
-	got, err := applyIndexed(context.Background(), []byte(text), edits, 0)
+	want, wantErr := applySequential(context.Background(), []byte(text), edits, 0, nil)
+	got, err := applyIndexed(context.Background(), []byte(text), edits, 0, nil)
 	if fmt.Sprintf("%T %v", err, err) != fmt.Sprintf("%T %v", wantErr, wantErr) {
 		t.Fatalf("%q %+v:\nindexed error  %T %v\nsequential     %T %v", text, edits, err, err, wantErr, wantErr)
 	}
@@ -80,7 +80,7 @@ func TestIndexedRandom(t *testing.T) {
 				continue
 			}
 			edits = append(edits, e)
-			if res, err := applySequential(context.Background(), []byte(cur), []Edit{e}, 0); err == nil {
+			if res, err := applySequential(context.Background(), []byte(cur), []Edit{e}, 0, nil); err == nil {
 				cur = string(res.Text)
 			}
 		}
@@ -119,7 +119,7 @@ func manyEdits(size, n int) ([]byte, []Edit) {
 
 func TestManyEditsOnePass(t *testing.T) {
 	text, edits := manyEdits(1<<20, 200)
-	want, err := applySequential(context.Background(), text, edits, 0)
+	want, err := applySequential(context.Background(), text, edits, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +145,16 @@ func benchManyEdits(b *testing.B, size, n int, apply func(context.Context, []byt
 	}
 }
 
+// sequential is applySequential without Buffers, as ApplyContext is.
+func sequential(ctx context.Context, text []byte, edits []Edit, max int) (Result, error) {
+	return applySequential(ctx, text, edits, max, nil)
+}
+
 func BenchmarkEdits4000On8MiBSequential(b *testing.B) {
-	benchManyEdits(b, 8<<20, 4000, applySequential)
+	benchManyEdits(b, 8<<20, 4000, sequential)
 }
 func BenchmarkEdits4000On8MiB(b *testing.B) { benchManyEdits(b, 8<<20, 4000, ApplyContext) }
 func BenchmarkEdits64On8MiBSequential(b *testing.B) {
-	benchManyEdits(b, 8<<20, 64, applySequential)
+	benchManyEdits(b, 8<<20, 64, sequential)
 }
 func BenchmarkEdits64On8MiB(b *testing.B) { benchManyEdits(b, 8<<20, 64, ApplyContext) }
