@@ -133,3 +133,77 @@ func TestEditLendsOnlyWhatNothingRefersTo(t *testing.T) {
 		t.Fatal("undo did not restore the file byte for byte")
 	}
 }
+
+// A whole-file write hands its slices back only once it has succeeded,
+// and its receipt then carries no bytes of them; what it wrote, the
+// journal's copy of the bytes it replaced and its undo stay whole.
+func TestWriteLendsOnlyWhatNothingRefersTo(t *testing.T) {
+	orig := strings.Repeat("original line\n", 40<<10)
+	next := strings.Repeat("the new line\n", 30<<10)
+	ws, s, root, _ := openIntentWS(t, map[string]string{"big.txt": orig})
+	defer ws.Close()
+	pb := &poisonBufs{}
+	ws.bufs = pb
+	ctx := context.Background()
+	if _, err := s.List(ctx, ListArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	for from := 1; ; {
+		r, err := s.Read(ctx, ReadArgs{Path: "big.txt", Offset: from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.To >= r.Lines {
+			break
+		}
+		from = r.To + 1
+	}
+	ws.opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
+	for _, a := range []WriteArgs{{Path: "big.txt", Content: next, Overwrite: true}, {Path: "new.txt", Content: next}} {
+		if _, err := s.Write(ctx, a); err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Fatalf("a write whose intent fails: %v", err)
+		}
+	}
+	ws.opts.Hooks.BeforeIntent = nil
+	if pb.puts != 0 {
+		t.Fatalf("failed writes handed %d slices back", pb.puts)
+	}
+	created, err := s.Write(ctx, WriteArgs{Path: "new.txt", Content: next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb.puts != 1 {
+		t.Fatalf("a create handed %d slices back, want its content", pb.puts)
+	}
+	replaced, err := s.Write(ctx, WriteArgs{Path: "big.txt", Content: next, Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb.puts != 3 {
+		t.Fatalf("a replace handed %d slices back, want its content and the file it read", pb.puts-1)
+	}
+	for _, res := range []*MutationResult{created, replaced} {
+		for _, m := range res.Receipt.Matches {
+			if m.Old != nil || m.New != nil {
+				t.Fatal("the receipt still refers to the lent slices")
+			}
+		}
+		if strings.Contains(res.Diff+res.Message, "#") {
+			t.Fatalf("the result after the slices were overwritten:\n%s\n%s", res.Message, res.Diff)
+		}
+		if rep, err := ws.Verify(res.Receipt.ID); err != nil || !rep.OK() {
+			t.Fatalf("verify %s: %+v, %v", res.Receipt.ID, rep, err)
+		}
+	}
+	for _, name := range []string{"new.txt", "big.txt"} {
+		if got, _ := os.ReadFile(filepath.Join(root, name)); string(got) != next {
+			t.Fatalf("%s does not hold the written bytes", name)
+		}
+	}
+	if _, err := s.Undo(ctx, UndoArgs{Path: "big.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "big.txt")); string(got) != orig {
+		t.Fatal("undo did not restore the replaced file byte for byte")
+	}
+}

@@ -68,11 +68,12 @@ func syncDir(dir string) {
 // and the commit as a whole); save, intent and temp overlap.
 func BenchmarkCommitSteps(b *testing.B) {
 	type scenario struct {
-		name  string
-		size  int
-		setup func(b *testing.B, s *stet.Session, root string, text []byte)
-		call  func(b *testing.B, s *stet.Session, root string, text []byte, i int)
-		limit func(b *testing.B, root string, text []byte, i int)
+		name     string
+		size     int
+		versions bool // the calls write versions
+		setup    func(b *testing.B, s *stet.Session, root string, text []byte)
+		call     func(b *testing.B, s *stet.Session, root string, text []byte, i int)
+		limit    func(b *testing.B, root string, text []byte, i int)
 	}
 	toks := []string{"UNIQUETOKEN1", "UNIQUETOKEN2"}
 	readAll := func(b *testing.B, s *stet.Session, name string) {
@@ -106,9 +107,21 @@ func BenchmarkCommitSteps(b *testing.B) {
 		},
 	}
 	// replace writes new content each call, so the previous bytes it keeps
-	// are never in the journal already.
+	// are never in the journal already. The contents are made before the
+	// timer starts, for stet and the limit alike (versions).
 	version := func(text []byte, i int) []byte {
 		return append([]byte(fmt.Sprintf("// version %d\n", i)), text[:len(text)-20]...)
+	}
+	var versions struct {
+		bytes   [][]byte
+		strings []string
+	}
+	made := func(text []byte, n int) {
+		versions.bytes, versions.strings = nil, nil
+		for i := range n {
+			versions.bytes = append(versions.bytes, version(text, i))
+			versions.strings = append(versions.strings, string(versions.bytes[i]))
+		}
 	}
 	scenarios := []scenario{
 		{name: "create_4k", size: 4 << 10,
@@ -128,25 +141,25 @@ func BenchmarkCommitSteps(b *testing.B) {
 		},
 		{name: "edit_1m", size: 1 << 20, setup: edit.setup, call: edit.call, limit: edit.limit},
 		{name: "edit_10m", size: 10 << 20, setup: edit.setup, call: edit.call, limit: edit.limit},
-		{name: "replace_1m", size: 1 << 20,
+		{name: "replace_1m", size: 1 << 20, versions: true,
 			setup: func(b *testing.B, s *stet.Session, root string, text []byte) {
 				os.WriteFile(filepath.Join(root, "f.go"), text, 0o644)
 				readAll(b, s, "f.go")
 			},
 			call: func(b *testing.B, s *stet.Session, root string, text []byte, i int) {
-				if _, err := s.Write(ctx, stet.WriteArgs{Path: "f.go", Content: string(version(text, i)), Overwrite: true}); err != nil {
+				if _, err := s.Write(ctx, stet.WriteArgs{Path: "f.go", Content: versions.strings[i], Overwrite: true}); err != nil {
 					b.Fatal(err)
 				}
 			},
 			limit: func(b *testing.B, root string, text []byte, i int) {
-				durableWrite(b, root, "f.go", version(text, i))
+				durableWrite(b, root, "f.go", versions.bytes[i])
 			},
 		},
-		{name: "delete_1m", size: 1 << 20,
+		{name: "delete_1m", size: 1 << 20, versions: true,
 			call: func(b *testing.B, s *stet.Session, root string, text []byte, i int) {
 				b.StopTimer()
 				name := fmt.Sprintf("d%d.go", i)
-				os.WriteFile(filepath.Join(root, name), version(text, i), 0o644)
+				os.WriteFile(filepath.Join(root, name), versions.bytes[i], 0o644)
 				readAll(b, s, name)
 				b.StartTimer()
 				if _, err := s.Delete(ctx, stet.DeleteArgs{Path: name}); err != nil {
@@ -156,7 +169,7 @@ func BenchmarkCommitSteps(b *testing.B) {
 			limit: func(b *testing.B, root string, text []byte, i int) {
 				b.StopTimer()
 				name := filepath.Join(root, fmt.Sprintf("d%d.go", i))
-				os.WriteFile(name, version(text, i), 0o644)
+				os.WriteFile(name, versions.bytes[i], 0o644)
 				b.StartTimer()
 				os.Remove(name)
 				syncDir(root)
@@ -190,6 +203,9 @@ func BenchmarkCommitSteps(b *testing.B) {
 				}
 			}
 			st.sum = map[string]time.Duration{}
+			if sc.versions {
+				made(text, b.N)
+			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				sc.call(b, s, root, text, i)
@@ -199,6 +215,9 @@ func BenchmarkCommitSteps(b *testing.B) {
 		})
 		b.Run(sc.name+"/limit", func(b *testing.B) {
 			root := b.TempDir()
+			if sc.versions {
+				made(text, b.N)
+			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				sc.limit(b, root, text, i)

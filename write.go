@@ -26,16 +26,18 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		return nil, err
 	}
 	defer unlock()
-	post := []byte(a.Content)
-	if int64(len(post)) > s.ws.opts.MaxFileBytes {
+	if int64(len(a.Content)) > s.ws.opts.MaxFileBytes {
 		return nil, refuse(KindTooLarge, t.spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
-			t.spelled, policy.Thousands(len(post)), policy.Thousands(int(s.ws.opts.MaxFileBytes)))
+			t.spelled, policy.Thousands(len(a.Content)), policy.Thousands(int(s.ws.opts.MaxFileBytes)))
 	}
-	cur, err := t.readMax(s.ws.opts.MaxFileBytes)
+	// The new bytes and the current ones are in memory the workspace lends
+	// (bufPool), handed back once the call has succeeded (lendBack).
+	post := append(s.ws.bufs.Get(len(a.Content)), a.Content...)
+	cur, err := t.readInto(s.ws.opts.MaxFileBytes, s.ws.bufs.Get)
 	k.done(stepRead, t0)
 	t0 = k.start()
 	if errors.Is(err, fsys.ErrNotFound) {
-		return s.create(ctx, t, post, a)
+		return s.lendBack(s.create(ctx, t, post, a))(post)
 	}
 	if err != nil {
 		return nil, s.ws.fileErr("write", t, err)
@@ -45,7 +47,28 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		return nil, ref
 	}
 	k.done(stepPlan, t0)
-	return s.commit(ctx, c)
+	return s.lendBack(s.commit(ctx, c))(post, cur)
+}
+
+// lendBack returns a func that hands the slices a successful whole-file
+// write was made from back to the workspace's bufPool and returns the
+// write's outcome. By then the commit has waited for every goroutine that
+// read them; the receipt's matches, which held them whole, are cleared
+// (Old and New are optional, and not part of the JSON). A failed call
+// leaves them to the garbage collector.
+func (s *Session) lendBack(res *MutationResult, err error) func(bufs ...[]byte) (*MutationResult, error) {
+	return func(bufs ...[]byte) (*MutationResult, error) {
+		if err != nil {
+			return res, err
+		}
+		for i := range res.Receipt.Matches {
+			res.Receipt.Matches[i].Old, res.Receipt.Matches[i].New = nil, nil
+		}
+		for _, b := range bufs {
+			s.ws.bufs.Put(b)
+		}
+		return res, nil
+	}
 }
 
 // planReplace checks a whole-file replace of t (which holds cur) by post
@@ -54,10 +77,11 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 // replaced, the input guard holds unless overwrite, and the result warns
 // and saves (rule 9).
 func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*change, *Refusal) {
-	preLines, postLines := receipt.Lines(cur), receipt.Lines(post)
-	// The new bytes are hashed for the intent beside the hash of cur.
-	after := stateOf(post, postLines, dryRun, nil)
-	ver := fsys.VersionOf(cur)
+	// The new bytes are hashed and their lines counted for the intent
+	// (stateOf, beside the caller on large files) while cur is.
+	after := stateOf(post, 0, dryRun, nil)
+	ver, preLines := fsys.VersionOf(cur), receipt.Lines(cur)
+	postLines := after().Lines
 	f, o := s.existing(policy.OpReplace, t, cur, ver, expectedVersion)
 	f.Overwrite = overwrite
 	counts := policy.Counts(len(cur), preLines, len(post), postLines)

@@ -190,6 +190,8 @@ type RootsResult struct {
 }
 
 // MutationResult is the structured result of edit, write, delete, move and undo.
+// The receipt's matches carry their bytes (Old, New) where they are a
+// region of the file (an edit); a whole-file write's carry none.
 type MutationResult struct {
 	Message string          `json:"message"`
 	Receipt receipt.Receipt `json:"receipt"`
