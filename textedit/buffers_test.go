@@ -44,6 +44,7 @@ func TestApplyBuffers(t *testing.T) {
 	}{
 		{"one edit", text, []Edit{{Old: "delta", New: "DELTA"}}, false},
 		{"three edits", text, []Edit{{Old: "delta", New: "DELTA"}, {Old: "beta", New: "B", ReplaceAll: true}, {Old: "DELTA", New: "d"}}, false},
+		{"a longer text", text, []Edit{{Old: "beta", New: "beta beta", ReplaceAll: true}}, false},
 		{"the last edit misses", text, []Edit{{Old: "delta", New: "DELTA"}, {Old: "beta", New: "B", ReplaceAll: true}, {Old: "nowhere", New: "x"}}, true},
 		{"the first edit misses", text, []Edit{{Old: "nowhere", New: "x"}}, true},
 		{"ambiguous", text, []Edit{{Old: "delta", New: "DELTA"}, {Old: "gamma", New: "G"}}, true},
@@ -68,6 +69,9 @@ func TestApplyBuffers(t *testing.T) {
 			}
 			if !bytes.Equal(got.Text, want.Text) || len(got.Matches) != len(want.Matches) || got.Count != want.Count {
 				t.Fatal("ApplyBuffers and ApplyContext disagree")
+			}
+			if cap(got.Text) != max(len(got.Text), 1) {
+				t.Errorf("the result's slice was asked for %d bytes, the text has %d", cap(got.Text), len(got.Text))
 			}
 			if bufs.gets == 0 || len(bufs.lent) != 1 || !bufs.lent[&got.Text[:1][0]] {
 				t.Fatalf("%d lent, %d not back; want only the result's text kept", bufs.gets, len(bufs.lent))
