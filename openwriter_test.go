@@ -2,6 +2,7 @@ package stet_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,6 +33,11 @@ func TestChangeRefusedWhileAnotherWriterHoldsTheFile(t *testing.T) {
 	var ref *stet.Refusal
 	if !errors.As(err, &ref) || ref.Kind != stet.KindConflict || !strings.Contains(ref.Message, "open for writing") {
 		t.Fatalf("edit while a writer holds the file: %v", err)
+	}
+	// The refusal says who holds it (here the test's own process) and that
+	// it stayed open through the wait.
+	if self := fmt.Sprintf("pid %d (this process) has app.log open for writing and kept it open", os.Getpid()); !strings.Contains(ref.Message, self) {
+		t.Errorf("the refusal does not name the writer (%q): %s", self, ref.Message)
 	}
 	if _, err := w.WriteString("line 2\n"); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
@@ -187,8 +188,22 @@ func (ws *Workspace) fileErr(tool string, t target, err error) error {
 	case errors.Is(err, fsys.ErrTooLarge):
 		return ws.tooLarge(tool, t, err)
 	case errors.Is(err, fsys.ErrOpenWriter):
-		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: another process has %s open for writing (a logger, tee -a, a dev server?): what it writes after this change would go to the old file and be lost, so nothing was changed; stop that process or wait until it closes the file, then retry", shownName(p))}
+		// What the backend saw: who holds it (where /proc shows it) and how
+		// long it stayed open.
+		who, guess, kept := "another process", " (a logger, tee -a, a dev server?)", ""
+		var we *fsys.WriterError
+		if errors.As(err, &we) {
+			if len(we.Holders) > 0 {
+				who, guess = strings.Join(we.Holders, ", "), ""
+			}
+			kept = " and kept it open through a " + we.Waited.String() + " wait"
+		}
+		r := &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
+			Message: fmt.Sprintf("refused: %s has %s open for writing%s%s: what it writes after this change would go to the old file and be lost, so nothing was changed; stop that process or wait until it closes the file, then retry", who, shownName(p), guess, kept)}
+		if we != nil && len(we.Holders) > 0 {
+			r.with("holders", we.Holders)
+		}
+		return r
 	case errors.Is(err, fsys.ErrMoved):
 		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: a directory on the way to %s was moved or replaced by another process while this call was writing it, so the change could have landed outside its path; nothing was changed; list the directory again, then retry", shownName(p))}

@@ -3,6 +3,7 @@ package fsys
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -32,7 +33,9 @@ var (
 	ErrBusy = errors.New("locked by another process")
 	// ErrOpenWriter: another process holds the file open for writing (a
 	// logger, tee -a, a dev server), so whatever it writes after a replace
-	// or a delete would go to the old file and be lost. Nothing moved.
+	// or a delete would go to the old file and be lost. Nothing moved. A
+	// *WriterError says how long the backend waited and who, where it could
+	// tell, holds the file.
 	ErrOpenWriter = errors.New("held open for writing by another process")
 	// ErrMoved: the directory a change held open (Handle) is no longer the
 	// directory at its path inside the root: another process moved it, or
@@ -96,4 +99,26 @@ type BusyError struct {
 // Error returns the message, as the error interface asks.
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("another process holds a lock on %s (waited %v); retry when it finishes", e.Dir, e.Waited)
+}
+
+// WriterError is returned (wrapped in a *PathError with Kind ErrOpenWriter)
+// when the file stayed open for writing through the backend's bounded wait:
+// a descriptor that closes within it (a child process forked while the file
+// was open, before its exec closed the descriptor; a process on its way out)
+// does not refuse the change.
+type WriterError struct {
+	Waited time.Duration // how long the backend waited for the writer to close the file
+	// Holders names the processes seen holding the file open for writing,
+	// as "pid 4242 (tail)"; empty where none could be seen (another user's
+	// process, no /proc).
+	Holders []string
+}
+
+// Error returns the message, as the error interface asks.
+func (e *WriterError) Error() string {
+	who := "a process"
+	if len(e.Holders) > 0 {
+		who = strings.Join(e.Holders, ", ")
+	}
+	return fmt.Sprintf("%s has the file open for writing (still after %v)", who, e.Waited)
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/internal/confine"
 )
@@ -19,7 +17,7 @@ const direntBufSize = 0
 // eachEntry calls fn with the name and type of every entry of the directory
 // open at fd (which it does not close).
 func eachEntry(fd int, _ []byte, fn func(name string, typ fsys.Type) error) error {
-	dup, err := unix.Dup(fd)
+	dup, err := dupCloexec(fd)
 	if err != nil {
 		return err
 	}

@@ -141,7 +141,7 @@ func (sw *sweeper) sweep(rel string, deep bool) (int, error) {
 	if err != nil {
 		return 0, sw.l.fail("sweep", rel, err)
 	}
-	fd, err := unix.Dup(int(f.Fd()))
+	fd, err := dupCloexec(int(f.Fd()))
 	f.Close()
 	if err != nil {
 		return 0, fmt.Errorf("sweep %s: %w", rel, err)
@@ -282,4 +282,17 @@ func bootTime() (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// dupCloexec duplicates fd with close-on-exec set in the same step
+// (F_DUPFD_CLOEXEC): a plain dup(2) leaves it off, and a child that the
+// embedding program starts meanwhile would keep the descriptor for its
+// whole life.
+func dupCloexec(fd int) (int, error) {
+	for {
+		nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return nfd, err
+		}
+	}
 }
