@@ -676,7 +676,7 @@ func (l *FS) discard(d *dirHandle, tmp string, expect fsys.Expected) {
 		d.unlink(tmp)
 		return
 	}
-	fd, err := unix.FcntlInt(uintptr(d.fd), unix.F_DUPFD_CLOEXEC, 0)
+	fd, err := dupCloexec(d.fd)
 	if err != nil {
 		d.unlink(tmp)
 		return
