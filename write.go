@@ -37,7 +37,8 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	k.done(stepRead, t0)
 	t0 = k.start()
 	if errors.Is(err, fsys.ErrNotFound) {
-		return s.lendBack(s.create(ctx, t, post, a))(post)
+		res, err := s.create(ctx, t, post, a)
+		return s.lendBack(res, err, post)
 	}
 	if err != nil {
 		return nil, s.ws.fileErr("write", t, err)
@@ -47,28 +48,27 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		return nil, ref
 	}
 	k.done(stepPlan, t0)
-	return s.lendBack(s.commit(ctx, c))(post, cur)
+	res, err := s.commit(ctx, c)
+	return s.lendBack(res, err, post, cur)
 }
 
-// lendBack returns a func that hands the slices a successful whole-file
-// write was made from back to the workspace's bufPool and returns the
-// write's outcome. By then the commit has waited for every goroutine that
-// read them; the receipt's matches, which held them whole, are cleared
-// (Old and New are optional, and not part of the JSON). A failed call
-// leaves them to the garbage collector.
-func (s *Session) lendBack(res *MutationResult, err error) func(bufs ...[]byte) (*MutationResult, error) {
-	return func(bufs ...[]byte) (*MutationResult, error) {
-		if err != nil {
-			return res, err
-		}
-		for i := range res.Receipt.Matches {
-			res.Receipt.Matches[i].Old, res.Receipt.Matches[i].New = nil, nil
-		}
-		for _, b := range bufs {
-			s.ws.bufs.Put(b)
-		}
-		return res, nil
+// lendBack hands the slices a whole-file write was made from (bufs) back
+// to the workspace's bufPool when the write succeeded, and returns its
+// outcome. By then the commit has waited for every goroutine that read
+// them; the receipt's matches, which held them whole, are cleared (Old and
+// New are optional, and not part of the JSON). A failed call leaves them
+// to the garbage collector: a goroutine of it may still read them.
+func (s *Session) lendBack(res *MutationResult, err error, bufs ...[]byte) (*MutationResult, error) {
+	if err != nil {
+		return res, err
 	}
+	for i := range res.Receipt.Matches {
+		res.Receipt.Matches[i].Old, res.Receipt.Matches[i].New = nil, nil
+	}
+	for _, b := range bufs {
+		s.ws.bufs.Put(b)
+	}
+	return res, nil
 }
 
 // planReplace checks a whole-file replace of t (which holds cur) by post
@@ -77,11 +77,20 @@ func (s *Session) lendBack(res *MutationResult, err error) func(bufs ...[]byte) 
 // replaced, the input guard holds unless overwrite, and the result warns
 // and saves (rule 9).
 func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*change, *Refusal) {
-	// The new bytes are hashed and their lines counted for the intent
-	// (stateOf, beside the caller on large files) while cur is.
-	after := stateOf(post, 0, dryRun, nil)
+	// The new bytes' lines are counted beside cur's hash on large files;
+	// their hash then runs beside the rest of the call (stateOf), as the
+	// intent is the first to need it.
+	var postLines int
+	counted := make(chan struct{})
+	if len(post) >= 256<<10 {
+		go func() { postLines = receipt.Lines(post); close(counted) }()
+	} else {
+		postLines = receipt.Lines(post)
+		close(counted)
+	}
 	ver, preLines := fsys.VersionOf(cur), receipt.Lines(cur)
-	postLines := after().Lines
+	<-counted
+	after := stateOf(post, postLines, dryRun, nil)
 	f, o := s.existing(policy.OpReplace, t, cur, ver, expectedVersion)
 	f.Overwrite = overwrite
 	counts := policy.Counts(len(cur), preLines, len(post), postLines)
