@@ -42,19 +42,25 @@ func TestBufPoolSizes(t *testing.T) {
 	nilPool.Put(make([]byte, 1<<20))
 }
 
-// poisonBufs lends slices like bufPool and overwrites every slice it takes
-// back, so that anything still reading one after its Put sees garbage.
+// poisonBufs lends slices like bufPool, full of garbage as a reused one
+// may be, and overwrites every slice it takes back, so that anything still
+// reading one after its Put sees garbage.
 type poisonBufs struct {
 	mu   sync.Mutex
 	lent int
 	puts int
 }
 
+// Get lends a slice that is not zeroed, as a reused one is not.
 func (p *poisonBufs) Get(n int) []byte {
 	p.mu.Lock()
 	p.lent++
 	p.mu.Unlock()
-	return make([]byte, 0, n)
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '#'
+	}
+	return b[:0]
 }
 
 func (p *poisonBufs) Put(b []byte) {

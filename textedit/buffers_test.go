@@ -16,7 +16,7 @@ type countingBufs struct {
 }
 
 func (c *countingBufs) Get(n int) []byte {
-	b := make([]byte, 0, max(n, 1))
+	b := bytes.Repeat([]byte{0xff}, max(n, 1))[:0] // not zeroed, as a reused slice is not
 	c.lent[&b[:1][0]] = true
 	c.gets++
 	return b
