@@ -8,9 +8,9 @@ import (
 )
 
 // The object store's fan-out: objects/00 … objects/ff, the 256 directories
-// a blob's name (objects/<2 hex>/<62 hex>) falls into. They are made once
-// for the state directory, not by the Put or Adopt of the blob that first
-// needs one: a new directory must be made durable with an fsync of
+// a blob's name (objects/<2 hex>/<62 hex>) falls into. They are made all
+// at once, once for the state directory, not one by one by the Put or Adopt
+// of the blob that first needs each: a new directory must be made durable with an fsync of
 // objects/ before a blob in it may count as kept, and that fsync on the
 // path of nearly every call of a young state directory cost as much as the
 // blob's own rename.
