@@ -303,3 +303,22 @@ func hunkRefusal(t target, err error) *Refusal {
 	}
 	return refuse(KindInvalid, t.spelled, "%s: %v", t.spelled, err)
 }
+
+// PatchPaths returns the paths of the files a patch changes by hunks (its
+// updates, not its adds or deletes), as the patch names them, the
+// directory of a "cd DIR &&" wrapper applied. A hook counts those files as
+// read when its client reads through a shell no hook shows: the hunks
+// apply only where their context and removed lines match the file exactly.
+func PatchPaths(text string) ([]string, error) {
+	files, err := patch.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		if f.Kind == patch.Update && len(f.Hunks) > 0 {
+			out = append(out, f.Path)
+		}
+	}
+	return out, nil
+}

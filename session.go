@@ -37,6 +37,9 @@ type sessionState struct {
 	request string
 	inputs  []string
 	own     map[int64]bool // seqs of records this process appended and applied, not yet met by catchUp
+	// clients: the changes a client's own tools are about to make (hooks,
+	// client.go), by the client's id of the call, until their outcome.
+	clients map[string]history.ClientIntent
 
 	syncMu sync.Mutex // held by catchUp
 	loaded int64      // offset in the session's journal index applied up to
@@ -55,6 +58,7 @@ func newSession(ws *Workspace, id string) *Session {
 			created: map[string]bool{},
 			removed: map[string]receipt.State{},
 			own:     map[int64]bool{},
+			clients: map[string]history.ClientIntent{},
 		},
 	}
 }
@@ -72,6 +76,9 @@ const (
 	recUndo    = history.TypeUndo    // a receipt reverted by undo
 
 	recSnapshot = history.TypeSnapshot // the session's whole state, derived from the records before it
+
+	recClientIntent = history.TypeClientIntent // a change a client's own tool is about to make
+	recClientDone   = history.TypeClientDone   // its outcome
 )
 
 type turnData = history.Turn
@@ -219,6 +226,18 @@ func (s *Session) apply(r journal.Record) error {
 			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
 		}
 		s.request, s.inputs = t.Request, t.Inputs
+	case recClientIntent:
+		var it history.ClientIntent
+		if err := json.Unmarshal(r.Data, &it); err != nil {
+			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
+		}
+		s.clients[it.ID] = it
+	case recClientDone:
+		var d history.ClientDone
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
+		}
+		delete(s.clients, d.ID)
 	case recReceipt:
 		// What the process that made the change did to its session (see
 		// record): a deleted file is no longer observed, a moved one is

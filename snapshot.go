@@ -52,6 +52,7 @@ func (s *Session) reset() {
 	s.created = map[string]bool{}
 	s.removed = map[string]receipt.State{}
 	s.request, s.inputs = "", nil
+	s.clients = map[string]history.ClientIntent{}
 }
 
 // restore sets the session's state to a snapshot's.
@@ -75,6 +76,8 @@ func (s *Session) restore(st snapshotData) {
 	s.removed = map[string]receipt.State{}
 	maps.Copy(s.removed, st.Removed)
 	s.request, s.inputs = st.Request, st.Inputs
+	s.clients = map[string]history.ClientIntent{}
+	maps.Copy(s.clients, st.Clients)
 }
 
 // state returns the session's state as a snapshot.
@@ -88,6 +91,7 @@ func (s *Session) state() snapshotData {
 		Removed: maps.Clone(s.removed),
 		Request: s.request,
 		Inputs:  slices.Clone(s.inputs),
+		Clients: maps.Clone(s.clients),
 	}
 }
 

@@ -29,7 +29,7 @@ func init() {
 		"call": cmdCall, "turn": cmdTurn, "log": cmdLog, "show": cmdShow,
 		"verify": cmdVerify, "gc": cmdGC, "tools": cmdTools, "mcp": cmdMCP, "version": cmdVersion,
 		"info": cmdInfo, "roots": cmdRoots, "completion": cmdCompletion,
-		"diff": cmdDiff, "review": cmdReview, "setup": cmdSetup,
+		"diff": cmdDiff, "review": cmdReview, "setup": cmdSetup, "hook": cmdHook,
 	}
 }
 

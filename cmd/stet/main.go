@@ -116,6 +116,10 @@ func (e *env) finish(name string, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	var he hookExit
+	if errors.As(err, &he) {
+		return int(he)
+	}
 	if errors.Is(err, errNoMatch) {
 		return exitFailed
 	}

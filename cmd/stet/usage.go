@@ -41,6 +41,7 @@ var summaries = map[string]string{
 	"tools":      "print the tool definitions with JSON Schemas",
 	"mcp":        "serve the tools over MCP (stdio, or streamable HTTP)",
 	"setup":      "print the MCP configuration of a client (claude-code, claude-desktop, cursor, vscode, windsurf, zed, goose, codex) for this OS, or merge it into the client's file with --write",
+	"hook":       "answer one hook event of a client's own file tools (claude-code, codex, cursor, gemini, vscode) by stet's rules: the event on stdin, the answer in the client's format",
 	"version":    "print stet's version",
 	"completion": "print a shell completion script (bash, zsh or fish)",
 	"help":       "print help for a command",

@@ -23,6 +23,13 @@ const (
 	TypeRefusal  = "refusal"  // a refused tool call: Refusal
 	TypeIntent   = "intent"   // a commit about to move bytes: Intent
 	TypeDone     = "done"     // the outcome of an intent: Done
+
+	// A client's own tool (a hook, SPEC section 10): the change it is
+	// about to make, checked and saved, in the client's session; and its
+	// outcome. They are not intents of the commit sequence: the client,
+	// not stet, moves the bytes, so recovery never resolves them.
+	TypeClientIntent = "client_intent" // ClientIntent
+	TypeClientDone   = "client_done"   // ClientDone
 )
 
 // Receipt is the payload of a receipt record: the receipt and what undo
@@ -84,6 +91,9 @@ type Snapshot struct {
 	Removed map[string]receipt.State `json:"removed,omitempty"`
 	Request string                   `json:"request,omitempty"`
 	Inputs  []string                 `json:"inputs,omitempty"`
+	// Clients are the client intents not yet closed, by the client's id
+	// of the tool call.
+	Clients map[string]ClientIntent `json:"clients,omitempty"`
 }
 
 // IntentFile is one file of an intent: the receipt it plans and the data
@@ -106,6 +116,32 @@ type Intent struct {
 	Live    string       `json:"live,omitempty"`  // the writer's liveness lock (journal.Live)
 	Files   []IntentFile `json:"files"`
 }
+
+// ClientIntent is the payload of a client_intent record: a change a
+// client's own tool is about to make, as stet planned it from the tool's
+// input, with the saved bytes undo needs (each file's Data.Pre).
+type ClientIntent struct {
+	ID    string       `json:"id"`   // the client's id of the tool call
+	Tool  string       `json:"tool"` // the client's name of the tool
+	Files []IntentFile `json:"files"`
+	// Unknown: stet does not work out the tool's result (a notebook
+	// edit); its receipts record what the files hold afterwards,
+	// unverified.
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// ClientDone is the payload of a client_done record: the outcome of a
+// client intent (ClientLanded, ClientUnchanged, ClientFailed).
+type ClientDone struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+}
+
+// Outcomes of a client intent (ClientDone.State).
+const (
+	ClientLanded    = "landed"    // the tool ran; receipts were written
+	ClientUnchanged = "unchanged" // the files hold what they held: nothing to record
+)
 
 // Done is the payload of a done record.
 type Done struct {

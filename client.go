@@ -1,0 +1,437 @@
+package stet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/history"
+	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/receipt"
+)
+
+// A client's own tools (SPEC section 10). A client such as Claude Code
+// edits with its built-in tools; its hooks tell stet before and after each
+// call. Before, PrepareClient decides the change by stet's rules (the tool
+// input turned into stet's edit, write or patch, planned as a dry run) and
+// saves what it will replace in the journal, with a client intent that
+// names it, durably, before the client moves a byte. After, FinishClient
+// reads the files back, compares them with what the plan said they would
+// hold, and writes the receipts: verified only when a file holds exactly
+// that. The client writes the bytes, so no compare-and-swap at the swap and
+// no atomic replace are claimed for such a change.
+
+// ClientCall names one call of a client's own tool.
+type ClientCall struct {
+	// ID is the client's id of the call (Claude Code's tool_use_id): the
+	// event after the call names the same one.
+	ID string
+	// Tool is the client's name of the tool (Edit, Write, apply_patch),
+	// as its receipts record it.
+	Tool string
+}
+
+// ClientRewrite is a change of one file whose result stet cannot work out
+// from the tool's input (a notebook cell edit): it is checked as a
+// whole-file replace of Path that the caller asked for (the input guard's
+// request rule does not apply; a declared input is still refused), and its
+// receipt records what the file holds afterwards, unverified.
+type ClientRewrite struct {
+	Path string
+}
+
+// ClientPlan is what PrepareClient decided: the receipts the call should
+// leave, as a dry run plans them.
+type ClientPlan struct {
+	Receipts []receipt.Receipt
+	Diff     string
+}
+
+// PrepareClient checks a change a client's own tool is about to make and,
+// when the rules let it through, saves the bytes it will replace and
+// records a client intent for call, durably, before returning. change is
+// an EditArgs, a WriteArgs, a PatchArgs (their DryRun is ignored) or a
+// ClientRewrite. A refusal is a *Refusal, worded as the same call of stet's
+// own tool is; it is journaled for review under call.Tool.
+func (s *Session) PrepareClient(ctx context.Context, call ClientCall, change any) (*ClientPlan, error) {
+	if call.ID == "" {
+		return nil, refuse(KindInvalid, "", "the client named no id for its tool call; nothing was checked")
+	}
+	plan, unknown, err := s.planClient(ctx, change)
+	if err != nil {
+		if r, ok := AsRefusal(err); ok {
+			s.NoteRefusal(call.Tool, r)
+		}
+		return nil, err
+	}
+	files := make([]intentFile, 0, len(plan.Receipts))
+	for _, r := range plan.Receipts {
+		r.DryRun, r.Tool = false, call.Tool
+		f, err := s.saveClientFile(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	it := history.ClientIntent{ID: call.ID, Tool: call.Tool, Files: files, Unknown: unknown}
+	if err := s.append(true, s.rec(recClientIntent, "", it)); err != nil {
+		return nil, fmt.Errorf("%s: the journal could not record what the change replaces, so it must not run: %w", call.Tool, err)
+	}
+	s.mu.Lock()
+	s.clients[call.ID] = it
+	s.mu.Unlock()
+	return plan, nil
+}
+
+// planClient plans change as a dry run of stet's own tool.
+func (s *Session) planClient(ctx context.Context, change any) (plan *ClientPlan, unknown bool, err error) {
+	one := func(res *MutationResult, err error) (*ClientPlan, bool, error) {
+		if err != nil {
+			return nil, false, err
+		}
+		return &ClientPlan{Receipts: []receipt.Receipt{res.Receipt}, Diff: res.Diff}, false, nil
+	}
+	switch a := change.(type) {
+	case EditArgs:
+		a.DryRun = true
+		return one(s.Edit(ctx, a))
+	case WriteArgs:
+		a.DryRun = true
+		return one(s.Write(ctx, a))
+	case PatchArgs:
+		a.DryRun = true
+		res, err := s.Patch(ctx, a)
+		if err != nil {
+			return nil, false, err
+		}
+		return &ClientPlan{Receipts: res.Receipts, Diff: res.Diff}, false, nil
+	case ClientRewrite:
+		if err := s.catchUp(); err != nil {
+			return nil, false, err
+		}
+		t, unlock, err := s.claim(ctx, "write", a.Path)
+		if err != nil {
+			return nil, false, err
+		}
+		defer unlock()
+		cur, err := t.readMax(s.ws.opts.MaxFileBytes)
+		if err != nil {
+			return nil, false, s.ws.fileErr("write", t, err)
+		}
+		c, ref := s.planReplace(ctx, "write", t, cur, cur, "", true, true)
+		if ref != nil {
+			return nil, false, ref
+		}
+		res, err := s.commit(ctx, c)
+		p, _, err := one(res, err)
+		return p, true, err
+	}
+	return nil, false, fmt.Errorf("stet: PrepareClient: %T is not a change (EditArgs, WriteArgs, PatchArgs or ClientRewrite)", change)
+}
+
+// saveClientFile saves the bytes r's change will replace (those of its
+// source, for a move) as a blob, after checking they are still the ones the
+// plan was made from, and returns the intent's entry for it.
+func (s *Session) saveClientFile(ctx context.Context, r receipt.Receipt) (intentFile, error) {
+	t, ref := s.resolve(r.Tool, r.Path)
+	if ref != nil {
+		return intentFile{}, ref
+	}
+	f := intentFile{Key: t.key(), Data: receiptData{Receipt: r}}
+	src := t
+	if r.From != "" {
+		if src, ref = s.resolve(r.Tool, r.From); ref != nil {
+			return intentFile{}, ref
+		}
+		f.Data.FromKey = src.key()
+	}
+	if r.Before == nil {
+		return f, nil
+	}
+	unlock, err := s.ws.lockAll(ctx, src)
+	if err != nil {
+		return intentFile{}, err
+	}
+	defer unlock()
+	cur, err := src.readMax(s.ws.opts.MaxFileBytes)
+	if err != nil {
+		return intentFile{}, s.ws.fileErr(r.Tool, src, err)
+	}
+	if v := string(fsys.VersionOf(cur)); v != r.Before.Version {
+		return intentFile{}, refuse(KindChanged, src.spelled, "%s changed while stet checked the change (%s, was %s); read it again, then make the change",
+			src.spelled, v, r.Before.Version)
+	}
+	if f.Data.Pre, err = s.ws.journal.Put(cur); err != nil {
+		return intentFile{}, fmt.Errorf("%s %s: the journal could not save the bytes the change replaces, so it must not run: %w", r.Tool, src.spelled, err)
+	}
+	return f, nil
+}
+
+// FinishClient closes the client intent of call id, once the client's tool
+// has run (or failed): each file is read back and compared with the plan.
+// A file that holds exactly what the plan said gets a verified receipt, and
+// the session observes it as after its own change; one that still holds
+// its old bytes gets none; one that holds anything else (a formatter,
+// another writer, a result stet did not work out) gets a receipt that is
+// not verified, naming what it holds now. It returns the receipts written
+// (none when id names no open intent: its check refused, or it was closed).
+func (s *Session) FinishClient(ctx context.Context, id string) ([]*MutationResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	it, ok := s.clients[id]
+	s.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	var out []*MutationResult
+	for _, f := range it.Files {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		res, err := s.finishClientFile(ctx, it, f)
+		if err != nil {
+			return out, err
+		}
+		if res != nil {
+			out = append(out, res)
+		}
+	}
+	state := history.ClientLanded
+	if len(out) == 0 {
+		state = history.ClientUnchanged
+	}
+	if err := s.append(false, s.rec(recClientDone, "", history.ClientDone{ID: id, State: state})); err != nil {
+		return out, err
+	}
+	s.mu.Lock()
+	delete(s.clients, id)
+	s.mu.Unlock()
+	return out, nil
+}
+
+// held is what one name holds: its bytes, or nothing.
+type held struct {
+	b      []byte
+	exists bool
+}
+
+func (h held) version() string {
+	if !h.exists {
+		return ""
+	}
+	return string(fsys.VersionOf(h.b))
+}
+
+// readHeld reads what t holds now.
+func (s *Session) readHeld(t target) (held, error) {
+	b, err := t.readMax(s.ws.opts.MaxFileBytes)
+	switch {
+	case errors.Is(err, fsys.ErrNotFound):
+		return held{}, nil
+	case err != nil:
+		return held{}, s.ws.fileErr("read", t, err)
+	}
+	return held{b: b, exists: true}, nil
+}
+
+// finishClientFile writes the receipt of one file of a client intent, or
+// nothing when the file was left as it was.
+func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent, f intentFile) (*MutationResult, error) {
+	r := f.Data.Receipt
+	t, err := s.ws.targetOfKey(f.Key)
+	if err != nil {
+		return nil, err
+	}
+	src := t
+	if f.Data.FromKey != "" {
+		if src, err = s.ws.targetOfKey(f.Data.FromKey); err != nil {
+			return nil, err
+		}
+	}
+	unlock, err := s.ws.lockAll(ctx, t, src)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	now, err := s.readHeld(t)
+	if err != nil {
+		return nil, err
+	}
+	from := now
+	if f.Data.FromKey != "" {
+		if from, err = s.readHeld(src); err != nil {
+			return nil, err
+		}
+	}
+	var pre []byte
+	if r.Before != nil {
+		if pre, err = history.Preimage(s.ws.journal, &f.Data, nil); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", it.Tool, r.Path, err)
+		}
+	}
+	before := r.Before != nil && from.exists && from.version() == r.Before.Version
+	untouched := (r.Before == nil && !now.exists) || (f.Data.FromKey == "" && before) || (f.Data.FromKey != "" && before && !now.exists)
+	if untouched {
+		return nil, nil
+	}
+	c := &change{
+		tool: it.Tool, t: t, key: f.Key, pre: pre, post: now.b, matches: r.Matches,
+		create: r.Before == nil, delete: r.After == nil && f.Data.FromKey == "",
+		intent: it.ID, // closed by the client_done record, not by a done record
+	}
+	if r.Before != nil {
+		c.preVer = fsys.Version(r.Before.Version)
+	}
+	if f.Data.FromKey != "" {
+		c.src = &src
+	}
+	if o, ok := s.observed(src.key()); ok {
+		c.seen = &o
+	}
+	r.Time = s.ws.now()
+	landed := !it.Unknown && s.holdsPlan(r, f.Data.FromKey != "", pre, now, from)
+	if landed {
+		r.Verified = true
+	} else {
+		r = s.unplanned(it, r, pre, now)
+		c.matches = r.Matches
+	}
+	data := f.Data
+	data.Receipt = r
+	if err := s.record(c, &data); err != nil {
+		return nil, err
+	}
+	msg := fmt.Sprintf("%s %s: receipt %s (verified)", it.Tool, t.shown(), r.ID)
+	if !landed {
+		msg = fmt.Sprintf("%s %s: receipt %s (not verified: %s)", it.Tool, t.shown(), r.ID, r.Notes[len(r.Notes)-1])
+	}
+	var diff string
+	if now.exists {
+		c.post = now.b
+		diff = c.diff()
+	}
+	return &MutationResult{Message: msg, Receipt: r, Diff: diff}, nil
+}
+
+// holdsPlan reports whether the disk holds exactly what the planned
+// receipt r says: the new name the after state (proven against the
+// preimage region by region), a deleted or moved-away name nothing.
+func (s *Session) holdsPlan(r receipt.Receipt, move bool, pre []byte, now, from held) bool {
+	if r.After == nil {
+		return !now.exists
+	}
+	if !now.exists || now.version() != r.After.Version {
+		return false
+	}
+	if move && from.exists {
+		return false
+	}
+	if len(r.Matches) == 0 {
+		return true // a move of unchanged bytes: the versions prove it
+	}
+	return receipt.Verify(pre, now.b, r) == nil
+}
+
+// unplanned is the receipt of a client change whose file does not hold
+// what the plan said: the after state is what it holds now, the match the
+// whole file, and a note says so, with both versions.
+func (s *Session) unplanned(it history.ClientIntent, r receipt.Receipt, pre []byte, now held) receipt.Receipt {
+	planned := "(none)"
+	if r.After != nil {
+		planned = r.After.Version
+	}
+	r.Verified = false
+	r.After = nil
+	if now.exists {
+		r.After = receipt.StateOf(now.b)
+	}
+	r.Matches = []receipt.Match{{Offset: 0, OldBytes: len(pre), NewBytes: len(now.b), Line: 1}}
+	var why string
+	switch {
+	case it.Unknown:
+		why = fmt.Sprintf("stet does not work out what %s writes, so it records what %s holds now", it.Tool, r.Path)
+	case !now.exists:
+		why = fmt.Sprintf("%s is gone, but %s said it would hold %s", r.Path, it.Tool, planned)
+	default:
+		why = fmt.Sprintf("%s holds %s, not what %s said it would (%s): a formatter or another writer changed it", r.Path, r.After.Version, it.Tool, planned)
+	}
+	r.Notes = append(r.Notes, why+"; the bytes before are saved in the journal")
+	return r
+}
+
+// ObserveClient records that a client's own tool showed the model lines
+// [offset, offset+limit) of path (offset 1-based; limit 0: to the end) at
+// the version the file holds now, as a read by stet would. It refuses a
+// path outside the workspace, a deny-read file and one that is not a
+// regular text file, as read does, and observes nothing then.
+func (s *Session) ObserveClient(ctx context.Context, path string, offset, limit int) error {
+	if err := s.catchUp(); err != nil {
+		return err
+	}
+	t, ref := s.resolve("read", path)
+	if ref != nil {
+		return ref
+	}
+	if ref := s.ws.denied(t); ref != nil {
+		return ref
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := t.readMax(s.ws.opts.MaxFileBytes)
+	if err != nil {
+		return s.ws.fileErr("read", t, err)
+	}
+	lines := receipt.Lines(b)
+	from := max(offset, 1)
+	to := lines
+	if limit > 0 {
+		to = min(lines, from+limit-1)
+	}
+	seen := lineSpan(b, from, to)
+	whole := seen.Start == 0 && seen.End == len(b)
+	return s.observeFile(t, string(fsys.VersionOf(b)), len(b), lines, seen, whole)
+}
+
+// lineSpan is the byte range of lines from..to (1-based, inclusive) of b,
+// each with its newline; empty when from is past the last line.
+func lineSpan(b []byte, from, to int) policy.Range {
+	start, line := 0, 1
+	for line < from {
+		i := bytes.IndexByte(b[start:], '\n')
+		if i < 0 {
+			return policy.Range{Start: len(b), End: len(b)}
+		}
+		start += i + 1
+		line++
+	}
+	end := start
+	for line <= to {
+		i := bytes.IndexByte(b[end:], '\n')
+		if i < 0 {
+			end = len(b)
+			break
+		}
+		end += i + 1
+		line++
+	}
+	return policy.Range{Start: start, End: end}
+}
+
+// CheckClientRead refuses a read of path by a client's own tool where stet
+// would refuse it: outside the workspace, or a deny-read file (or the
+// state directory). It reads nothing.
+func (s *Session) CheckClientRead(path string) error {
+	t, ref := s.resolve("read", path)
+	if ref != nil {
+		return ref
+	}
+	if ref := s.ws.denied(t); ref != nil {
+		return ref
+	}
+	return nil
+}
