@@ -219,9 +219,10 @@ func (c *client) where() string {
 }
 
 func cmdSetup(e *env, args []string) error {
-	var write, project bool
+	var write, project, hooks bool
 	var file string
-	fs := e.newFlags("setup", "setup CLIENT [--root DIR ...] [--project] [--config FILE] [--write]")
+	fs := e.newFlags("setup", "setup CLIENT [--root DIR ...] [--project] [--config FILE] [--hooks [--protect GLOB ...] [--deny-read GLOB ...]] [--write]")
+	fs.BoolVar(&hooks, "hooks", false, "the client's hook configuration instead of its MCP entry: stet hook CLIENT guards the client's own file tools (claude-code, codex, cursor, gemini, vscode)")
 	fs.BoolVar(&write, "write", false, "merge the entry into the client's configuration file (the old file is saved beside it as FILE.bak and in the journal)")
 	fs.BoolVar(&project, "project", false, "use the project's configuration file (in the first --root) instead of the user's: claude-code .mcp.json, cursor .cursor/mcp.json, vscode .vscode/mcp.json")
 	fs.StringVar(&file, "config", "", "the configuration `FILE` to write (default: the client's own, for this OS)")
@@ -231,6 +232,9 @@ func cmdSetup(e *env, args []string) error {
 	}
 	if len(pos) != 1 {
 		return usagef("expected one CLIENT: %s", strings.Join(clientNames(), ", "))
+	}
+	if hooks {
+		return setupHooks(e, pos[0], project, write, file)
 	}
 	c, err := findClient(pos[0])
 	if err != nil {
@@ -297,7 +301,19 @@ func cmdSetup(e *env, args []string) error {
 	if !write {
 		return printSetup(e, c, target, entry, project)
 	}
-	return writeSetup(e, c, target, entry)
+	return writeSetup(e, target, merger{
+		merge: func(old []byte) ([]byte, error) { return c.merge(old, entry) },
+		where: c.where(), what: "this stet entry", notes: c.notes,
+	})
+}
+
+// merger is what writeSetup merges into a configuration file: merge
+// returns the file with stet's part in it; where says where that goes,
+// what names it, and notes follow.
+type merger struct {
+	merge       func(old []byte) ([]byte, error)
+	where, what string
+	notes       []string
 }
 
 // setupBinary is the absolute path of the running binary, symlinks
@@ -417,7 +433,7 @@ func printSetup(e *env, c *client, target string, entry cfgedit.Obj, project boo
 // workspace on target's directory, session "setup", the old file read
 // first so that the write replaces exactly the bytes merged into (and the
 // journal keeps them), a plain copy saved beside it first.
-func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
+func writeSetup(e *env, target string, mg merger) error {
 	// A configuration file kept elsewhere behind a symlink (dotfiles) is
 	// written where it lives: the workspace is its real directory.
 	if real, err := filepath.EvalSymlinks(target); err == nil { // the client's configuration file: not a workspace path
@@ -430,7 +446,7 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("reading %s: %w", target, err)
 	}
-	merged, err := c.merge(old, entry)
+	merged, err := mg.merge(old)
 	if err != nil {
 		var se *cfgedit.SyntaxError
 		if errors.As(err, &se) {
@@ -439,7 +455,7 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 		return fmt.Errorf("%s: %w", target, err)
 	}
 	if exists && string(merged) == string(old) {
-		fmt.Fprintf(e.stdout, "%s already holds this stet entry; nothing written\n", target)
+		fmt.Fprintf(e.stdout, "%s already holds %s; nothing written\n", target, mg.what)
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil { // the client's configuration directory: not a workspace path
@@ -497,16 +513,16 @@ func writeSetup(e *env, c *client, target string, entry cfgedit.Obj) error {
 	}
 	w := e.stdout
 	if exists {
-		fmt.Fprintf(w, "merged stet into %s (%s); receipt %s\n", target, c.where(), res.Receipt.ID)
+		fmt.Fprintf(w, "merged stet into %s (%s); receipt %s\n", target, mg.where, res.Receipt.ID)
 	} else {
-		fmt.Fprintf(w, "created %s with the stet entry; receipt %s\n", target, res.Receipt.ID)
+		fmt.Fprintf(w, "created %s with %s; receipt %s\n", target, mg.what, res.Receipt.ID)
 	}
 	if backup != "" {
 		fmt.Fprintf(w, "the old file is saved as %s (and in stet's journal)\n", filepath.Join(dir, backup))
 	}
 	undo := []string{"stet", "undo", "--root", dir, "--session", setupSession}
 	fmt.Fprintf(w, "undo: %s\n", shellLine(append(undo, name)))
-	for _, n := range c.notes {
+	for _, n := range mg.notes {
 		fmt.Fprintln(w, n)
 	}
 	return nil

@@ -336,6 +336,71 @@ func (o *jsonObj) find(src []byte, key string) (*jsonMember, error) {
 // keeps its bytes. src is JSON with comments and trailing commas allowed;
 // an empty src becomes a new document.
 func SetJSON(src []byte, path []string, name string, val Obj) ([]byte, error) {
+	return setJSON(src, path, name, val)
+}
+
+// SetJSONArray returns src with the array member name of the object at
+// path (created, with the objects on the path, when missing) holding the
+// elements of the array there now that keep accepts, in their order, then
+// add. keep sees each element's JSON; a kept element is written again from
+// it, so comments inside the array are lost (an array with comments in it
+// is refused, naming its line). Everything outside the member keeps its
+// bytes.
+func SetJSONArray(src []byte, path []string, name string, keep func(elem json.RawMessage) bool, add []Obj) ([]byte, error) {
+	root, err := parseJSONC(src)
+	if err != nil {
+		return nil, err
+	}
+	var elems []any
+	m, err := memberAt(src, root, path, name)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		var old []json.RawMessage
+		if err := json.Unmarshal(src[m.valStart:m.valEnd], &old); err != nil {
+			return nil, errAt(src, m.valStart, "%q is not a plain JSON array (comments inside it, or another kind of value); merge by hand, or move it aside and run again", name)
+		}
+		for _, e := range old {
+			if keep(e) {
+				elems = append(elems, e)
+			}
+		}
+	}
+	for _, o := range add {
+		elems = append(elems, o)
+	}
+	if m != nil && sameJSON(src[m.valStart:m.valEnd], []byte(renderJSON(elems, "", "", ""))) {
+		return src, nil // already so: a second merge changes nothing
+	}
+	return setJSON(src, path, name, elems)
+}
+
+// sameJSON reports whether a and b are the same JSON text, whitespace
+// aside.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// memberAt finds the member name of the object at path, or nil when it or
+// an object on the way is missing.
+func memberAt(src []byte, root *jsonObj, path []string, name string) (*jsonMember, error) {
+	cur := root
+	if cur == nil {
+		return nil, nil
+	}
+	for _, key := range path {
+		m, err := cur.find(src, key)
+		if err != nil || m == nil || m.obj == nil {
+			return nil, err
+		}
+		cur = m.obj
+	}
+	return cur.find(src, name)
+}
+
+func setJSON(src []byte, path []string, name string, val any) ([]byte, error) {
 	root, err := parseJSONC(src)
 	if err != nil {
 		return nil, err
@@ -385,7 +450,7 @@ func SetJSON(src []byte, path []string, name string, val Obj) ([]byte, error) {
 }
 
 // wrap nests val under name inside objects named by path.
-func wrap(path []string, name string, val Obj) Obj {
+func wrap(path []string, name string, val any) Obj {
 	v := Obj{{name, val}}
 	for i := len(path) - 1; i >= 0; i-- {
 		v = Obj{{path[i], v}}
@@ -521,6 +586,26 @@ func renderJSON(v any, ind, unit, nl string) string {
 		}
 		b.WriteString(nl + ind + "}")
 		return b.String()
+	case []any:
+		if len(v) == 0 {
+			return "[]"
+		}
+		var b strings.Builder
+		b.WriteString("[")
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(nl + ind + unit + renderJSON(e, ind+unit, unit, nl))
+		}
+		b.WriteString(nl + ind + "]")
+		return b.String()
+	case json.RawMessage:
+		var b bytes.Buffer
+		if err := json.Indent(&b, v, ind, unit); err != nil {
+			return string(v)
+		}
+		return strings.ReplaceAll(b.String(), "\n", nl)
 	case []string:
 		q := make([]string, len(v))
 		for i, s := range v {

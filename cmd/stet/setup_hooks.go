@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/stet-dev/stet/hook"
+	"github.com/stet-dev/stet/internal/cfgedit"
+)
+
+// hookSetup is where and how one client's hook configuration runs stet
+// hook: a row per client of package hook.
+type hookSetup struct {
+	client, title string
+	// userFile is the user's configuration file; projectFile the
+	// project's, relative to the project directory ("" when none).
+	userFile    func(d hostDirs) (string, error)
+	projectFile string
+	// events lists the hook events with the tools each one matches ("":
+	// every call of the event).
+	events []hookEvent
+	// merge sets stet's hooks in the file: entries that run stet hook for
+	// this client are replaced, everything else is kept.
+	merge func(src []byte, command string, events []hookEvent) ([]byte, error)
+	notes []string
+}
+
+// hookEvent is one event a client's configuration hooks stet into.
+type hookEvent struct{ name, matcher string }
+
+// claudeTools are Claude Code's built-in file tools stet's hooks watch.
+const (
+	claudeReadEdit = "Read|Edit|MultiEdit|Write|NotebookEdit"
+	claudeEdits    = "Edit|MultiEdit|Write|NotebookEdit"
+)
+
+var hookSetups = []hookSetup{
+	{
+		client: "claude-code", title: "Claude Code",
+		userFile:    inHome(".claude", "settings.json"),
+		projectFile: filepath.Join(".claude", "settings.json"),
+		events: []hookEvent{
+			{"UserPromptSubmit", ""},
+			{"PreToolUse", claudeReadEdit},
+			{"PostToolUse", claudeReadEdit},
+			{"PostToolUseFailure", claudeEdits},
+		},
+		merge: mergeMatcherHooks,
+		notes: []string{
+			"Claude Code reads the hooks at the start of a session: start a new one (or review them with /hooks).",
+			"The shell (Bash) is out of reach of any file hook: its writes show in `stet review` as changed outside.",
+		},
+	},
+}
+
+// findHookSetup returns the hook setup of the client called name.
+func findHookSetup(name string) (*hookSetup, error) {
+	for i := range hookSetups {
+		if hookSetups[i].client == name {
+			return &hookSetups[i], nil
+		}
+	}
+	var names []string
+	for _, h := range hookSetups {
+		names = append(names, h.client)
+	}
+	return nil, usagef("stet setup --hooks knows %s, not %q", strings.Join(names, ", "), name)
+}
+
+// mergeMatcherHooks merges hooks in the shape Claude Code and Gemini CLI
+// share: {"hooks": {EVENT: [{"matcher": M, "hooks": [{"type": "command",
+// "command": C}]}]}}.
+func mergeMatcherHooks(src []byte, command string, events []hookEvent) ([]byte, error) {
+	var err error
+	for _, ev := range events {
+		entry := cfgedit.Obj{}
+		if ev.matcher != "" {
+			entry = append(entry, cfgedit.Member{Key: "matcher", Val: ev.matcher})
+		}
+		entry = append(entry, cfgedit.Member{Key: "hooks", Val: []any{cfgedit.Obj{{Key: "type", Val: "command"}, {Key: "command", Val: command}}}})
+		if src, err = cfgedit.SetJSONArray(src, []string{"hooks"}, ev.name, notStetHook, []cfgedit.Obj{entry}); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}
+
+// notStetHook reports whether a hook entry of a configuration runs
+// something other than stet hook: those are kept by a merge.
+func notStetHook(elem json.RawMessage) bool {
+	var e struct {
+		Command string `json:"command"`
+		Hooks   []struct {
+			Command string `json:"command"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(elem, &e) != nil {
+		return true
+	}
+	cmds := []string{e.Command}
+	for _, h := range e.Hooks {
+		cmds = append(cmds, h.Command)
+	}
+	for _, c := range cmds {
+		if isStetHook(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// isStetHook reports whether a hook command runs stet hook.
+func isStetHook(command string) bool {
+	f := strings.Fields(command)
+	if len(f) < 3 {
+		return false
+	}
+	bin := strings.ToLower(strings.Trim(f[0], `'"`))
+	base := filepath.Base(strings.ReplaceAll(bin, `\`, "/"))
+	return (base == "stet" || base == "stet.exe") && f[1] == "hook"
+}
+
+// hookCommand is the command a client runs for stet hook: this binary's
+// absolute path (clients do not all inherit the shell's PATH), the client,
+// the roots, and the rules of this invocation's flags.
+func hookCommand(bin, client string, roots []string, g *globals) string {
+	words := []string{bin, "hook", client}
+	for _, r := range roots {
+		words = append(words, "--root", r)
+	}
+	for _, p := range g.protect {
+		words = append(words, "--protect", p)
+	}
+	for _, p := range g.denyRead {
+		words = append(words, "--deny-read", p)
+	}
+	if g.noDefaultProtect {
+		words = append(words, "--no-default-protect")
+	}
+	if g.effects != "" {
+		words = append(words, "--effects", g.effects)
+	}
+	if g.binding != "" {
+		words = append(words, "--binding", g.binding)
+	}
+	if g.state != "" {
+		if abs, err := filepath.Abs(g.state); err == nil {
+			words = append(words, "--state", abs)
+		}
+	}
+	return shellLine(words)
+}
+
+// setupHooks prints, or with write merges, the hook configuration of a
+// client.
+func setupHooks(e *env, name string, project, write bool, file string) error {
+	h, err := findHookSetup(name)
+	if err != nil {
+		return err
+	}
+	if _, err := hook.Find(h.client); err != nil {
+		return err
+	}
+	if project && h.projectFile == "" {
+		return usagef("%s has no project hook file; drop --project", h.title)
+	}
+	if project && file != "" {
+		return usagef("give --project or --config FILE, not both")
+	}
+	if _, err := e.g.options(); err != nil {
+		return err
+	}
+	bin, err := setupBinary()
+	if err != nil {
+		return err
+	}
+	d := hostDirs{goos: runtime.GOOS, getenv: os.Getenv}
+	if d.home, err = os.UserHomeDir(); err != nil {
+		return fmt.Errorf("finding the home directory (set HOME): %w", err)
+	}
+	roots, warnings, err := setupRoots(e.g.roots, d.home)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "stet setup: warning: %s\n", w)
+	}
+	target := file
+	switch {
+	case target != "":
+		if target, err = filepath.Abs(target); err != nil {
+			return err
+		}
+	case project:
+		target = filepath.Join(roots[0], h.projectFile)
+	default:
+		if target, err = h.userFile(d); err != nil {
+			return fmt.Errorf("%s's configuration file: %w", h.title, err)
+		}
+	}
+	command := hookCommand(bin, h.client, roots, e.g)
+	merge := func(old []byte) ([]byte, error) { return h.merge(old, command, h.events) }
+	var evs []string
+	for _, ev := range h.events {
+		evs = append(evs, ev.name)
+	}
+	where := fmt.Sprintf("stet's hooks on %s, beside the hooks already there", strings.Join(evs, ", "))
+	if write {
+		return writeSetup(e, target, merger{merge: merge, where: where, what: "stet's hooks", notes: h.notes})
+	}
+	snippet, err := merge(nil)
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s hooks (%s): put this in\n  %s\n(%s):\n\n", h.title, runtime.GOOS, target, where)
+	w.Write(snippet)
+	fmt.Fprintln(w)
+	for _, n := range h.notes {
+		fmt.Fprintln(w, n)
+	}
+	fmt.Fprintf(w, "Or let stet merge it, keeping everything else in the file: add --write to this command.\n")
+	return nil
+}
