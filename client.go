@@ -10,6 +10,7 @@ import (
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/textedit"
 )
 
 // A client's own tools (SPEC section 10). A client such as Claude Code
@@ -49,22 +50,30 @@ type ClientPlan struct {
 	Diff     string
 }
 
-// PrepareClient checks a change a client's own tool is about to make and,
-// when the rules let it through, saves the bytes it will replace and
-// records a client intent for call, durably, before returning. change is
-// an EditArgs, a WriteArgs, a PatchArgs (their DryRun is ignored) or a
-// ClientRewrite. A refusal is a *Refusal, worded as the same call of stet's
-// own tool is; it is journaled for review under call.Tool.
-func (s *Session) PrepareClient(ctx context.Context, call ClientCall, change any) (*ClientPlan, error) {
+// PrepareClient checks the changes a client's own tool is about to make
+// (one call may change several files) and, when the rules let every one
+// through, saves the bytes they will replace and records one client intent
+// for call, durably, before returning. Each change is an EditArgs, a
+// WriteArgs, a PatchArgs (their DryRun is ignored) or a ClientRewrite. A
+// refusal is a *Refusal, worded as the same call of stet's own tool is,
+// and journaled for review under call.Tool; then nothing is saved.
+func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ...any) (*ClientPlan, error) {
 	if call.ID == "" {
 		return nil, refuse(KindInvalid, "", "the client named no id for its tool call; nothing was checked")
 	}
-	plan, unknown, err := s.planClient(ctx, change)
-	if err != nil {
-		if r, ok := AsRefusal(err); ok {
-			s.NoteRefusal(call.Tool, r)
+	plan := &ClientPlan{}
+	unknown := false
+	for _, ch := range changes {
+		p, u, err := s.planClient(ctx, ch)
+		if err != nil {
+			if r, ok := AsRefusal(err); ok {
+				s.NoteRefusal(call.Tool, r)
+			}
+			return nil, err
 		}
-		return nil, err
+		plan.Receipts = append(plan.Receipts, p.Receipts...)
+		plan.Diff += p.Diff
+		unknown = unknown || u
 	}
 	files := make([]intentFile, 0, len(plan.Receipts))
 	for _, r := range plan.Receipts {
@@ -434,4 +443,66 @@ func (s *Session) CheckClientRead(path string) error {
 		return ref
 	}
 	return nil
+}
+
+// RecordClientEdits records a change a client's own tool has already made
+// and told of only afterwards (Cursor's afterFileEdit): the literal
+// replacements edits, applied in order, left path as it is now. Stet's
+// rules did not check such a change, and nothing was saved before it ran:
+// the bytes before are worked out by taking the replacements back, last
+// first, each new string found exactly once, and proven by applying them
+// again. The receipt is verified when they give the file exactly; when
+// they cannot be taken back it is a *Refusal, and nothing is recorded.
+func (s *Session) RecordClientEdits(ctx context.Context, call ClientCall, path string, edits []EditOp) (*MutationResult, error) {
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
+	t, unlock, err := s.claim(ctx, "edit", path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if ref := s.ws.denied(t); ref != nil {
+		return nil, ref
+	}
+	cur, err := t.readMax(s.ws.opts.MaxFileBytes)
+	if err != nil {
+		return nil, s.ws.fileErr("edit", t, err)
+	}
+	pre := cur
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		if e.NewString == "" || bytes.Count(pre, []byte(e.NewString)) != 1 {
+			return nil, refuse(KindAmbiguous, t.spelled, "%s's edit %d of %s cannot be taken back to find the bytes before it (its new text is not in the file exactly once); nothing was recorded; `stet review` shows %s as changed outside",
+				call.Tool, i+1, t.spelled, t.spelled)
+		}
+		pre = bytes.Replace(pre, []byte(e.NewString), []byte(e.OldString), 1)
+	}
+	ops := make([]textedit.Edit, len(edits))
+	for i, e := range edits {
+		ops[i] = textedit.Edit{Old: e.OldString, New: e.NewString}
+	}
+	res, err := textedit.ApplyContext(ctx, pre, ops, int(s.ws.opts.MaxFileBytes))
+	if err != nil || !bytes.Equal(res.Text, cur) {
+		return nil, refuse(KindAmbiguous, t.spelled, "%s's edits of %s do not give the file as it is when applied to the bytes worked out before them; nothing was recorded; `stet review` shows %s as changed outside",
+			call.Tool, t.spelled, t.spelled)
+	}
+	blob, err := s.ws.journal.Put(pre)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: the journal could not save the bytes before the change: %w", call.Tool, t.spelled, err)
+	}
+	c := &change{tool: call.Tool, t: t, key: t.key(), pre: pre, preVer: fsys.VersionOf(pre), post: cur, matches: res.Matches, eol: res.EOL, intent: call.ID}
+	if o, ok := s.observed(c.key); ok {
+		c.seen = &o
+	}
+	r := s.newReceipt(c)
+	r.After = receipt.StateOf(cur)
+	r.After.Mode = r.Before.Mode
+	r.Verified = receipt.Verify(pre, cur, r) == nil
+	r.Notes = append(r.Notes, call.Tool+" told stet of this change only after it landed: stet's rules did not check it, and the bytes before were worked out from the edits")
+	data := &receiptData{Receipt: r, Pre: blob}
+	if err := s.record(c, data); err != nil {
+		return nil, err
+	}
+	return &MutationResult{Message: fmt.Sprintf("%s %s: receipt %s, recorded after the fact", call.Tool, t.shown(), r.ID), Receipt: r, Diff: c.diff()}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/stet-dev/stet"
 )
@@ -25,7 +26,7 @@ var Clients = []*Client{
 	{Name: "codex", Events: codexEvents, parse: parseCodex, reply: replyClaude},
 	{Name: "gemini", Events: geminiEvents, parse: parseGemini, reply: replyGemini},
 	{Name: "cursor", Events: cursorEvents, parse: parseCursor, reply: replyCursor},
-	{Name: "vscode", Events: claudeEvents, parse: parseClaude, reply: replyClaude},
+	{Name: "vscode", Events: vscodeEvents, parse: parseVSCode, reply: replyVSCode},
 }
 
 // Find returns the row of the client called name.
@@ -132,24 +133,32 @@ func parseClaude(in []byte) (Event, error) {
 				return ev, err
 			}
 			ev.Kind = BeforeChange
+			var ch any
 			switch {
 			case c.Tool == "NotebookEdit":
-				ev.Change = stet.ClientRewrite{Path: e.NotebookPath}
+				ch = stet.ClientRewrite{Path: e.NotebookPath}
 			case c.Tool == "Write" && e.Content != nil:
-				ev.Change = stet.WriteArgs{Path: e.FilePath, Content: *e.Content}
+				ch = stet.WriteArgs{Path: e.FilePath, Content: *e.Content}
 			case c.Tool == "MultiEdit":
-				ev.Change = stet.EditArgs{Path: e.FilePath, Edits: e.Edits}
-			case e.OldString != nil && *e.OldString == "":
-				// Claude Code's Edit with an empty old_string creates the file.
-				ev.Change = stet.WriteArgs{Path: e.FilePath, Content: e.NewString}
+				ch = stet.EditArgs{Path: e.FilePath, Edits: e.Edits}
 			case e.OldString != nil:
-				ev.Change = stet.EditArgs{Path: e.FilePath, OldString: e.OldString, NewString: &e.NewString, ReplaceAll: e.ReplaceAll}
+				ch = editOrCreate(e.FilePath, *e.OldString, e.NewString, e.ReplaceAll)
 			default:
 				return ev, fmt.Errorf("%s's input names no change", c.Tool)
 			}
+			ev.Changes = []any{ch}
 		}
 	}
 	return ev, nil
+}
+
+// editOrCreate is a replacement in path, or, for an empty old string
+// (Claude Code's and Gemini CLI's way to create a file), a new file.
+func editOrCreate(path, old, new string, all bool) any {
+	if old == "" {
+		return stet.WriteArgs{Path: path, Content: new}
+	}
+	return stet.EditArgs{Path: path, OldString: &old, NewString: &new, ReplaceAll: all}
 }
 
 func unmarshal(raw json.RawMessage, v any) error {
@@ -232,13 +241,14 @@ func parseCodex(in []byte) (Event, error) {
 		if p.Command == "" {
 			return ev, fmt.Errorf("apply_patch's tool_input.command is empty")
 		}
-		ev.Kind, ev.Change, ev.ReadsUnseen = BeforeChange, stet.PatchArgs{Patch: p.Command}, true
+		ev.Kind, ev.Changes, ev.ReadsUnseen = BeforeChange, []any{stet.PatchArgs{Patch: p.Command}}, true
 	}
 	return ev, nil
 }
 
 // Gemini CLI (BeforeTool and AfterTool hooks in settings.json; tool_input
-// is the model's own arguments, file_path possibly relative to cwd).
+// is the model's own arguments, file_path possibly relative to cwd; no
+// call id).
 var geminiEvents = []string{"BeforeAgent", "BeforeTool", "AfterTool"}
 
 type geminiInput struct {
@@ -249,7 +259,9 @@ type geminiInput struct {
 	NewString    string  `json:"new_string"`
 	Expected     int     `json:"expected_replacements"`
 	AllowMany    bool    `json:"allow_multiple"`
-	Offset       int     `json:"offset"`
+	StartLine    int     `json:"start_line"` // 1-based, as the code reads them
+	EndLine      int     `json:"end_line"`
+	Offset       *int    `json:"offset"` // 0-based, as the older docs give them
 	Limit        int     `json:"limit"`
 }
 
@@ -280,23 +292,29 @@ func parseGemini(in []byte) (Event, error) {
 		case c.Tool == "read_file" && before:
 			ev.Kind, ev.Path = BeforeRead, p
 		case c.Tool == "read_file":
-			// Gemini's offset is 0-based.
-			ev.Kind, ev.Path, ev.Offset, ev.Limit = AfterRead, p, g.Offset+1, g.Limit
+			ev.Kind, ev.Path = AfterRead, p
+			switch {
+			case g.StartLine > 0:
+				ev.Offset = g.StartLine
+				if g.EndLine >= g.StartLine {
+					ev.Limit = g.EndLine - g.StartLine + 1
+				}
+			case g.Offset != nil:
+				ev.Offset, ev.Limit = *g.Offset+1, g.Limit
+			}
 		case !before:
 			ev.Kind = AfterChange
 		case c.Tool == "write_file" && g.Content != nil:
-			ev.Kind, ev.Change = BeforeChange, stet.WriteArgs{Path: p, Content: *g.Content}
-		case c.Tool == "replace" && g.OldString != nil && *g.OldString == "":
-			ev.Kind, ev.Change = BeforeChange, stet.WriteArgs{Path: p, Content: g.NewString}
+			ev.Kind, ev.Changes = BeforeChange, []any{stet.WriteArgs{Path: p, Content: *g.Content}}
 		case c.Tool == "replace" && g.OldString != nil:
 			ev.Kind = BeforeChange
-			ev.Change = stet.EditArgs{Path: p, OldString: g.OldString, NewString: &g.NewString, ReplaceAll: g.Expected > 1 || g.AllowMany}
+			ev.Changes = []any{editOrCreate(p, *g.OldString, g.NewString, g.Expected > 1 || g.AllowMany)}
 		default:
 			return ev, fmt.Errorf("%s's input names no change", c.Tool)
 		}
 		if ev.CallID == "" {
-			// Gemini CLI names no call id: the session and the file name the
-			// call between its BeforeTool and AfterTool.
+			// Gemini CLI names no call id: the session, the tool and the
+			// file name the call between its BeforeTool and AfterTool.
 			ev.CallID = c.Tool + ":" + absIn(c.Cwd, p)
 		}
 	}
@@ -304,17 +322,16 @@ func parseGemini(in []byte) (Event, error) {
 }
 
 // replyGemini writes an answer as Gemini CLI reads it: exit 0 and JSON on
-// stdout ({"decision":"deny","reason":...} blocks a tool).
+// stdout ({"decision":"deny","reason":...} blocks a tool). After a tool
+// it says nothing to the model (a decision there replaces the tool's
+// result): a note goes to the user.
 func replyGemini(ev Event, a Answer) Reply {
 	out := map[string]any{}
-	switch {
-	case a.Deny != "" && (ev.Kind == BeforeChange || ev.Kind == BeforeRead):
+	if a.Deny != "" && (ev.Kind == BeforeChange || ev.Kind == BeforeRead) {
 		out["decision"], out["reason"] = "deny", a.Deny
-	case a.Note != "":
-		out["hookSpecificOutput"] = map[string]any{"hookEventName": ev.Name, "additionalContext": a.Note}
 	}
-	if a.Warn != "" {
-		out["systemMessage"] = a.Warn
+	if msg := strings.TrimSpace(a.Warn + "\n" + a.Note); msg != "" {
+		out["systemMessage"] = msg
 	}
 	if len(out) == 0 {
 		return Reply{}
@@ -322,59 +339,222 @@ func replyGemini(ev Event, a Answer) Reply {
 	return Reply{Stdout: jsonLine(out)}
 }
 
-// Cursor (.cursor/hooks.json, version 1).
-var cursorEvents = []string{"beforeSubmitPrompt", "beforeReadFile"}
+// Cursor (.cursor/hooks.json, version 1). Its documented events give the
+// prompt, a read before it runs (with the file's content), and an edit
+// only after it landed (afterFileEdit); its preToolUse documents no file
+// tool's input, so a change is recorded, not checked, in Cursor.
+var cursorEvents = []string{"beforeSubmitPrompt", "beforeReadFile", "afterFileEdit"}
+
+type cursorEvent struct {
+	Event      string        `json:"hook_event_name"`
+	Conv       string        `json:"conversation_id"`
+	Generation string        `json:"generation_id"`
+	Roots      []string      `json:"workspace_roots"`
+	Prompt     string        `json:"prompt"`
+	FilePath   string        `json:"file_path"`
+	Edits      []stet.EditOp `json:"edits"`
+}
 
 func parseCursor(in []byte) (Event, error) {
-	m, err := object(in)
-	if err != nil {
+	if _, err := object(in); err != nil {
 		return Event{}, err
 	}
-	var ev Event
-	var roots []string
-	var conv string
-	if err := field(m, "hook_event_name", &ev.Name); err != nil {
-		return ev, err
+	var c cursorEvent
+	if err := json.Unmarshal(in, &c); err != nil {
+		return Event{}, fmt.Errorf("the event does not read: %w", err)
 	}
-	if err := field(m, "conversation_id", &conv); err != nil {
-		return ev, err
+	ev := Event{Name: c.Event, Session: c.Conv, Tool: "Cursor", CallID: c.Generation}
+	if len(c.Roots) > 0 {
+		ev.Cwd = c.Roots[0]
 	}
-	if err := field(m, "workspace_roots", &roots); err != nil {
-		return ev, err
-	}
-	ev.Session = conv
-	if len(roots) > 0 {
-		ev.Cwd = roots[0]
-	}
-	switch ev.Name {
+	switch c.Event {
 	case "beforeSubmitPrompt":
-		ev.Kind = Prompt
-		err = field(m, "prompt", &ev.Prompt)
+		ev.Kind, ev.Prompt = Prompt, c.Prompt
 	case "beforeReadFile":
-		ev.Kind = BeforeRead
-		err = field(m, "file_path", &ev.Path)
+		ev.Kind, ev.Path, ev.ObserveOnAllow = BeforeRead, c.FilePath, true
+	case "afterFileEdit":
+		if len(c.Edits) == 0 {
+			return ev, fmt.Errorf("afterFileEdit names no edit")
+		}
+		ev.Kind, ev.Path, ev.Edits = Landed, c.FilePath, c.Edits
 	}
-	return ev, err
+	return ev, nil
 }
 
 // replyCursor writes an answer as Cursor reads it: JSON on stdout with
-// "permission" (beforeReadFile) or "continue" (beforeSubmitPrompt).
+// "permission" (beforeReadFile: a hook that says nothing may block the
+// read) or "continue" (beforeSubmitPrompt).
 func replyCursor(ev Event, a Answer) Reply {
 	out := map[string]any{}
-	switch ev.Kind {
-	case BeforeRead:
+	switch ev.Name {
+	case "beforeReadFile":
 		out["permission"] = "allow"
 		if a.Deny != "" {
 			out["permission"], out["user_message"], out["agent_message"] = "deny", a.Deny, a.Deny
 		}
-	case Prompt:
+	case "beforeSubmitPrompt":
 		out["continue"] = true
 	}
-	if a.Warn != "" {
-		out["user_message"] = a.Warn
+	if msg := strings.TrimSpace(a.Warn + "\n" + a.Note); msg != "" {
+		out["user_message"] = msg
 	}
 	if len(out) == 0 {
 		return Reply{}
 	}
 	return Reply{Stdout: jsonLine(out)}
+}
+
+// VS Code (its own agent runtime: hooks in .github/hooks/*.json, every
+// hook for every tool; camelCase common fields, the Copilot tools' own
+// names and inputs). A payload in Claude Code's names (the Copilot CLI
+// runtime, or Claude Code's hooks VS Code loads) is read as Claude Code's.
+var vscodeEvents = []string{"UserPromptSubmit", "PreToolUse", "PostToolUse"}
+
+type vscodeEvent struct {
+	Event   string          `json:"hookEventName"`
+	Session string          `json:"sessionId"`
+	Cwd     string          `json:"cwd"`
+	Tool    string          `json:"tool_name"`
+	Input   json.RawMessage `json:"tool_input"`
+	CallID  string          `json:"tool_use_id"`
+	Prompt  string          `json:"prompt"`
+}
+
+type vscodeEdit struct {
+	FilePath     string       `json:"filePath"`
+	OldString    *string      `json:"oldString"`
+	NewString    string       `json:"newString"`
+	Content      *string      `json:"content"`
+	Input        string       `json:"input"`
+	StartLine    int          `json:"startLine"`
+	EndLine      int          `json:"endLine"`
+	Offset       int          `json:"offset"`
+	Limit        int          `json:"limit"`
+	Replacements []vscodeEdit `json:"replacements"`
+}
+
+func parseVSCode(in []byte) (Event, error) {
+	m, err := object(in)
+	if err != nil {
+		return Event{}, err
+	}
+	if _, ok := m["hook_event_name"]; ok {
+		return parseClaude(in)
+	}
+	var v vscodeEvent
+	if err := json.Unmarshal(in, &v); err != nil {
+		return Event{}, fmt.Errorf("the event does not read: %w", err)
+	}
+	ev := Event{Name: v.Event, Session: sessionName(v.Session), Cwd: v.Cwd, CallID: v.CallID, Tool: v.Tool}
+	switch v.Event {
+	case "UserPromptSubmit":
+		ev.Kind, ev.Prompt = Prompt, v.Prompt
+		return ev, nil
+	case "PreToolUse", "PostToolUse":
+	default:
+		return ev, nil
+	}
+	before := v.Event == "PreToolUse"
+	switch v.Tool {
+	case "read_file", "create_file", "replace_string_in_file", "multi_replace_string_in_file", "insert_edit_into_file", "apply_patch":
+	default:
+		return ev, nil
+	}
+	var e vscodeEdit
+	if err := unmarshal(v.Input, &e); err != nil {
+		return ev, err
+	}
+	switch {
+	case v.Tool == "read_file" && before:
+		ev.Kind, ev.Path = BeforeRead, e.FilePath
+	case v.Tool == "read_file":
+		ev.Kind, ev.Path = AfterRead, e.FilePath
+		switch {
+		case e.StartLine > 0:
+			ev.Offset = e.StartLine
+			if e.EndLine >= e.StartLine {
+				ev.Limit = e.EndLine - e.StartLine + 1
+			}
+		default:
+			ev.Offset, ev.Limit = e.Offset, e.Limit
+		}
+	case !before:
+		ev.Kind = AfterChange
+	default:
+		ev.Kind = BeforeChange
+		switch v.Tool {
+		case "create_file":
+			if e.Content == nil {
+				return ev, fmt.Errorf("create_file names no content")
+			}
+			ev.Changes = []any{stet.WriteArgs{Path: e.FilePath, Content: *e.Content}}
+		case "replace_string_in_file":
+			if e.OldString == nil {
+				return ev, fmt.Errorf("replace_string_in_file names no oldString")
+			}
+			ev.Changes = []any{editOrCreate(e.FilePath, *e.OldString, e.NewString, false)}
+		case "multi_replace_string_in_file":
+			ev.Changes = groupEdits(e.Replacements)
+		case "insert_edit_into_file":
+			ev.Changes = []any{stet.ClientRewrite{Path: e.FilePath}}
+		case "apply_patch":
+			ev.Changes = []any{stet.PatchArgs{Patch: e.Input}}
+		}
+		if len(ev.Changes) == 0 {
+			return ev, fmt.Errorf("%s names no change", v.Tool)
+		}
+	}
+	return ev, nil
+}
+
+// groupEdits turns VS Code's replacements, which may name several files,
+// into one edit per file, in the order the files first appear.
+func groupEdits(rs []vscodeEdit) []any {
+	var order []string
+	by := map[string]*stet.EditArgs{}
+	for _, r := range rs {
+		if r.OldString == nil {
+			continue
+		}
+		a := by[r.FilePath]
+		if a == nil {
+			a = &stet.EditArgs{Path: r.FilePath}
+			by[r.FilePath] = a
+			order = append(order, r.FilePath)
+		}
+		a.Edits = append(a.Edits, stet.EditOp{OldString: *r.OldString, NewString: r.NewString})
+	}
+	out := make([]any, len(order))
+	for i, p := range order {
+		out[i] = *by[p]
+	}
+	return out
+}
+
+// sessionName is a client's session id as a stet session name: VS Code's
+// is a URI (vscode-chat-session://local/<id>), of which the last part is
+// kept.
+func sessionName(id string) string {
+	if i := strings.LastIndexByte(id, '/'); i >= 0 && i+1 < len(id) {
+		return id[i+1:]
+	}
+	return id
+}
+
+// replyVSCode is Claude Code's answer, with the decision also at the top
+// level, where the Copilot CLI runtime reads it.
+func replyVSCode(ev Event, a Answer) Reply {
+	r := replyClaude(ev, a)
+	if a.Deny == "" || (ev.Kind != BeforeChange && ev.Kind != BeforeRead) {
+		return r
+	}
+	out := claudeReply{Output: &hookOutput{Event: ev.Name, Decision: "deny", Reason: a.Deny}, SystemMessage: a.Warn}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return r
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	m["permissionDecision"], m["permissionDecisionReason"] = "deny", a.Deny
+	return Reply{Stdout: jsonLine(m)}
 }

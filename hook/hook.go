@@ -22,6 +22,7 @@ const (
 	AfterRead                // a read by the client's tool, after it ran
 	BeforeChange             // a change by the client's tool, before it runs
 	AfterChange              // a change by the client's tool, after it ran or failed
+	Landed                   // a change the client tells of only after it landed (Edits of Path)
 )
 
 // Event is one hook event of a client, read into stet's terms.
@@ -36,10 +37,16 @@ type Event struct {
 	Path    string // BeforeRead, AfterRead: the file
 	Offset  int    // AfterRead: the first line shown (1-based; 0: the first)
 	Limit   int    // AfterRead: how many lines were shown (0: to the end)
-	// Change is, for BeforeChange, the change in stet's terms: a
+	// Changes are, for BeforeChange, the call's changes in stet's terms:
 	// stet.EditArgs, stet.WriteArgs, stet.PatchArgs or stet.ClientRewrite,
-	// paths as the client gave them (made absolute from Cwd by Handle).
-	Change any
+	// one a file, paths as the client gave them (made absolute from Cwd by
+	// Handle).
+	Changes []any
+	// Edits are, for Landed, the replacements the client made in Path.
+	Edits []stet.EditOp
+	// ObserveOnAllow: the read is told of only before it runs (Cursor):
+	// once let through, it is an observation of the whole file.
+	ObserveOnAllow bool
 	// ReadsUnseen: the client reads files through its shell, which no
 	// hook shows (Codex). Before its change, the files it updates count as
 	// read at the bytes they hold: a patch applies only where its context
@@ -64,10 +71,11 @@ type Reply struct {
 // Session is what a hook needs of a stet session.
 type Session interface {
 	Turn(request string, inputs ...string) error
-	PrepareClient(ctx context.Context, call stet.ClientCall, change any) (*stet.ClientPlan, error)
+	PrepareClient(ctx context.Context, call stet.ClientCall, changes ...any) (*stet.ClientPlan, error)
 	FinishClient(ctx context.Context, id string) ([]*stet.MutationResult, error)
 	ObserveClient(ctx context.Context, path string, offset, limit int) error
 	CheckClientRead(path string) error
+	RecordClientEdits(ctx context.Context, call stet.ClientCall, path string, edits []stet.EditOp) (*stet.MutationResult, error)
 }
 
 // Opener opens the stet session of a client's session (its id, already
@@ -90,7 +98,9 @@ func Handle(ctx context.Context, c *Client, in []byte, open Opener, logf func(fo
 		return c.reply(ev, Answer{})
 	}
 	ev.Path = absIn(ev.Cwd, ev.Path)
-	ev.Change = changeIn(ev.Cwd, ev.Change)
+	for i, ch := range ev.Changes {
+		ev.Changes[i] = changeIn(ev.Cwd, ch)
+	}
 	a := decide(ctx, c, ev, open)
 	if a.Warn != "" {
 		logf("stet hook %s: %s", c.Name, a.Warn)
@@ -124,6 +134,9 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 			}
 			return Answer{Warn: fmt.Sprintf("stet could not check the read of %s: %v", ev.Path, err)}
 		}
+		if ev.ObserveOnAllow {
+			s.ObserveClient(ctx, ev.Path, 0, 0) // a file stet cannot read is not observed; the read goes on
+		}
 	case AfterRead:
 		if err := s.ObserveClient(ctx, ev.Path, ev.Offset, ev.Limit); err != nil {
 			if _, ok := stet.AsRefusal(err); !ok {
@@ -132,11 +145,13 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 		}
 	case BeforeChange:
 		if ev.ReadsUnseen {
-			for _, p := range updated(ev.Change) {
-				s.ObserveClient(ctx, p, 0, 0) // a file stet cannot read is refused below, by the change's own rules
+			for _, ch := range ev.Changes {
+				for _, p := range updated(ch) {
+					s.ObserveClient(ctx, p, 0, 0) // a file stet cannot read is refused below, by the change's own rules
+				}
 			}
 		}
-		_, err := s.PrepareClient(ctx, stet.ClientCall{ID: ev.CallID, Tool: ev.Tool}, ev.Change)
+		_, err := s.PrepareClient(ctx, stet.ClientCall{ID: ev.CallID, Tool: ev.Tool}, ev.Changes...)
 		if err != nil {
 			if r, ok := stet.AsRefusal(err); ok {
 				return Answer{Deny: r.Error()}
@@ -155,6 +170,14 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 			}
 		}
 		return Answer{Note: strings.Join(notes, "\n")}
+	case Landed:
+		res, err := s.RecordClientEdits(ctx, stet.ClientCall{ID: ev.CallID, Tool: ev.Tool}, ev.Path, ev.Edits)
+		if err != nil {
+			return Answer{Warn: fmt.Sprintf("stet could not record %s's change of %s: %v", ev.Tool, ev.Path, err)}
+		}
+		if !res.Receipt.Verified {
+			return Answer{Note: "stet: " + res.Message}
+		}
 	}
 	return Answer{}
 }

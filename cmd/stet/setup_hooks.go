@@ -52,9 +52,103 @@ var hookSetups = []hookSetup{
 		merge: mergeMatcherHooks,
 		notes: []string{
 			"Claude Code reads the hooks at the start of a session: start a new one (or review them with /hooks).",
-			"The shell (Bash) is out of reach of any file hook: its writes show in `stet review` as changed outside.",
+			shellNote,
 		},
 	},
+	{
+		client: "codex", title: "Codex",
+		userFile: func(d hostDirs) (string, error) {
+			if v := d.getenv("CODEX_HOME"); v != "" && filepath.IsAbs(v) {
+				return filepath.Join(v, "hooks.json"), nil
+			}
+			return filepath.Join(d.home, ".codex", "hooks.json"), nil
+		},
+		projectFile: filepath.Join(".codex", "hooks.json"),
+		events: []hookEvent{
+			{"UserPromptSubmit", ""},
+			{"PreToolUse", "^apply_patch$"},
+			{"PostToolUse", "^apply_patch$"},
+		},
+		merge: mergeMatcherHooks,
+		notes: []string{
+			"Codex runs a hook only once you trust it: start codex, type /hooks and trust stet's three hooks (a one-off `codex exec` can pass --dangerously-bypass-hook-trust instead). A project's .codex/ hooks load only in a trusted project.",
+			"Codex reads files through its shell, which no hook shows: a patch's updated files count as read at the bytes its context lines match.",
+			shellNote,
+		},
+	},
+	{
+		client: "gemini", title: "Gemini CLI",
+		userFile:    inHome(".gemini", "settings.json"),
+		projectFile: filepath.Join(".gemini", "settings.json"),
+		events: []hookEvent{
+			{"BeforeAgent", ""},
+			{"BeforeTool", "read_file|write_file|replace"},
+			{"AfterTool", "read_file|write_file|replace"},
+		},
+		merge: mergeMatcherHooks,
+		notes: []string{
+			"Gemini CLI runs a project's hooks only in a trusted folder (~/.gemini/trustedFolders.json).",
+			shellNote,
+		},
+	},
+	{
+		client: "cursor", title: "Cursor",
+		userFile:    inHome(".cursor", "hooks.json"),
+		projectFile: filepath.Join(".cursor", "hooks.json"),
+		events: []hookEvent{
+			{"beforeSubmitPrompt", ""},
+			{"beforeReadFile", ""},
+			{"afterFileEdit", ""},
+		},
+		merge: mergeFlatHooks(cfgedit.Member{Key: "version", Val: 1}),
+		notes: []string{
+			"Cursor tells a hook of an edit only after it landed (afterFileEdit): stet records it, with the bytes before worked out from the edit, but cannot refuse it. Reads of deny-read files are refused.",
+			shellNote,
+		},
+	},
+	{
+		client: "vscode", title: "VS Code",
+		userFile:    inHome(".copilot", "hooks", "stet.json"),
+		projectFile: filepath.Join(".github", "hooks", "stet.json"),
+		events: []hookEvent{
+			{"UserPromptSubmit", ""},
+			{"PreToolUse", ""},
+			{"PostToolUse", ""},
+		},
+		merge: mergeFlatHooks(),
+		notes: []string{
+			"VS Code runs the hooks of .github/hooks/ in a trusted workspace (setting chat.useHooks, on by default), every hook for every tool.",
+			shellNote,
+		},
+	},
+}
+
+// shellNote says what no file hook sees.
+const shellNote = "The shell is out of reach of any file hook: its writes show in `stet review` as changed outside."
+
+// mergeFlatHooks merges hooks in the shape Cursor and VS Code share:
+// {"hooks": {EVENT: [{"command": C}]}}, with top's members set at the top
+// level first when they are missing (Cursor's "version": 1).
+func mergeFlatHooks(top ...cfgedit.Member) func(src []byte, command string, events []hookEvent) ([]byte, error) {
+	return func(src []byte, command string, events []hookEvent) ([]byte, error) {
+		var err error
+		for _, m := range top {
+			var doc map[string]json.RawMessage
+			if json.Unmarshal(src, &doc) == nil && doc[m.Key] != nil {
+				continue
+			}
+			if src, err = cfgedit.SetJSONMember(src, nil, m.Key, m.Val); err != nil {
+				return nil, err
+			}
+		}
+		for _, ev := range events {
+			entry := cfgedit.Obj{{Key: "type", Val: "command"}, {Key: "command", Val: command}, {Key: "timeout", Val: 15}}
+			if src, err = cfgedit.SetJSONArray(src, []string{"hooks"}, ev.name, notStetHook, []cfgedit.Obj{entry}); err != nil {
+				return nil, err
+			}
+		}
+		return src, nil
+	}
 }
 
 // findHookSetup returns the hook setup of the client called name.

@@ -339,6 +339,12 @@ func SetJSON(src []byte, path []string, name string, val Obj) ([]byte, error) {
 	return setJSON(src, path, name, val)
 }
 
+// SetJSONMember is SetJSON for a value of any kind Member holds (a
+// string, a number, a bool, an object or an array).
+func SetJSONMember(src []byte, path []string, name string, val any) ([]byte, error) {
+	return setJSON(src, path, name, val)
+}
+
 // SetJSONArray returns src with the array member name of the object at
 // path (created, with the objects on the path, when missing) holding the
 // elements of the array there now that keep accepts, in their order, then
