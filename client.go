@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/history"
+	"github.com/stet-dev/stet/patch"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
@@ -61,6 +63,18 @@ func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ..
 	if call.ID == "" {
 		return nil, refuse(KindInvalid, "", "the client named no id for its tool call; nothing was checked")
 	}
+	// A call of the same file whose outcome never came (the client
+	// stopped, or its permission prompt was declined) is settled first,
+	// against the disk as it is, as its readback would have: open intents
+	// stay as few as the files in flight.
+	if err := s.catchUp(); err != nil {
+		return nil, err
+	}
+	for _, id := range s.openOn(s.changeKeys(changes)) {
+		if _, err := s.FinishClient(ctx, id); err != nil {
+			return nil, err
+		}
+	}
 	plan := &ClientPlan{}
 	unknown := false
 	for _, ch := range changes {
@@ -92,6 +106,57 @@ func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ..
 	s.clients[call.ID] = it
 	s.mu.Unlock()
 	return plan, nil
+}
+
+// changeKeys returns the keys of the files the changes name (a patch's
+// every path); a path that does not resolve is left out (its change is
+// refused when planned).
+func (s *Session) changeKeys(changes []any) map[string]bool {
+	var paths []string
+	for _, ch := range changes {
+		switch a := ch.(type) {
+		case EditArgs:
+			paths = append(paths, a.Path)
+		case WriteArgs:
+			paths = append(paths, a.Path)
+		case ClientRewrite:
+			paths = append(paths, a.Path)
+		case PatchArgs:
+			if files, err := patch.Parse(a.Patch); err == nil {
+				for _, f := range files {
+					paths = append(paths, f.Path, f.MoveTo)
+				}
+			}
+		}
+	}
+	keys := map[string]bool{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if t, ref := s.resolve("edit", p); ref == nil {
+			keys[t.key()] = true
+		}
+	}
+	return keys
+}
+
+// openOn returns the ids of the open client intents that name one of the
+// keys, in the order of their ids.
+func (s *Session) openOn(names map[string]bool) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for id, it := range s.clients {
+		for _, f := range it.Files {
+			if names[f.Key] || (f.Data.FromKey != "" && names[f.Data.FromKey]) {
+				ids = append(ids, id)
+				break
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // planClient plans change as a dry run of stet's own tool.

@@ -215,3 +215,27 @@ func TestClientReadOfADeniedFileIsRefused(t *testing.T) {
 		t.Errorf("a deny-read file was observed")
 	}
 }
+
+// TestClientCallWithoutItsOutcomeIsSettledByTheNext: a call whose
+// readback never came (the client stopped after writing) is settled
+// against the disk when the next call of the same file is checked: its
+// receipt is written then, so nothing is left unrecorded and no intent
+// piles up.
+func TestClientCallWithoutItsOutcomeIsSettledByTheNext(t *testing.T) {
+	ws, s, root := open(t, map[string]string{"a.txt": "one\ntwo\n"}, stet.Options{})
+	s.ObserveClient(ctx, "a.txt", 0, 0)
+	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "lost", Tool: "Edit"}, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("ONE")}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("ONE\ntwo\n"), 0o644) // written; no PostToolUse follows
+	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "next", Tool: "Edit"}, stet.EditArgs{Path: "a.txt", OldString: ptr("two"), NewString: ptr("TWO")}); err != nil {
+		t.Fatalf("the next edit: %v", err)
+	}
+	log, err := ws.Log("", "")
+	if err != nil || len(log) != 1 || !log[0].Receipt.Verified {
+		t.Fatalf("log %+v (%v), want the lost call's verified receipt", log, err)
+	}
+	if res, _ := s.FinishClient(ctx, "lost"); len(res) != 0 {
+		t.Errorf("the lost call was recorded twice")
+	}
+}
