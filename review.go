@@ -763,7 +763,7 @@ func (h *reviewLog) standing(e *event) Standing {
 		if st.ChangedBy != "" {
 			st.Message = fmt.Sprintf("changed since by %s (session %s): %d bytes, %d lines now", st.ChangedBy, h.byID[st.ChangedBy].session, now.Bytes, now.Lines)
 		} else {
-			st.Message = fmt.Sprintf("changed since by something stet did not see (a shell command or an editor): %d bytes, %d lines now (was %d bytes, %d lines)",
+			st.Message = fmt.Sprintf("changed outside: something stet did not see (a shell command, an editor, a tool no hook covers) changed it since: %d bytes, %d lines now (was %d bytes, %d lines)",
 				now.Bytes, now.Lines, r.After.Bytes, r.After.Lines)
 		}
 		if after, ok := h.bytesOf(r.After.Version); ok {

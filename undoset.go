@@ -428,7 +428,7 @@ func (h *reviewLog) blocked(e *event, t target, now *simFile, err error) *Refusa
 		why = "a directory is there"
 	case now.exists:
 		st := receipt.StateOf(now.b)
-		why = fmt.Sprintf("changed since by something stet did not see (a shell command or an editor): %d bytes, %d lines now", st.Bytes, st.Lines)
+		why = fmt.Sprintf("changed outside: something stet did not see (a shell command, an editor, a tool no hook covers) changed it since: %d bytes, %d lines now", st.Bytes, st.Lines)
 		for i := len(h.events) - 1; i >= 0; i-- {
 			l := h.events[i]
 			if l.seq > e.seq && l.d.Receipt.After != nil && l.d.Receipt.After.Version == st.Version && (l.key == e.key || l.d.FromKey == e.key) {

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -203,12 +204,16 @@ func replyClaude(ev Event, a Answer) Reply {
 	return Reply{Stdout: jsonLine(out)}
 }
 
+// jsonLine is v as one line of JSON, with <, > and & as they are (the
+// reason is text a model reads).
 func jsonLine(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil
 	}
-	return append(b, '\n')
+	return b.Bytes()
 }
 
 // Codex (hooks in config.toml; PreToolUse and PostToolUse carry

@@ -154,7 +154,7 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 		_, err := s.PrepareClient(ctx, stet.ClientCall{ID: ev.CallID, Tool: ev.Tool}, ev.Changes...)
 		if err != nil {
 			if r, ok := stet.AsRefusal(err); ok {
-				return Answer{Deny: r.Error()}
+				return Answer{Deny: clientWords(r.Error())}
 			}
 			return cannot(ev, err)
 		}
@@ -180,6 +180,18 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 		}
 	}
 	return Answer{}
+}
+
+// clientWords rewords the next step of a refusal for a client's own
+// tools, which have no overwrite argument: the user lifts the input guard
+// by asking for the rewrite in their next message (a request that asks to
+// replace a file by name lets the replace through).
+func clientWords(msg string) string {
+	return strings.NewReplacer(
+		"edit it in place (edit / patch)", "edit it in place (replace the parts that change)",
+		"or pass overwrite: true if replacing it is really what the user asked for",
+		"or, if replacing it whole is really what the user wants, ask them to say so in their next message (\"rewrite <file>\"): that lifts this guard",
+	).Replace(msg)
 }
 
 // cannot is the answer when stet cannot decide: a change is refused with
