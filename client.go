@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/history"
@@ -287,6 +288,50 @@ func (s *Session) FinishClient(ctx context.Context, id string) ([]*MutationResul
 	return out, nil
 }
 
+// FailClient closes the client intent of call id when the client's tool
+// failed (Claude Code's PostToolUseFailure): no receipt is written, as the
+// tool changed nothing; bytes that differ from the saved ones were changed
+// by something else, and the review shows them as changed outside. Only a
+// call whose files hold exactly what it planned (it landed and then
+// reported an error) is recorded as FinishClient records it.
+func (s *Session) FailClient(ctx context.Context, id string) error {
+	if err := s.catchUp(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	it, ok := s.clients[id]
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	landed := len(it.Files) > 0 && !it.Unknown
+	for _, f := range it.Files {
+		t, err := s.ws.targetOfKey(f.Key)
+		if err != nil {
+			return err
+		}
+		now, err := s.readHeld(t)
+		if err != nil {
+			return err
+		}
+		r := f.Data.Receipt
+		if (r.After == nil) == now.exists || (r.After != nil && now.version() != r.After.Version) {
+			landed = false
+		}
+	}
+	if landed {
+		_, err := s.FinishClient(ctx, id)
+		return err
+	}
+	if err := s.append(false, s.rec(recClientDone, "", history.ClientDone{ID: id, State: history.ClientFailed})); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.clients, id)
+	s.mu.Unlock()
+	return nil
+}
+
 // held is what one name holds: its bytes, or nothing.
 type held struct {
 	b      []byte
@@ -437,16 +482,29 @@ func (s *Session) unplanned(it history.ClientIntent, r receipt.Receipt, pre []by
 	return r
 }
 
+// ClientRead is a read by a client's own tool, as the client reports it.
+type ClientRead struct {
+	Tool   string // the client's name of the tool
+	Path   string
+	Offset int // the first line shown (1-based; 0: the first)
+	Limit  int // how many lines were shown (0: to the end)
+	// Shown, when the client reports it, is the text the tool returned:
+	// the lines are observed only if the file holds it there now (a line
+	// end or a carriage return aside), so a file changed between the read
+	// and its report is not taken as seen.
+	Shown *string
+}
+
 // ObserveClient records that a client's own tool showed the model lines
-// [offset, offset+limit) of path (offset 1-based; limit 0: to the end) at
-// the version the file holds now, as a read by stet would. It refuses a
-// path outside the workspace, a deny-read file and one that is not a
-// regular text file, as read does, and observes nothing then.
-func (s *Session) ObserveClient(ctx context.Context, path string, offset, limit int) error {
+// [Offset, Offset+Limit) of a file, at the version the file holds now, as a
+// read by stet would. It refuses a path outside the workspace, a deny-read
+// file and one it cannot read, as read does, and observes nothing then; a
+// file that does not hold the Shown text is not observed either.
+func (s *Session) ObserveClient(ctx context.Context, r ClientRead) error {
 	if err := s.catchUp(); err != nil {
 		return err
 	}
-	t, ref := s.resolve("read", path)
+	t, ref := s.resolve("read", r.Path)
 	if ref != nil {
 		return ref
 	}
@@ -461,14 +519,26 @@ func (s *Session) ObserveClient(ctx context.Context, path string, offset, limit 
 		return s.ws.fileErr("read", t, err)
 	}
 	lines := receipt.Lines(b)
-	from := max(offset, 1)
+	from := max(r.Offset, 1)
 	to := lines
-	if limit > 0 {
-		to = min(lines, from+limit-1)
+	if r.Limit > 0 {
+		to = min(lines, from+r.Limit-1)
 	}
 	seen := lineSpan(b, from, to)
+	if r.Shown != nil && !sameText(b[seen.Start:seen.End], *r.Shown) {
+		return nil
+	}
 	whole := seen.Start == 0 && seen.End == len(b)
 	return s.observeFile(t, string(fsys.VersionOf(b)), len(b), lines, seen, whole)
+}
+
+// sameText reports whether a span of a file holds the text a client's
+// tool showed of it: equal once carriage returns and a final line end are
+// set aside on both.
+func sameText(span []byte, shown string) bool {
+	a := bytes.TrimSuffix(bytes.ReplaceAll(span, []byte("\r"), nil), []byte("\n"))
+	b := strings.TrimSuffix(strings.ReplaceAll(shown, "\r", ""), "\n")
+	return string(a) == b
 }
 
 // lineSpan is the byte range of lines from..to (1-based, inclusive) of b,
@@ -496,15 +566,17 @@ func lineSpan(b []byte, from, to int) policy.Range {
 	return policy.Range{Start: start, End: end}
 }
 
-// CheckClientRead refuses a read of path by a client's own tool where stet
-// would refuse it: outside the workspace, or a deny-read file (or the
-// state directory). It reads nothing.
-func (s *Session) CheckClientRead(path string) error {
+// CheckClientRead refuses a read of path by a client's own tool (tool,
+// as the client names it) where stet would refuse it: outside the
+// workspace, or a deny-read file (or the state directory). It reads
+// nothing. A deny-read refusal is journaled for review.
+func (s *Session) CheckClientRead(tool, path string) error {
 	t, ref := s.resolve("read", path)
 	if ref != nil {
 		return ref
 	}
 	if ref := s.ws.denied(t); ref != nil {
+		s.NoteRefusal(tool, ref)
 		return ref
 	}
 	return nil

@@ -29,7 +29,7 @@ func clientEdit(t *testing.T, s *stet.Session, root, id, name, old, new string) 
 
 func TestClientEditLandsWithAVerifiedReceiptAndUndoes(t *testing.T) {
 	ws, s, root := open(t, map[string]string{"a.txt": "alpha\nbeta\ngamma\n"}, stet.Options{})
-	if err := s.ObserveClient(ctx, "a.txt", 0, 0); err != nil {
+	if err := s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt", Offset: 0, Limit: 0}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := clientEdit(t, s, root, "call-1", "a.txt", "beta", "BETA")
@@ -83,7 +83,7 @@ func TestClientChangeRefusedByTheRulesInOrder(t *testing.T) {
 	if err := s.Turn("Update sales.csv with the new totals"); err != nil {
 		t.Fatal(err)
 	}
-	s.ObserveClient(ctx, "sales.csv", 0, 0)
+	s.ObserveClient(ctx, stet.ClientRead{Path: "sales.csv", Offset: 0, Limit: 0})
 	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "w", Tool: "Write"}, stet.WriteArgs{Path: "sales.csv", Content: "x\n"}); kindOf(err) != stet.KindInput {
 		t.Fatalf("a Write over a file the request names: %v, want input", err)
 	}
@@ -100,7 +100,7 @@ func TestClientChangeRefusedByTheRulesInOrder(t *testing.T) {
 
 func TestClientChangeThatDoesNotHoldThePlanIsNotVerified(t *testing.T) {
 	_, s, root := open(t, map[string]string{"a.go": "package a\nfunc  f() {}\n"}, stet.Options{})
-	s.ObserveClient(ctx, "a.go", 0, 0)
+	s.ObserveClient(ctx, stet.ClientRead{Path: "a.go", Offset: 0, Limit: 0})
 	call := stet.ClientCall{ID: "fmt", Tool: "Edit"}
 	plan, err := s.PrepareClient(ctx, call, stet.EditArgs{Path: "a.go", OldString: ptr("f()"), NewString: ptr("g()")})
 	if err != nil {
@@ -126,7 +126,7 @@ func TestClientChangeThatDoesNotHoldThePlanIsNotVerified(t *testing.T) {
 
 func TestClientCallThatChangedNothingLeavesNoReceipt(t *testing.T) {
 	ws, s, root := open(t, map[string]string{"a.txt": "one\n"}, stet.Options{})
-	s.ObserveClient(ctx, "a.txt", 0, 0)
+	s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt", Offset: 0, Limit: 0})
 	call := stet.ClientCall{ID: "x", Tool: "Write"}
 	if _, err := s.PrepareClient(ctx, call, stet.WriteArgs{Path: "a.txt", Content: "two\n"}); err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestClientIntentOutlivesTheProcess(t *testing.T) {
 	}
 	// Each hook event is its own process: the read, the check, the readback.
 	ws, s := session()
-	s.ObserveClient(ctx, "a.txt", 0, 0)
+	s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt", Offset: 0, Limit: 0})
 	ws.Close()
 	ws, s = session()
 	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "t1", Tool: "Write"}, stet.WriteArgs{Path: "a.txt", Content: "new\n"}); err != nil {
@@ -191,7 +191,7 @@ func TestClientIntentOutlivesTheProcess(t *testing.T) {
 func TestClientReadOfAWindowCountsOnlyThoseLines(t *testing.T) {
 	text := "l1\nl2\nl3\nl4\nl5\n"
 	_, s, _ := open(t, map[string]string{"a.txt": text}, stet.Options{})
-	if err := s.ObserveClient(ctx, "a.txt", 2, 2); err != nil {
+	if err := s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt", Offset: 2, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	call := stet.ClientCall{ID: "1", Tool: "Edit"}
@@ -205,13 +205,13 @@ func TestClientReadOfAWindowCountsOnlyThoseLines(t *testing.T) {
 
 func TestClientReadOfADeniedFileIsRefused(t *testing.T) {
 	_, s, _ := open(t, map[string]string{"a.txt": "x\n", ".env": "SECRET=1\n"}, stet.Options{DenyRead: []string{".env"}})
-	if err := s.CheckClientRead(".env"); kindOf(err) == "" {
+	if err := s.CheckClientRead("Read", ".env"); kindOf(err) == "" {
 		t.Errorf("a client's read of a deny-read file was let through")
 	}
-	if err := s.CheckClientRead("a.txt"); err != nil {
+	if err := s.CheckClientRead("Read", "a.txt"); err != nil {
 		t.Errorf("a client's read of a.txt: %v", err)
 	}
-	if err := s.ObserveClient(ctx, ".env", 0, 0); err == nil {
+	if err := s.ObserveClient(ctx, stet.ClientRead{Path: ".env", Offset: 0, Limit: 0}); err == nil {
 		t.Errorf("a deny-read file was observed")
 	}
 }
@@ -223,7 +223,7 @@ func TestClientReadOfADeniedFileIsRefused(t *testing.T) {
 // piles up.
 func TestClientCallWithoutItsOutcomeIsSettledByTheNext(t *testing.T) {
 	ws, s, root := open(t, map[string]string{"a.txt": "one\ntwo\n"}, stet.Options{})
-	s.ObserveClient(ctx, "a.txt", 0, 0)
+	s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt", Offset: 0, Limit: 0})
 	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "lost", Tool: "Edit"}, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("ONE")}); err != nil {
 		t.Fatal(err)
 	}
@@ -237,5 +237,69 @@ func TestClientCallWithoutItsOutcomeIsSettledByTheNext(t *testing.T) {
 	}
 	if res, _ := s.FinishClient(ctx, "lost"); len(res) != 0 {
 		t.Errorf("the lost call was recorded twice")
+	}
+}
+
+// TestClientFailedCallLeavesNoReceipt: a tool that failed (Claude Code's
+// PostToolUseFailure) closes its intent with no receipt, even when the file
+// was changed by something else meanwhile: that change is not the tool's.
+func TestClientFailedCallLeavesNoReceipt(t *testing.T) {
+	ws, s, root := open(t, map[string]string{"a.txt": "one\n"}, stet.Options{})
+	s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt"})
+	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "f", Tool: "Edit"}, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("ONE")}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("theirs\n"), 0o644)
+	if err := s.FailClient(ctx, "f"); err != nil {
+		t.Fatal(err)
+	}
+	if log, err := ws.Log("", ""); err != nil || len(log) != 0 {
+		t.Errorf("log %+v (%v), want no receipt for a failed call", log, err)
+	}
+	if res, _ := s.FinishClient(ctx, "f"); len(res) != 0 {
+		t.Errorf("the failed call's intent is still open")
+	}
+}
+
+// TestClientReadThatNoLongerHoldsWhatWasShownIsNotSeen: a read whose text
+// the file no longer holds when its report comes observes nothing.
+func TestClientReadThatNoLongerHoldsWhatWasShownIsNotSeen(t *testing.T) {
+	ws, s, _ := open(t, map[string]string{"a.txt": "one\ntwo\n"}, stet.Options{})
+	if err := s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt", Offset: 1, Limit: 2, Shown: ptr("one\nTWO")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.PrepareClient(ctx, stet.ClientCall{ID: "1", Tool: "Edit"}, stet.EditArgs{Path: "a.txt", OldString: ptr("two"), NewString: ptr("2")})
+	if kindOf(err) != stet.KindNotRead {
+		t.Fatalf("an edit after a read the file does not hold: %v, want not_read", err)
+	}
+	// Another session (the refusal above showed the file to this one).
+	s, err = ws.Session("fresh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt", Offset: 1, Limit: 2, Shown: ptr("one\r\ntwo")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "2", Tool: "Edit"}, stet.EditArgs{Path: "a.txt", OldString: ptr("two"), NewString: ptr("2")}); err != nil {
+		t.Fatalf("an edit after a read the file holds: %v", err)
+	}
+}
+
+// TestUndoOfAnUnverifiedClientChangeSaysWhy: undo takes back only
+// verified changes; of a client's change that is not, it names the receipt.
+func TestUndoOfAnUnverifiedClientChangeSaysWhy(t *testing.T) {
+	_, s, root := open(t, map[string]string{"a.txt": "one\n"}, stet.Options{})
+	s.ObserveClient(ctx, stet.ClientRead{Path: "a.txt"})
+	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "u", Tool: "Edit"}, stet.EditArgs{Path: "a.txt", OldString: ptr("one"), NewString: ptr("ONE")}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("ONE!\n"), 0o644)
+	res, err := s.FinishClient(ctx, "u")
+	if err != nil || len(res) != 1 {
+		t.Fatal(res, err)
+	}
+	_, err = s.Undo(ctx, stet.UndoArgs{Path: "a.txt"})
+	if kindOf(err) != stet.KindNotFound || !strings.Contains(err.Error(), res[0].Receipt.ID) || !strings.Contains(err.Error(), "not verified") {
+		t.Errorf("undo of an unverified change: %v", err)
 	}
 }

@@ -37,6 +37,25 @@ func (s *Session) lastChange(key string) (*receiptData, error) {
 	return nil, nil
 }
 
+// lastUnverified returns the id of this session's newest receipt of key
+// when it is not verified (a client's change whose file did not hold what
+// its tool said), or "".
+func (s *Session) lastUnverified(key string) string {
+	var last *receiptData
+	s.ws.journal.Session(s.id, func(r journal.Record) error {
+		if r.Type == recReceipt && r.Path == key {
+			if d, err := history.Decode[receiptData](r); err == nil {
+				last = &d
+			}
+		}
+		return nil
+	})
+	if last == nil || last.Receipt.Verified {
+		return ""
+	}
+	return last.Receipt.ID
+}
+
 // Undo reverts this session's last mutation of a path, if the file still
 // holds that mutation's result. It is itself a verified mutation with a
 // receipt; a second undo reverts the mutation before. The undo of a move
@@ -62,6 +81,10 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 			return nil, journalRefusal("undo", t, err)
 		}
 		if d == nil {
+			if id := s.lastUnverified(t.key()); id != "" {
+				return nil, refuse(KindNotFound, t.spelled, "this session's last change of %s, receipt %s, is not verified (the file did not hold what the change said it would), and undo takes back only verified changes; stet show %s prints it with the bytes before it",
+					t.spelled, id, id).with("receipt", id)
+			}
 			return nil, refuse(KindNotFound, t.spelled, "this session has no change of %s to undo (stet log --path %s lists the receipts)", t.spelled, t.spelled)
 		}
 		names, ref := s.undoTargets(t, d)

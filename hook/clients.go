@@ -89,8 +89,9 @@ type claudeRead struct {
 	Offset   int    `json:"offset"`
 	Limit    int    `json:"limit"`
 	File     struct {
-		StartLine int `json:"startLine"`
-		NumLines  int `json:"numLines"`
+		StartLine int     `json:"startLine"`
+		NumLines  int     `json:"numLines"`
+		Content   *string `json:"content"`
 	} `json:"file"`
 }
 
@@ -122,12 +123,16 @@ func parseClaude(in []byte) (Event, error) {
 			var resp claudeRead
 			if len(c.Response) > 0 && json.Unmarshal(c.Response, &resp) == nil && resp.File.NumLines > 0 {
 				// The window as the tool reports it, not as asked.
-				ev.Offset, ev.Limit = resp.File.StartLine, resp.File.NumLines
+				ev.Offset, ev.Limit, ev.Shown = resp.File.StartLine, resp.File.NumLines, resp.File.Content
 			}
 		case "Edit", "MultiEdit", "Write", "NotebookEdit":
-			if !before {
+			switch c.Event {
+			case "PostToolUse":
 				ev.Kind = AfterChange
-				break
+				return ev, nil
+			case "PostToolUseFailure":
+				ev.Kind = ChangeFailed
+				return ev, nil
 			}
 			var e claudeEdit
 			if err := unmarshal(c.Input, &e); err != nil {

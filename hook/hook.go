@@ -21,22 +21,24 @@ const (
 	BeforeRead               // a read by the client's tool, before it runs
 	AfterRead                // a read by the client's tool, after it ran
 	BeforeChange             // a change by the client's tool, before it runs
-	AfterChange              // a change by the client's tool, after it ran or failed
+	AfterChange              // a change by the client's tool, after it ran
+	ChangeFailed             // a change by the client's tool that failed
 	Landed                   // a change the client tells of only after it landed (Edits of Path)
 )
 
 // Event is one hook event of a client, read into stet's terms.
 type Event struct {
 	Kind    Kind
-	Name    string // the client's name of the event
-	Session string // the client's id of its session
-	Cwd     string // the client's working directory, where relative paths start
-	CallID  string // the client's id of the tool call
-	Tool    string // the client's name of the tool
-	Prompt  string // Prompt: the request
-	Path    string // BeforeRead, AfterRead: the file
-	Offset  int    // AfterRead: the first line shown (1-based; 0: the first)
-	Limit   int    // AfterRead: how many lines were shown (0: to the end)
+	Name    string  // the client's name of the event
+	Session string  // the client's id of its session
+	Cwd     string  // the client's working directory, where relative paths start
+	CallID  string  // the client's id of the tool call
+	Tool    string  // the client's name of the tool
+	Prompt  string  // Prompt: the request
+	Path    string  // BeforeRead, AfterRead: the file
+	Offset  int     // AfterRead: the first line shown (1-based; 0: the first)
+	Limit   int     // AfterRead: how many lines were shown (0: to the end)
+	Shown   *string // AfterRead: the text the tool returned, when the client reports it
 	// Changes are, for BeforeChange, the call's changes in stet's terms:
 	// stet.EditArgs, stet.WriteArgs, stet.PatchArgs or stet.ClientRewrite,
 	// one a file, paths as the client gave them (made absolute from Cwd by
@@ -73,8 +75,9 @@ type Session interface {
 	Turn(request string, inputs ...string) error
 	PrepareClient(ctx context.Context, call stet.ClientCall, changes ...any) (*stet.ClientPlan, error)
 	FinishClient(ctx context.Context, id string) ([]*stet.MutationResult, error)
-	ObserveClient(ctx context.Context, path string, offset, limit int) error
-	CheckClientRead(path string) error
+	FailClient(ctx context.Context, id string) error
+	ObserveClient(ctx context.Context, r stet.ClientRead) error
+	CheckClientRead(tool, path string) error
 	RecordClientEdits(ctx context.Context, call stet.ClientCall, path string, edits []stet.EditOp) (*stet.MutationResult, error)
 }
 
@@ -125,7 +128,7 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 			return Answer{Warn: fmt.Sprintf("stet could not pin this request for the input guard: %v", err)}
 		}
 	case BeforeRead:
-		if err := s.CheckClientRead(ev.Path); err != nil {
+		if err := s.CheckClientRead(ev.Tool, ev.Path); err != nil {
 			if r, ok := stet.AsRefusal(err); ok {
 				if r.Kind == stet.KindOutside {
 					return Answer{} // not stet's to judge: outside the workspace
@@ -135,10 +138,10 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 			return Answer{Warn: fmt.Sprintf("stet could not check the read of %s: %v", ev.Path, err)}
 		}
 		if ev.ObserveOnAllow {
-			s.ObserveClient(ctx, ev.Path, 0, 0) // a file stet cannot read is not observed; the read goes on
+			s.ObserveClient(ctx, stet.ClientRead{Tool: ev.Tool, Path: ev.Path}) // a file stet cannot read is not observed; the read goes on
 		}
 	case AfterRead:
-		if err := s.ObserveClient(ctx, ev.Path, ev.Offset, ev.Limit); err != nil {
+		if err := s.ObserveClient(ctx, stet.ClientRead{Tool: ev.Tool, Path: ev.Path, Offset: ev.Offset, Limit: ev.Limit, Shown: ev.Shown}); err != nil {
 			if _, ok := stet.AsRefusal(err); !ok {
 				return Answer{Warn: fmt.Sprintf("stet could not record the read of %s: %v", ev.Path, err)}
 			}
@@ -147,7 +150,7 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 		if ev.ReadsUnseen {
 			for _, ch := range ev.Changes {
 				for _, p := range updated(ch) {
-					s.ObserveClient(ctx, p, 0, 0) // a file stet cannot read is refused below, by the change's own rules
+					s.ObserveClient(ctx, stet.ClientRead{Tool: ev.Tool, Path: p}) // a file stet cannot read is refused below, by the change's own rules
 				}
 			}
 		}
@@ -170,6 +173,10 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 			}
 		}
 		return Answer{Note: strings.Join(notes, "\n")}
+	case ChangeFailed:
+		if err := s.FailClient(ctx, ev.CallID); err != nil {
+			return Answer{Warn: fmt.Sprintf("stet could not close %s's failed call: %v", ev.Tool, err)}
+		}
 	case Landed:
 		res, err := s.RecordClientEdits(ctx, stet.ClientCall{ID: ev.CallID, Tool: ev.Tool}, ev.Path, ev.Edits)
 		if err != nil {

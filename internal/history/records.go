@@ -141,6 +141,7 @@ type ClientDone struct {
 const (
 	ClientLanded    = "landed"    // the tool ran; receipts were written
 	ClientUnchanged = "unchanged" // the files hold what they held: nothing to record
+	ClientFailed    = "failed"    // the client's tool failed: nothing to record
 )
 
 // Done is the payload of a done record.
