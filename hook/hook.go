@@ -261,19 +261,6 @@ func updated(c any) []string {
 	return paths
 }
 
-// field decodes the JSON value of key in m into v; a missing key leaves v
-// as it is.
-func field(m map[string]json.RawMessage, key string, v any) error {
-	raw, ok := m[key]
-	if !ok || string(raw) == "null" {
-		return nil
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	return nil
-}
-
 // object decodes in as one JSON object.
 func object(in []byte) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
