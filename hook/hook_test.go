@@ -272,3 +272,110 @@ func TestHandleRelativePaths(t *testing.T) {
 		t.Errorf("the root's a.txt holds %q", b)
 	}
 }
+
+// TestParseEdges pins the choices a parser makes where payloads differ.
+func TestParseEdges(t *testing.T) {
+	claude, _ := Find("claude-code")
+	read := `{"hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"r","tool_input":{"file_path":"/p/a","offset":3,"limit":2}%s}`
+	ev, _ := claude.parse(fmt.Appendf(nil, read, ""))
+	if ev.Offset != 3 || ev.Limit != 2 || ev.Shown != nil {
+		t.Errorf("a Read without its response: %d+%d, want the window asked 3+2", ev.Offset, ev.Limit)
+	}
+	ev, _ = claude.parse(fmt.Appendf(nil, read, `,"tool_response":{"file":{"startLine":3,"numLines":1,"content":"x"}}`))
+	if ev.Offset != 3 || ev.Limit != 1 || ev.Shown == nil || *ev.Shown != "x" {
+		t.Errorf("a Read whose response reports a shorter window: %d+%d, want the window shown 3+1", ev.Offset, ev.Limit)
+	}
+	ev, _ = claude.parse(fmt.Appendf(nil, read, `,"tool_response":{"file":{"startLine":1,"numLines":0}}`))
+	if ev.Offset != 3 || ev.Limit != 2 {
+		t.Errorf("a Read whose response reports no lines: %d+%d, want the window asked", ev.Offset, ev.Limit)
+	}
+	gemini, _ := Find("gemini")
+	ev, _ = gemini.parse([]byte(`{"hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"absolute_path":"/p/b"}}`))
+	if ev.Path != "/p/b" || ev.CallID != "read_file:/p/b" {
+		t.Errorf("absolute_path: %q %q", ev.Path, ev.CallID)
+	}
+	for n, all := range map[int]bool{1: false, 2: true} {
+		ev, _ = gemini.parse(fmt.Appendf(nil, `{"hook_event_name":"BeforeTool","tool_name":"replace","tool_input":{"file_path":"a","old_string":"x","new_string":"y","expected_replacements":%d}}`, n))
+		if ev.Changes[0].(stet.EditArgs).ReplaceAll != all {
+			t.Errorf("expected_replacements %d: replace all %v", n, !all)
+		}
+	}
+	ev, _ = gemini.parse([]byte(`{"hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":"a","start_line":2,"end_line":4}}`))
+	if ev.Kind != AfterRead || ev.Offset != 2 || ev.Limit != 3 {
+		t.Errorf("gemini lines 2-4: %d+%d, want 2+3", ev.Offset, ev.Limit)
+	}
+	ev, _ = gemini.parse([]byte(`{"hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":"a","start_line":2}}`))
+	if ev.Offset != 2 || ev.Limit != 0 {
+		t.Errorf("gemini from line 2: %d+%d, want 2+0", ev.Offset, ev.Limit)
+	}
+	vscode, _ := Find("vscode")
+	for in, want := range map[string][2]int{`"startLine":2,"endLine":4`: {2, 3}, `"startLine":2,"endLine":1`: {2, 0}, `"offset":5,"limit":7`: {5, 7}} {
+		ev, _ = vscode.parse(fmt.Appendf(nil, `{"hookEventName":"PostToolUse","tool_name":"read_file","tool_use_id":"r","tool_input":{"filePath":"/a",%s}}`, in))
+		if ev.Kind != AfterRead || ev.Offset != want[0] || ev.Limit != want[1] {
+			t.Errorf("vscode read_file {%s}: %d+%d, want %d+%d", in, ev.Offset, ev.Limit, want[0], want[1])
+		}
+	}
+	cursor, _ := Find("cursor")
+	ev, _ = cursor.parse([]byte(`{"hook_event_name":"beforeSubmitPrompt","conversation_id":"c","prompt":"p"}`))
+	if ev.Cwd != "" || ev.Prompt != "p" || ev.Session != "c" {
+		t.Errorf("cursor without workspace_roots: %+v", ev)
+	}
+	for id, want := range map[string]string{"vscode-chat-session://local/abc": "abc", "plain": "plain", "ends/": "ends/"} {
+		if got := sessionName(id); got != want {
+			t.Errorf("sessionName(%q) = %q, want %q", id, got, want)
+		}
+	}
+	gr := replyGemini(Event{Kind: AfterChange}, Answer{Deny: "d"})
+	vr := replyVSCode(Event{Kind: AfterChange, Name: "PostToolUse"}, Answer{Deny: "d"})
+	if len(gr.Stdout) != 0 || len(vr.Stdout) != 0 {
+		t.Errorf("a refusal after the tool ran: gemini %s, vscode %s; want none", gr.Stdout, vr.Stdout)
+	}
+}
+
+// TestPaths pins how a client's relative paths are made absolute.
+func TestPaths(t *testing.T) {
+	cwd := filepath.FromSlash("/w/sub")
+	for _, c := range [][3]string{{cwd, "a.txt", filepath.Join(cwd, "a.txt")}, {cwd, filepath.FromSlash("/x/a"), filepath.FromSlash("/x/a")}, {"", "a.txt", "a.txt"}, {cwd, "", ""}} {
+		if got := absIn(c[0], c[1]); got != c[2] && filepath.IsAbs(filepath.FromSlash("/x")) {
+			t.Errorf("absIn(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+	env := "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** End Patch"
+	if got := changeIn("/w/sub", stet.PatchArgs{Patch: env}).(stet.PatchArgs).Patch; !strings.HasPrefix(got, "cd '/w/sub' && apply_patch <<'STET_PATCH_END'\n") {
+		t.Errorf("a patch in /w/sub: %q", got)
+	}
+	for _, c := range []struct{ cwd, patch string }{{"/w/it's", env}, {"", env}, {"/w", "--- a/x\n+++ b/x\n"}} {
+		if got := changeIn(c.cwd, stet.PatchArgs{Patch: c.patch}).(stet.PatchArgs).Patch; got != c.patch {
+			t.Errorf("changeIn(%q) rewrote the patch: %q", c.cwd, got)
+		}
+	}
+	if got := changeIn("/w", stet.PatchArgs{Patch: env + "\nSTET_PATCH_END"}).(stet.PatchArgs).Patch; !strings.Contains(got, "<<'STET_PATCH_END_'") {
+		t.Errorf("a patch holding the heredoc's end: %q", got)
+	}
+}
+
+// TestHandleSessionsAndDeniedReads: the client's session id names stet's
+// session, prefixed with the client (the client alone without one), and a
+// read of a deny-read file is refused.
+func TestHandleSessionsAndDeniedReads(t *testing.T) {
+	root, open := workspace(t, map[string]string{"a.txt": "one\n", "s.env": "K=1\n"}, stet.Options{DenyRead: []string{"*.env"}})
+	var sessions []string
+	spy := func(cwd, session string) (Session, func(), error) {
+		sessions = append(sessions, session)
+		return open(cwd, session)
+	}
+	claude, _ := Find("claude-code")
+	read := func(session, path string) Reply {
+		return Handle(context.Background(), claude, event(t, map[string]any{"session_id": session, "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_use_id": "r",
+			"tool_input": map[string]any{"file_path": path}}), spy, t.Logf)
+	}
+	if r := read("abc", filepath.Join(root, "s.env")); !strings.Contains(string(r.Stdout), `"deny"`) {
+		t.Errorf("a read of a deny-read file: %s", r.Stdout)
+	}
+	if r := read("", filepath.Join(root, "a.txt")); len(r.Stdout) != 0 {
+		t.Errorf("a plain read: %s", r.Stdout)
+	}
+	if fmt.Sprint(sessions) != "[claude-code-abc claude-code]" {
+		t.Errorf("sessions %q", sessions)
+	}
+}
