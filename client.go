@@ -65,14 +65,17 @@ func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ..
 		return nil, refuse(KindInvalid, "", "the client named no id for its tool call; nothing was checked")
 	}
 	// A call of the same file whose outcome never came (the client
-	// stopped, or its permission prompt was declined) is settled first,
-	// against the disk as it is, as its readback would have: open intents
-	// stay as few as the files in flight.
+	// stopped, its permission prompt was declined, or its tool failed
+	// where the client sends no event for that) is settled first, against
+	// the disk as it is: open intents stay as few as the files in flight.
 	if err := s.catchUp(); err != nil {
 		return nil, err
 	}
 	for _, id := range s.openOn(s.changeKeys(changes)) {
-		if _, err := s.FinishClient(ctx, id); err != nil {
+		// As a failed call: recorded only if its files hold exactly what
+		// it planned (Codex sends nothing after a patch it failed to apply,
+		// and another writer's bytes are not the call's).
+		if err := s.FailClient(ctx, id); err != nil {
 			return nil, err
 		}
 	}

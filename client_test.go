@@ -303,3 +303,23 @@ func TestUndoOfAnUnverifiedClientChangeSaysWhy(t *testing.T) {
 		t.Errorf("undo of an unverified change: %v", err)
 	}
 }
+
+// TestClientCallThatFailedSilentlyIsNotCredited: a call whose tool failed
+// without a word (Codex sends nothing after a patch it could not apply)
+// is closed by the next call of the same file with no receipt, though
+// another writer changed the file meanwhile.
+func TestClientCallThatFailedSilentlyIsNotCredited(t *testing.T) {
+	ws, s, root := open(t, map[string]string{"v.txt": "ours\n"}, stet.Options{})
+	s.ObserveClient(ctx, stet.ClientRead{Path: "v.txt"})
+	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "failed", Tool: "apply_patch"}, stet.EditArgs{Path: "v.txt", OldString: ptr("ours"), NewString: ptr("mine")}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "v.txt"), []byte("theirs\n"), 0o644) // another writer; the patch failed
+	s.ObserveClient(ctx, stet.ClientRead{Path: "v.txt"})
+	if _, err := s.PrepareClient(ctx, stet.ClientCall{ID: "next", Tool: "apply_patch"}, stet.EditArgs{Path: "v.txt", OldString: ptr("theirs"), NewString: ptr("mine")}); err != nil {
+		t.Fatal(err)
+	}
+	if log, err := ws.Log("", ""); err != nil || len(log) != 0 {
+		t.Errorf("log %+v (%v): the failed call was credited with another writer's bytes", log, err)
+	}
+}

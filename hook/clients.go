@@ -223,7 +223,7 @@ func jsonLine(v any) []byte {
 
 // Codex (hooks in config.toml; PreToolUse and PostToolUse carry
 // apply_patch with the raw patch in tool_input.command; it reads files
-// through its shell, which no hook shows).
+// through its shell, whose output no hook can take as a read).
 var codexEvents = []string{"UserPromptSubmit", "PreToolUse", "PostToolUse"}
 
 func parseCodex(in []byte) (Event, error) {

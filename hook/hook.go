@@ -195,6 +195,8 @@ func decide(ctx context.Context, c *Client, ev Event, open Opener) Answer {
 // replace a file by name lets the replace through).
 func clientWords(msg string) string {
 	return strings.NewReplacer(
+		" (a patch cannot: update the file with @@ hunks instead of *** Add File:, or use write with overwrite: true)", " (update the file with @@ hunks instead of *** Add File:)",
+		" (a patch cannot: use write with overwrite: true)", "",
 		"edit it in place (edit / patch)", "edit it in place (replace the parts that change)",
 		"or pass overwrite: true if replacing it is really what the user asked for",
 		"or, if replacing it whole is really what the user wants, ask them to say so in their next message (\"rewrite <file>\"): that lifts this guard",

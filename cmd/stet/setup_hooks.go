@@ -71,8 +71,8 @@ var hookSetups = []hookSetup{
 		},
 		merge: mergeMatcherHooks,
 		notes: []string{
-			"Codex runs a hook only once you trust it: start codex, type /hooks and trust stet's three hooks (a one-off `codex exec` can pass --dangerously-bypass-hook-trust instead). A project's .codex/ hooks load only in a trusted project.",
-			"Codex reads files through its shell, which no hook shows: a patch's updated files count as read at the bytes its context lines match.",
+			"Codex runs a hook only once you trust it: start codex, type /hooks and trust stet's three hooks (a one-off `codex exec` can pass --dangerously-bypass-hook-trust instead). A project's .codex/ hooks load only in a trusted project (`codex exec --trust`, or trust it when codex asks).",
+			"Codex reads files through its shell, whose output no hook can take as a read: a patch's updated files count as read at the bytes its context lines match.",
 			shellNote,
 		},
 	},
