@@ -236,7 +236,9 @@ func TestHandle(t *testing.T) {
 	if len(r.Stdout) != 0 {
 		t.Errorf("a read outside the workspace: %s, want no opinion", r.Stdout)
 	}
-	broken := func(cwd, session string) (Session, func(), error) { return nil, nil, fmt.Errorf("state directory unwritable") }
+	broken := func(cwd, session string) (Session, func(), error) {
+		return nil, nil, fmt.Errorf("state directory unwritable")
+	}
 	r = Handle(context.Background(), claude, edit(filepath.Join(root, "a.txt")), broken, logf)
 	if !strings.Contains(string(r.Stdout), "cannot check this change") {
 		t.Errorf("a change stet cannot check: %s", r.Stdout)
