@@ -142,7 +142,7 @@ func (s *Session) decide(ctx context.Context, a ask) *Refusal {
 	case policy.Unmatched:
 		return a.unmatched()
 	case policy.Unseen:
-		return s.unseen(t, a.cur, a.f.Observation.Windowed, d.Gap)
+		return s.unseen(t, a.cur, a.f.Observation.Windowed, d.Gap, a.f.Op == policy.OpReplace)
 	case policy.Declared:
 		if a.ruleText {
 			return &Refusal{Kind: KindInput, Path: t.spelled, Message: policy.InputRefusal(shownName(t.spelled), a.counts)}
@@ -211,7 +211,7 @@ func (s *Session) nearestDir(tool string, t target) (target, *Refusal) {
 // unseen words rule 7: the regions a change replaces must have been shown
 // to the model at this version (mode seen), or the file read whole (full).
 // gap is the first byte range the call needed and was not shown.
-func (s *Session) unseen(t target, cur []byte, windowed bool, gap policy.Range) *Refusal {
+func (s *Session) unseen(t target, cur []byte, windowed bool, gap policy.Range, whole bool) *Refusal {
 	n := frameLines(cur)
 	if s.ws.opts.Binding == policy.BindFull {
 		if !windowed {
@@ -233,6 +233,16 @@ func (s *Session) unseen(t target, cur []byte, windowed bool, gap policy.Range) 
 	what, were, them := fmt.Sprintf("lines %d-%d", from, to), "were", "them"
 	if from == to {
 		what, were, them = fmt.Sprintf("line %d", from), "was", "it"
+	}
+	if whole {
+		// A whole-file replace needs the whole file seen: show it whole.
+		if shown := s.showFile(t, cur, fsys.VersionOf(cur)); shown != nil {
+			return refuse(KindNotSeen, t.spelled, "%s was not shown to you whole at this version (%s %s not), and the change replaces all of it; its frame follows and now counts as seen at this version: check the change against it, then retry",
+				t.spelled, what, were).with("offset", 1, "limit", shown.Lines, ShownFrame, shown)
+		}
+	} else if shown := s.showLines(t, cur, from, to); shown != nil {
+		return refuse(KindNotSeen, t.spelled, "%s %s %s not shown to you at this version, and the change touches %s; %s now, and count%s as seen at this version: check the change against %s, then retry",
+			t.spelled, what, were, them, map[bool]string{true: "it follows", false: "they follow"}[from == to], map[bool]string{true: "s", false: ""}[from == to], them).with("offset", from, "limit", to-from+1, ShownFrame, shown)
 	}
 	return refuse(KindNotSeen, t.spelled, "%s %s %s not shown to you at this version, and the change touches %s; read %s (offset %d, limit %d), then retry",
 		t.spelled, what, were, them, them, from, to-from+1).with("offset", from, "limit", to-from+1)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
@@ -73,7 +74,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	f, o := s.existing(policy.OpEdit, t, cur, ver, a.ExpectedVersion)
 	f.Unmatched, f.Regions = err != nil, regions(res.Matches)
 	q := ask{tool: "edit", t: t, f: f, cur: cur, ver: ver, o: o,
-		unmatched: func() *Refusal { return editRefusal(t, err, len(edits) > 1) }}
+		unmatched: func() *Refusal { return editRefusal(t, err, edits) }}
 	if ref := s.decide(ctx, q); ref != nil {
 		return nil, ref
 	}
@@ -118,8 +119,25 @@ func linesAfter(pre int, ms []receipt.Match) int {
 	return n
 }
 
-// editRefusal turns a textedit error into a no_match, ambiguous or invalid refusal.
-func editRefusal(t target, err error, several bool) *Refusal {
+// framePrefix matches the read frame's line-number prefix at the start of
+// a line ("00173|"), which a model sometimes copies into old_string.
+var framePrefix = regexp.MustCompile(`(?m)^\d{5,}\|`)
+
+// prefixHint names the frame's line-number prefix when old (an old_string,
+// or a patch's line) starts with it: the bytes are not in the file, so no
+// match can be found until it is dropped. "" when it does not.
+func prefixHint(what, old string) string {
+	p := framePrefix.FindString(old)
+	if p == "" || !strings.HasPrefix(old, p) {
+		return ""
+	}
+	return fmt.Sprintf("%s starts with the read frame's line-number prefix `%s`: drop it (and any other line's), the file does not hold it", what, p)
+}
+
+// editRefusal turns a textedit error into a no_match, ambiguous or invalid
+// refusal. ops are the call's replacements.
+func editRefusal(t target, err error, ops []textedit.Edit) *Refusal {
+	several := len(ops) > 1
 	var nm *textedit.NoMatchError
 	var am *textedit.AmbiguousError
 	var ee *textedit.EditError
@@ -132,10 +150,19 @@ func editRefusal(t target, err error, several bool) *Refusal {
 	}
 	switch {
 	case errors.As(err, &nm):
+		if nm.Index >= 0 && nm.Index < len(ops) {
+			name := "old_string"
+			if several {
+				name = fmt.Sprintf("edits[%d].old_string", nm.Index)
+			}
+			if hint := prefixHint(name, ops[nm.Index].Old); hint != "" {
+				return refuse(KindNoMatch, t.spelled, "%s: %s", shownName(t.spelled), hint).with("edit", nm.Index)
+			}
+		}
 		msg := fmt.Sprintf("%s: %s%s", shownName(t.spelled), prefix(nm.Index), nm.Error())
 		r := refuse(KindNoMatch, t.spelled, "%s", msg).with("edit", nm.Index)
 		if nm.Near != nil {
-			r.Message += "\n" + strings.TrimRight(nm.Near.Text, "\n") + "\nread those lines again and copy old_string exactly from them"
+			r.Message += "\n" + strings.TrimRight(nm.Near.Text, "\n") + "\ncopy old_string exactly from the lines above"
 			r.with("near", map[string]any{"start_line": nm.Near.StartLine, "end_line": nm.Near.EndLine, "differences": nm.Near.Differences})
 		} else {
 			r.Message += "; read the file again and copy old_string exactly from it"

@@ -50,15 +50,28 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	}
 	defer unlock()
 	plans := make([]planned, len(files))
+	// Every file the patch needs seen is shown at once: one retry clears
+	// them all, where refusing at the first would take a call per file.
+	var unread []*Refusal
 	for i, f := range files {
 		pl, ref := s.planFile(ctx, targets[i], moves[i], f, a.DryRun)
+		if ref != nil && ref.Kind == KindNotRead && len(files) > 1 && ref.Shown() != "" {
+			unread = append(unread, ref)
+			continue
+		}
 		if ref != nil {
+			if len(unread) > 0 {
+				return nil, unreadRefusal(unread, len(files)) // the earlier files' refusal comes first
+			}
 			if len(files) > 1 {
 				ref.Message += fmt.Sprintf(" (nothing in the patch was applied: %d files)", len(files))
 			}
 			return nil, ref
 		}
 		plans[i] = pl
+	}
+	if len(unread) > 0 {
+		return nil, unreadRefusal(unread, len(files))
 	}
 	seq := patchSeq(plans, a.DryRun)
 	outs, err := s.commitSeq(ctx, "patch", seq, func(c *change) {
@@ -75,6 +88,20 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		return nil, err
 	}
 	return patchResult(plans, outs, a.DryRun), nil
+}
+
+// unreadRefusal is one not_read refusal for the files of a patch that the
+// session had not read (or whose directories it had not listed): each one's
+// refusal, with what it shows, follows the message, and all of them now
+// count as seen.
+func unreadRefusal(each []*Refusal, files int) *Refusal {
+	names := make([]string, len(each))
+	for i, r := range each {
+		names[i] = shownName(r.Path)
+	}
+	ref := refuse(KindNotRead, each[0].Path, "the patch needs %d files seen that this session had not read or listed (%s); each follows and now counts as seen at its version: check the patch against them, then retry the patch (nothing in the patch was applied: %d files)",
+		len(each), strings.Join(names, ", "), files)
+	return ref.with(ShownEach, each)
 }
 
 // patchTargets resolves and gates every path of a patch, before anything
@@ -249,7 +276,7 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 	uf, o := s.existing(policy.OpEdit, t, cur, ver, "")
 	uf.Unmatched, uf.Regions, uf.MovesAway = err != nil, regions(ms), move != nil
 	q := ask{tool: "patch", t: t, f: uf, cur: cur, ver: ver, o: o, what: "move it away",
-		unmatched: func() *Refusal { return hunkRefusal(t, err) }}
+		unmatched: func() *Refusal { return hunkRefusal(t, err, f.Hunks) }}
 	if ref := s.decide(ctx, q); ref != nil {
 		return planned{}, ref
 	}
@@ -284,9 +311,17 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 	return planned{c: c, move: move, verb: verb}, nil
 }
 
-// hunkRefusal turns a patch.Apply error into a no_match or ambiguous refusal.
-func hunkRefusal(t target, err error) *Refusal {
+// hunkRefusal turns a patch.Apply error into a no_match or ambiguous
+// refusal. hunks are the file's.
+func hunkRefusal(t target, err error, hunks []patch.Hunk) *Refusal {
 	var he *patch.HunkError
+	if errors.As(err, &he) && he.Kind != "ambiguous" && he.Index >= 0 && he.Index < len(hunks) {
+		for _, l := range hunks[he.Index].Old {
+			if hint := prefixHint(fmt.Sprintf("hunk %d has a line that", he.Index+1), l); hint != "" {
+				return refuse(KindNoMatch, t.spelled, "%s: %s", shownName(t.spelled), hint).with("hunk", he.Index+1)
+			}
+		}
+	}
 	if errors.As(err, &he) {
 		kind := KindNoMatch
 		if he.Kind == "ambiguous" {

@@ -2,6 +2,7 @@ package stet
 
 import (
 	"context"
+	"strings"
 
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
@@ -20,11 +21,15 @@ import (
 // Details keys of a refusal that shows what it asks the model to see.
 const (
 	// ShownFrame holds a *ReadResult: the whole-file frame of a file the
-	// session had not read, now observed at its version.
+	// session had not read, or the window of lines it had not seen, now
+	// observed at its version.
 	ShownFrame = "frame"
 	// ShownListing holds a *ListResult: the listing (bounded as list) of
 	// a directory the session had not listed, now observed.
 	ShownListing = "listing"
+	// ShownEach holds []*Refusal: the refusals of several files a call
+	// needs seen (a patch's), each with what it shows, all now observed.
+	ShownEach = "each"
 )
 
 // Shown returns the text of what r shows the model besides its message:
@@ -38,6 +43,13 @@ func (r *Refusal) Shown() string {
 	switch v := r.Details[ShownListing].(type) {
 	case *ListResult:
 		return Text(v)
+	}
+	if each, ok := r.Details[ShownEach].([]*Refusal); ok {
+		parts := make([]string, len(each))
+		for i, e := range each {
+			parts[i] = refusalText(e)
+		}
+		return strings.Join(parts, "\n\n")
 	}
 	return ""
 }
@@ -73,6 +85,26 @@ func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *ReadResult {
 	}
 	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, true); err != nil {
 		return nil // not recorded: the refusal says read it first
+	}
+	return &ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+}
+
+// showLines returns the window of lines from..to of t (which holds cur),
+// as a read of them shows it, and records those lines as seen at cur's
+// version, so that the call a not_seen refusal answered can land when
+// retried; nil when they do not fit one default read window (the refusal
+// then names the offset and limit to read).
+func (s *Session) showLines(t target, cur []byte, from, to int) *ReadResult {
+	if checkText(t, cur) != nil {
+		return nil
+	}
+	w, err := frame.EncodeWindow(cur, frame.Options{Offset: from, Limit: to - from + 1, MaxBytes: s.shownReadBytes()})
+	if err != nil || w.From != from || w.To < to {
+		return nil
+	}
+	ver := fsys.VersionOf(cur)
+	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole); err != nil {
+		return nil
 	}
 	return &ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
 }

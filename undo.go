@@ -85,7 +85,7 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 				return nil, refuse(KindNotFound, t.spelled, "this session's last change of %s, receipt %s, is not verified (the file did not hold what the change said it would), and undo takes back only verified changes; stet show %s prints it with the bytes before it",
 					t.spelled, id, id).with("receipt", id)
 			}
-			return nil, refuse(KindNotFound, t.spelled, "this session has no change of %s to undo (stet log --path %s lists the receipts)", t.spelled, t.spelled)
+			return nil, refuse(KindNotFound, t.spelled, "this session has no change of %s to undo: undo takes back only this session's own changes", t.spelled)
 		}
 		names, ref := s.undoTargets(t, d)
 		if ref != nil {

@@ -51,7 +51,7 @@ func (rr refRefusal) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	m["content"] = stet.Text(rr.r) // the message, then the frame or listing it shows
+	m["content"] = refRefusalText(rr.r) // the message, then the lines or listing it shows
 	return json.Marshal(m)
 }
 
@@ -64,7 +64,33 @@ func refText(text string, changed bool) stet.Output {
 // reference profile's terms.
 func refRefused(tool string, r *stet.Refusal) stet.Output {
 	r = refWords(tool, r)
-	return stet.Output{Structured: refRefusal{r}, Text: stet.Text(r), Refused: r}
+	return stet.Output{Structured: refRefusal{r}, Text: refRefusalText(r), Refused: r}
+}
+
+// refRefusalText is the text of a refusal on the reference profile: its
+// message, then what it shows, a file's lines as read_text_file shows them
+// (plain, without stet's line numbers) and a listing as stet lists it.
+func refRefusalText(r *stet.Refusal) string {
+	fr, ok := r.Details[stet.ShownFrame].(*stet.ReadResult)
+	if !ok {
+		return stet.Text(r)
+	}
+	return r.Message + "\n\n" + plainFrame(fr.Frame)
+}
+
+// plainFrame is the text of a frame's lines without their numbers and
+// without its trailer.
+func plainFrame(f string) string {
+	lines := strings.Split(strings.TrimSuffix(f, "\n"), "\n")
+	if len(lines) > 0 {
+		lines = lines[:len(lines)-1] // the trailer
+	}
+	for i, l := range lines {
+		if _, rest, ok := strings.Cut(l, "|"); ok {
+			lines[i] = rest
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // wholeFile is the line limit of a read that asks for the whole file: the

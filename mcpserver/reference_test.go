@@ -139,7 +139,7 @@ func testRefFlow(t *testing.T, connect connectFunc) {
 
 	// An edit of an unread file: refused in the reference's terms.
 	refused("edit_file", map[string]any{"path": "a.txt", "edits": []any{map[string]any{"oldText": "two", "newText": "TWO"}}},
-		stet.KindNotRead, "its frame follows", "retry edit_file", "\n\n00001|one\n")
+		stet.KindNotRead, "its text follows", "retry edit_file", "\n\none\ntwo\nthree\n")
 	ok("read_text_file", map[string]any{"path": "a.txt"}, "one\ntwo\nthree\n")
 	ok("read_text_file", map[string]any{"path": "a.txt", "head": 2}, "one\ntwo")
 	ok("read_text_file", map[string]any{"path": "a.txt", "tail": 1}, "three\n")
@@ -178,7 +178,7 @@ func testRefFlow(t *testing.T, connect connectFunc) {
 	refused("write_file", map[string]any{"path": "dir/other.txt", "content": "x\n"}, stet.KindNotRead, "its listing follows", "\n\nb.md  (18 bytes)\nsub/\n")
 	// A write over a file read in part only.
 	ok("read_text_file", map[string]any{"path": "dir/b.md", "head": 1}, "# B")
-	refused("write_file", map[string]any{"path": "dir/b.md", "content": "gone\n"}, stet.KindNotSeen, "read the whole file with read_text_file (no head or tail), then retry write_file")
+	refused("write_file", map[string]any{"path": "dir/b.md", "content": "gone\n"}, stet.KindNotSeen, "its text follows and now counts as seen", "then retry write_file", "\n\n# B\nline 2\nline 3\n")
 	disk("dir/b.md", "# B\nline 2\nline 3\n")
 	refused("write_file", map[string]any{"path": ".git/config", "content": "x\n"}, stet.KindProtected, "no tool may change it")
 
@@ -195,7 +195,7 @@ func testRefFlow(t *testing.T, connect connectFunc) {
 	ok("create_directory", map[string]any{"path": "dir/new/deep"}, "Successfully created directory dir/new/deep")
 	ok("move_file", map[string]any{"source": "new.txt", "destination": "dir/new/deep/moved.txt"}, "Successfully moved new.txt to dir/new/deep/moved.txt")
 	disk("dir/new/deep/moved.txt", "new\n")
-	refused("move_file", map[string]any{"source": "dir/sub/c.go", "destination": "c.go"}, stet.KindNotRead, "its frame follows", "retry move_file")
+	refused("move_file", map[string]any{"source": "dir/sub/c.go", "destination": "c.go"}, stet.KindNotRead, "its text follows", "retry move_file")
 	refused("move_file", map[string]any{"source": "a.txt", "destination": "dir/b.md"}, stet.KindExists, "move_file never replaces an existing file")
 
 	// Search and info.
@@ -272,7 +272,7 @@ func TestRefWords(t *testing.T) {
 		{"edit_file", "refused: a.txt line 8 was not shown to you at this version, and the change touches it; read it (offset 8, limit 1), then retry",
 			"refused: a.txt line 8 was not shown to you at this version, and the change touches it; read the whole file with read_text_file (no head or tail), then retry edit_file"},
 		{"write_file", "refused: d/x would be created in d, which has not been listed in this session; list it first (list path=d) to see what is there, then retry",
-			"refused: d/x would be created in d, which has not been listed in this session; list it with list_directory first to see what is there, then retry"},
+			"refused: d/x would be created in d, which has not been listed in this session; list it with list_directory first to see what is there, then retry write_file"},
 		{"edit_file", "refused: a.txt: old_string matches 2 times (lines 1, 3); add surrounding lines to make it unique, or pass replace_all",
 			"refused: a.txt: oldText matches 2 times (lines 1, 3); add surrounding lines to make it unique (oldText must match exactly once)"},
 		{"write_file", "refused: data.csv is an input the request names (3 lines → 2); edit it in place (edit / patch), or pass overwrite: true if replacing it is really what the user asked for",

@@ -39,7 +39,10 @@ var refRewrites = func() []refRewrite {
 		{`pass overwrite: true to replace it \(its content is saved\), or choose another name`, "move_file never replaces an existing file: choose another destination"},
 		{`pass overwrite: true if`, "pass overwrite: true to write_file if"},
 		{`, or pass replace_all`, " (oldText must match exactly once)"},
-		{`read those lines again and copy old_string exactly from them`, "read those lines again with read_text_file and copy oldText exactly from them (edit_file matches literally: no whitespace-tolerant matching)"},
+		{`copy old_string exactly from the lines above`, "copy oldText exactly from the lines above (edit_file matches literally: no whitespace-tolerant matching)"},
+		{`its frame follows`, "its text follows"},
+		{`then retry$`, "then retry $tool"},
+		{`(?m)^\d{5,}\|`, ""}, // the nearest lines of a no_match, as read_text_file shows text
 		{`\bold_string\b`, "oldText"},
 		{`\bnew_string\b`, "newText"},
 		{`describe it with info instead`, "describe it with get_file_info instead"},

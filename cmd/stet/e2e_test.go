@@ -238,7 +238,7 @@ func TestRefusals(t *testing.T) {
 		{"not_seen", func(w *ws) {
 			w.put("long.txt", strings.Repeat("line\n", 50)+"target\n")
 			w.ok("read", "long.txt", "--limit", "10")
-		}, []string{"edit", "long.txt", "--old-string", "target", "--new-string", "hit"}, "not_seen", "offset 51"},
+		}, []string{"edit", "long.txt", "--old-string", "target", "--new-string", "hit"}, "not_seen", "it follows now"},
 		{"exists", func(w *ws) { w.put("b.txt", "bee\n"); w.ok("read", "a.txt") }, []string{"move", "a.txt", "b.txt"}, "exists", "overwrite"},
 		{"no_match", func(w *ws) { w.ok("read", "a.txt") }, []string{"edit", "a.txt", "--old-string", "  one", "--new-string", "two"}, "no_match", "indentation"},
 		{"ambiguous", func(w *ws) { w.put("d.txt", "x = 1\ny\nx = 1\n"); w.ok("read", "d.txt") }, []string{"edit", "d.txt", "--old-string", "x = 1", "--new-string", "x = 2"}, "ambiguous", "replace_all"},
