@@ -108,7 +108,10 @@ func (c *lineConn) startCall(ss *mcp.ServerSession, id jsonrpc.ID, idJSON []byte
 		var line []byte
 		if err == nil {
 			if p.newProto {
-				res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: c.srv.impl}
+				if res.Meta == nil {
+					res.Meta = mcp.Meta{}
+				}
+				res.Meta[mcp.MetaKeyServerInfo] = c.srv.impl
 			}
 			// The call is over: nothing reads its arguments any more. (A
 			// cancelled call may still be running in the facade.)

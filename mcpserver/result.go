@@ -102,6 +102,7 @@ func (r *toolResult) callToolResult() (*mcp.CallToolResult, error) {
 	if err := json.Unmarshal(r.body(), &res); err != nil {
 		return nil, fmt.Errorf("mcpserver: decoding a result: %w", err)
 	}
+	res.Meta = r.Meta
 	return &res, nil
 }
 
@@ -110,6 +111,10 @@ func textResult(text string) *toolResult {
 	b, _ := encodeResult(text, "", nil, false, true) // text alone cannot fail
 	return &toolResult{buf: b}
 }
+
+// MetaResult is the _meta key of a text-only result's structured result
+// (Options.TextResults).
+const MetaResult = "stet/result"
 
 // reply turns a facade Output into a tool result: the text a model reads
 // (with the stall notice, if any, appended) and the structured content (the
@@ -124,12 +129,15 @@ func (s *Server) reply(tool string, out stet.Output, notice string) *toolResult 
 	} else if media := mediaOf(out.Structured); media != nil {
 		buf, err = encodeMedia(out.Text, notice, out.Structured, media, out.Refused != nil)
 	} else {
-		buf, err = encodeResult(out.Text, notice, out.Structured, true, out.Refused != nil)
+		buf, err = encodeResult(out.Text, notice, out.Structured, !s.o.TextResults, out.Refused != nil)
 	}
 	if err != nil {
 		return s.failed(tool, fmt.Errorf("encoding the result: %w", err))
 	}
 	r := &toolResult{buf: buf}
+	if s.o.TextResults && out.Structured != nil && mediaOf(out.Structured) == nil {
+		r.Meta = mcp.Meta{MetaResult: out.Structured}
+	}
 	if n := len(r.body()); n > s.maxReply {
 		return s.shrink(tool, out, notice, n)
 	}

@@ -47,6 +47,13 @@ type Options struct {
 	// host and port as a browser sends them in Origin) served over HTTP
 	// besides loopback ones. See Handler.
 	AllowOrigins []string
+	// TextResults makes every result text only, as a model reads it best:
+	// no structuredContent and no outputSchema in tools/list (a client such
+	// as Claude Code hands the model a result's structured content when
+	// there is one, JSON-escaped). The structured result (the CLI --json
+	// shape: a change's whole receipt, a read's version) still reaches a
+	// program, in the result's _meta under "stet/result".
+	TextResults bool
 	// Profile selects the tool set: ProfileStet (the default, also for "")
 	// serves stet's own tools; ProfileReference serves the reference
 	// filesystem server's tool names, arguments and text results on the
@@ -175,7 +182,11 @@ func New(ws *stet.Workspace, o Options) *Server {
 		if readOnly && spec.Mutating {
 			continue
 		}
-		s.mcp.AddTool(toolOf(spec), s.toolHandler)
+		t := toolOf(spec)
+		if o.TextResults {
+			t.OutputSchema = nil
+		}
+		s.mcp.AddTool(t, s.toolHandler)
 		s.listed[spec.Name] = true
 	}
 	s.mcp.AddReceivingMiddleware(s.route)

@@ -67,8 +67,9 @@ func cmdMCP(e *env, args []string) error {
 	var noToken bool
 	var origins stringList
 	var stallSteps int
-	var profile string
-	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference] [--http 127.0.0.1:PORT [--token-file F | --no-token] [--allow-origin ORIGIN ...]] [--stall-steps N] [DIR ...]")
+	var profile, results string
+	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference] [--results structured|text] [--http 127.0.0.1:PORT [--token-file F | --no-token] [--allow-origin ORIGIN ...]] [--stall-steps N] [DIR ...]")
+	fs.StringVar(&results, "results", "structured", "result `FORM`: structured (text and structured content, the CLI --json shape) or text (text only, what a model reads best; the structured result goes in _meta \"stet/result\")")
 	fs.StringVar(&profile, "tools", mcpserver.ProfileStet, "tool `PROFILE`: stet (stet's own tools) or reference (the tool names, arguments and text results of @modelcontextprotocol/server-filesystem, on stet's rules)")
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (127.0.0.1:PORT) instead of stdio")
 	fs.StringVar(&tokenFile, "token-file", "", "read the bearer token required on every HTTP request from `FILE` (preferred; needed for a non-loopback address)")
@@ -82,6 +83,9 @@ func cmdMCP(e *env, args []string) error {
 	}
 	if err := checkProfile(profile); err != nil {
 		return err
+	}
+	if results != "structured" && results != "text" {
+		return usagef("--results must be structured or text, not %q", results)
 	}
 	if stallSteps < 0 {
 		return usagef("--stall-steps must be 0 or more")
@@ -119,7 +123,7 @@ func cmdMCP(e *env, args []string) error {
 		}
 		defer ws.Close()
 	}
-	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins, Profile: profile, Workspace: o})
+	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins, Profile: profile, Workspace: o, TextResults: results == "text"})
 	defer srv.Close()
 	on := "running on stdio"
 	var ln net.Listener
