@@ -104,6 +104,8 @@ type Server struct {
 	closed bool
 
 	handles *handles // session handles minted for stateless requests
+
+	mem *memory // the sessions named by a call (a handle, _meta) held in memory
 }
 
 // conn is what the server keeps per client connection.
@@ -147,6 +149,7 @@ func New(ws *stet.Workspace, o Options) *Server {
 		opened:   map[string]*stet.Workspace{},
 	}
 	s.handles = newHandles(s.handleEnded)
+	s.mem = newMemory(memSessions, s.dropMemory)
 	s.impl = &mcp.Implementation{Name: "stet", Title: "stet", Version: version}
 	instr := instructions(ws)
 	if s.reference() {
@@ -408,10 +411,17 @@ func (s *Server) dropConn(ss *mcp.ServerSession, c *conn) {
 // (--session NAME). It is the one place both HTTP connections and minted
 // handles end their sessions.
 func (s *Server) forgetSession(id string) {
-	if s.o.SharedSession && id == s.o.Session {
+	if s.handles != nil && s.handles.isLive(id) {
 		return
 	}
-	if s.handles != nil && s.handles.isLive(id) {
+	s.dropMemory(id)
+}
+
+// dropMemory drops what the server and its workspaces hold in memory for
+// session id, unless a connection or the shared session is it: nothing is
+// ended, and the session is rebuilt from the journal when used again.
+func (s *Server) dropMemory(id string) {
+	if s.o.SharedSession && id == s.o.Session {
 		return
 	}
 	s.mu.Lock()
@@ -504,6 +514,9 @@ func (s *Server) handleIn(ctx context.Context, ss *mcp.ServerSession, c *conn, b
 	sess, err := ws.Session(id)
 	if ref, ok := stet.AsRefusal(err); ok {
 		return reply(name, s.refusalOut(name, ref), st.step(name, true, false)), nil
+	}
+	if err == nil && (c == nil || c.id != id) {
+		s.mem.touch(id) // a session a call names: held in memory while recently used
 	}
 	if err != nil {
 		ref := invalid(name, "_meta %q names session %q, which cannot be used (%s); use a plain id of at most 200 characters", metaSession, id, cause(err))

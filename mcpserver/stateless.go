@@ -35,9 +35,15 @@ import (
 // and with Options.SharedSession a call without a handle runs in the one
 // session Options.Session names (no handle is minted).
 //
-// Live handles are bounded: one idle for handleIdle ends, and when
-// maxHandles are live the longest idle one ends to make room. A handle that
-// ended, or was never minted, is refused; the refusal mints a fresh one.
+// Live handles are bounded without letting one caller end another's live
+// session: one idle for handleIdle ends; a handle never passed back is on
+// probation, and when maxHandles are on probation minting one more ends the
+// longest idle of those; a handle passed back is kept, and only a kept one
+// idle for keptIdleMin may make room for another (at most maxKept). A handle
+// that ended, or was never minted, is refused; the refusal mints a fresh
+// one. What a session holds in memory is bounded apart (memSessions): the
+// least recently used are dropped from memory, not ended, and rebuilt from
+// the journal when used again.
 
 // handlePrefix starts every minted handle. Workspace.Session refuses the
 // reserved names ("stet:...", "review"), which never start with it.
@@ -45,8 +51,10 @@ const handlePrefix = "s_"
 
 // Bounds of the minted handles.
 const (
-	maxHandles = 1024
-	handleIdle = 2 * time.Hour
+	maxHandles  = 1024
+	maxKept     = 16384
+	keptIdleMin = 10 * time.Minute
+	handleIdle  = 2 * time.Hour
 )
 
 // sessionArg is the tool argument that carries a handle back on stateless
@@ -78,9 +86,11 @@ func statelessReq(req mcp.Request) bool {
 // handles is the table of live minted handles, the most recently used at
 // the front of order.
 type handles struct {
-	mu    sync.Mutex
-	max   int
-	idle  time.Duration
+	mu      sync.Mutex
+	max     int // handles on probation (never passed back)
+	maxKept int // handles passed back
+	kept    int // how many are
+	idle    time.Duration
 	now   func() time.Time
 	live  map[string]*list.Element // of *handle
 	order *list.List
@@ -91,11 +101,12 @@ type handles struct {
 type handle struct {
 	id   string
 	used time.Time
+	kept bool // passed back at least once
 }
 
 // newHandles returns an empty table.
 func newHandles(ended func(string)) *handles {
-	return &handles{max: maxHandles, idle: handleIdle, now: time.Now, live: map[string]*list.Element{}, order: list.New(), ended: ended}
+	return &handles{max: maxHandles, maxKept: maxKept, idle: handleIdle, now: time.Now, live: map[string]*list.Element{}, order: list.New(), ended: ended}
 }
 
 // mint returns a new live handle, ending the longest idle ones over the
@@ -108,8 +119,15 @@ func (h *handles) mint() (string, error) {
 	id := handlePrefix + hex.EncodeToString(b[:])
 	h.mu.Lock()
 	gone := h.expireLocked()
-	for h.order.Len() >= h.max {
-		gone = append(gone, h.removeLocked(h.order.Back()))
+	for h.order.Len()-h.kept >= h.max {
+		e := h.order.Back()
+		for e != nil && e.Value.(*handle).kept {
+			e = e.Prev()
+		}
+		if e == nil {
+			break
+		}
+		gone = append(gone, h.removeLocked(e))
 	}
 	h.live[id] = h.order.PushFront(&handle{id: id, used: h.now()})
 	h.mu.Unlock()
@@ -122,6 +140,28 @@ func (h *handles) use(id string) bool {
 	h.mu.Lock()
 	gone := h.expireLocked()
 	e, ok := h.live[id]
+	if ok && !e.Value.(*handle).kept {
+		// Passed back for the first time: kept from now on, making room
+		// only out of a kept handle idle for keptIdleMin.
+		if h.kept >= h.maxKept {
+			var idle *list.Element
+			cut := h.now().Add(-keptIdleMin)
+			for b := h.order.Back(); b != nil; b = b.Prev() {
+				if hd := b.Value.(*handle); hd.kept && hd.used.Before(cut) {
+					idle = b
+					break
+				}
+			}
+			if idle == nil {
+				h.mu.Unlock()
+				h.end(gone)
+				return false
+			}
+			gone = append(gone, h.removeLocked(idle))
+		}
+		e.Value.(*handle).kept = true
+		h.kept++
+	}
 	if ok {
 		e.Value.(*handle).used = h.now()
 		h.order.MoveToFront(e)
@@ -143,9 +183,12 @@ func (h *handles) expireLocked() []string {
 
 // removeLocked removes e and returns its id.
 func (h *handles) removeLocked(e *list.Element) string {
-	id := h.order.Remove(e).(*handle).id
-	delete(h.live, id)
-	return id
+	hd := h.order.Remove(e).(*handle)
+	if hd.kept {
+		h.kept--
+	}
+	delete(h.live, hd.id)
+	return hd.id
 }
 
 // end reports the handles that ended.

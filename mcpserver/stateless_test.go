@@ -198,7 +198,8 @@ func TestStatelessHandles(t *testing.T) {
 		t.Errorf("_meta session stet:intents: refused %q, want invalid", refused)
 	}
 
-	// The bound: with room for two, a third handle ends the longest idle.
+	// The bound: with room for two on probation, a third handle never
+	// passed back ends the longest idle of those; one passed back is kept.
 	srv.handles.mu.Lock()
 	srv.handles.max = 2
 	srv.handles.mu.Unlock()
@@ -215,9 +216,37 @@ func TestStatelessHandles(t *testing.T) {
 		t.Fatalf("h1 refused %q while live", refused)
 	}
 	tick()
-	readWith(map[string]any{}, nil) // a third: h2, the longest idle, ends
+	readWith(map[string]any{}, nil) // h3: h2 and h3 on probation
+	tick()
+	readWith(map[string]any{}, nil) // h4: h2, the longest idle on probation, ends
 	if _, refused, _ := readWith(map[string]any{sessionArg: h2}, nil); refused != "invalid" {
 		t.Errorf("h2 after the bound: refused %q, want invalid", refused)
+	}
+	// Another caller's calls without a handle never end a kept one.
+	for range 10 {
+		tick()
+		readWith(map[string]any{}, nil)
+	}
+	if _, refused, _ := readWith(map[string]any{sessionArg: h1}, nil); refused != "" {
+		t.Errorf("h1, kept, after ten other handles: refused %q", refused)
+	}
+	// Kept handles are bounded too, by ending only one idle for keptIdleMin.
+	srv.handles.mu.Lock()
+	srv.handles.maxKept = 1
+	srv.handles.mu.Unlock()
+	_, _, h5 := readWith(map[string]any{}, nil)
+	if _, refused, _ := readWith(map[string]any{sessionArg: h5}, nil); refused != "invalid" {
+		t.Errorf("h5 kept while h1, the one kept, is in use: refused %q, want invalid", refused)
+	}
+	srv.handles.mu.Lock()
+	now = now.Add(keptIdleMin + time.Second)
+	srv.handles.mu.Unlock()
+	_, _, h6 := readWith(map[string]any{}, nil)
+	if _, refused, _ := readWith(map[string]any{sessionArg: h6}, nil); refused != "" {
+		t.Errorf("h6 kept once h1 was idle: refused %q", refused)
+	}
+	if _, refused, _ := readWith(map[string]any{sessionArg: h1}, nil); refused != "invalid" {
+		t.Errorf("h1 after h6 took its room: refused %q, want invalid", refused)
 	}
 
 	// Idle expiry.

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -66,4 +67,30 @@ func TestTextResults(t *testing.T) {
 			t.Errorf("a refusal: %v %v", refused.IsError, refused.Meta)
 		}
 	})
+}
+
+// TestSessionsNamedByCallsAreBoundedInMemory: sessions that calls name
+// (_meta stet/session, stateless handles) are held in memory up to a bound,
+// the least recently used dropped from memory only: a dropped session is
+// rebuilt from the journal when named again, its reads still counting.
+func TestSessionsNamedByCallsAreBoundedInMemory(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "one\n"}, stet.Options{})
+	srv := New(f.ws, Options{Version: "test"})
+	var dropped []string
+	srv.mem = newMemory(4, func(id string) { dropped = append(dropped, id); srv.dropMemory(id) })
+	cs, _ := connect(t, srv, nil, nil)
+	named := func(session, tool string, args map[string]any) result {
+		return callMeta(t, cs, tool, args, map[string]any{metaSession: session})
+	}
+	mustOK(t, "read as agent-a", named("agent-a", "read", map[string]any{"path": "a.txt"}))
+	for i := range 20 {
+		named(fmt.Sprintf("other-%d", i), "roots", map[string]any{})
+	}
+	if n := srv.mem.len(); n != 4 || len(dropped) != 17 || dropped[0] != "agent-a" {
+		t.Fatalf("held %d, dropped %v; want 4 held and agent-a dropped first", n, dropped)
+	}
+	mustOK(t, "edit as agent-a after it was dropped", named("agent-a", "edit", map[string]any{"path": "a.txt", "old_string": "one", "new_string": "two"}))
+	if got := f.read(t, "a.txt"); got != "two\n" {
+		t.Errorf("a.txt = %q", got)
+	}
 }
