@@ -91,10 +91,10 @@ type handles struct {
 	maxKept int // handles passed back
 	kept    int // how many are
 	idle    time.Duration
-	now   func() time.Time
-	live  map[string]*list.Element // of *handle
-	order *list.List
-	ended func(id string) // called, without mu held, for each handle that ends
+	now     func() time.Time
+	live    map[string]*list.Element // of *handle
+	order   *list.List
+	ended   func(id string) // called, without mu held, for each handle that ends
 }
 
 // handle is one live minted handle.
