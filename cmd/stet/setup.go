@@ -219,10 +219,11 @@ func (c *client) where() string {
 }
 
 func cmdSetup(e *env, args []string) error {
-	var write, project, hooks bool
+	var write, project, hooks, onlyStet bool
 	var file string
-	fs := e.newFlags("setup", "setup CLIENT [--root DIR ...] [--project] [--config FILE] [--hooks [--protect GLOB ...] [--deny-read GLOB ...]] [--write]")
+	fs := e.newFlags("setup", "setup CLIENT [--root DIR ...] [--project] [--config FILE] [--hooks [--protect GLOB ...] [--deny-read GLOB ...] | --only-stet] [--write]")
 	fs.BoolVar(&hooks, "hooks", false, "the client's hook configuration instead of its MCP entry: stet hook CLIENT guards the client's own file tools (claude-code, codex, cursor, gemini, vscode)")
+	fs.BoolVar(&onlyStet, "only-stet", false, "the MCP entry and the client's setting that makes stet's tools its file tools (Claude Code's permissions, a Zed profile, a VS Code custom agent, Goose's developer extension off), or, where the client has none, its instructions-file line")
 	fs.BoolVar(&write, "write", false, "merge the entry into the client's configuration file (the old file is saved beside it as FILE.bak and in the journal)")
 	fs.BoolVar(&project, "project", false, "use the project's configuration file (in the first --root) instead of the user's: claude-code .mcp.json, cursor .cursor/mcp.json, vscode .vscode/mcp.json")
 	fs.StringVar(&file, "config", "", "the configuration `FILE` to write (default: the client's own, for this OS)")
@@ -233,12 +234,18 @@ func cmdSetup(e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("expected one CLIENT: %s", strings.Join(clientNames(), ", "))
 	}
+	if hooks && onlyStet {
+		return usagef("give --hooks or --only-stet, not both")
+	}
 	if hooks {
 		return setupHooks(e, pos[0], project, write, file)
 	}
 	c, err := findClient(pos[0])
 	if err != nil {
 		return err
+	}
+	if onlyStet {
+		return setupOnlyStet(e, c, project, write, file)
 	}
 	if project && c.projectFile == "" {
 		var have []string
