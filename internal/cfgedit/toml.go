@@ -3,6 +3,7 @@ package cfgedit
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -403,8 +404,9 @@ func hasPrefix(keys, prefix []string) bool {
 // SetTOML returns src with the table path.name (such as
 // [mcp_servers.stet]) holding val's members: the table's header and
 // key/value lines replaced where it exists, the table appended where it
-// does not. Sub-tables ([mcp_servers.stet.env]), comments after the
-// table's last key and everything else keep their bytes. A name defined
+// does not. The old entry's sub-tables ([mcp_servers.stet.env]) are
+// removed with it: the entry is replaced whole. Comments after the table's
+// last key and everything else keep their bytes. A name defined
 // another way (dotted keys, an inline table) is refused, naming its line,
 // as is anything that is not TOML.
 func SetTOML(src []byte, path []string, name string, val Obj) ([]byte, error) {
@@ -455,13 +457,45 @@ func SetTOML(src []byte, path []string, name string, val Obj) ([]byte, error) {
 		}
 		return append(out, body...), nil
 	}
-	from, to := stmts[at].start, stmts[last].end
-	out := append([]byte{}, src[:from]...)
-	out = append(out, body...)
-	if to == len(src) && !strings.HasSuffix(string(src), "\n") {
-		out = out[:len(out)-len(nl)]
+	// The entry is replaced whole: its sub-tables ([mcp_servers.stet.env])
+	// go with it, so nothing of an old entry rides into the new one.
+	type span struct{ from, to int }
+	var cuts []span
+	for i := 0; i < len(stmts); i++ {
+		st := stmts[i]
+		if !st.header || !hasPrefix(st.keys, full) || equalKeys(st.keys, full) {
+			continue
+		}
+		j := i
+		for j+1 < len(stmts) && !stmts[j+1].header {
+			j++
+		}
+		end := stmts[j].end
+		if end < len(src) && src[end] == '\r' {
+			end++
+		}
+		if end < len(src) && src[end] == '\n' {
+			end++
+		}
+		cuts = append(cuts, span{st.start, end})
+		i = j
 	}
-	return append(out, src[to:]...), nil
+	from, to := stmts[at].start, stmts[last].end
+	repl := body
+	if to == len(src) && !strings.HasSuffix(string(src), "\n") {
+		repl = repl[:len(repl)-len(nl)]
+	}
+	edits := append(cuts, span{from, to})
+	slices.SortFunc(edits, func(a, b span) int { return b.from - a.from })
+	out := append([]byte{}, src...)
+	for _, e := range edits {
+		with := ""
+		if e.from == from {
+			with = repl
+		}
+		out = append(out[:e.from:e.from], append([]byte(with), out[e.to:]...)...)
+	}
+	return out, nil
 }
 
 func equalKeys(a, b []string) bool { return len(a) == len(b) && hasPrefix(a, b) }

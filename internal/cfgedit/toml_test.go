@@ -21,7 +21,10 @@ func TestSetTOML(t *testing.T) {
 		{"crlf", "[mcp_servers.stet]\r\ncommand = 'x'\r\n[b]\r\n", strings.ReplaceAll(codexTable, "\n", "\r\n") + "[b]\r\n"},
 		{"replaced, the rest kept",
 			"# top\n[mcp_servers.stet]\ncommand = \"stet\"\nargs = [\n  \"mcp\", # old\n]\n# about git\n\n[mcp_servers.stet.env]\nA = \"1\"\n[mcp_servers.git]\ncommand = 'git-mcp'\n",
-			"# top\n" + codexTable + "# about git\n\n[mcp_servers.stet.env]\nA = \"1\"\n[mcp_servers.git]\ncommand = 'git-mcp'\n"},
+			"# top\n" + codexTable + "# about git\n\n[mcp_servers.git]\ncommand = 'git-mcp'\n"},
+		{"an old entry's sub-tables go with it, wherever they stand",
+			"[mcp_servers.stet.env]\nSTET_EFFECTS = \"read-only\"\n[mcp_servers.stet]\ncommand = \"old\"\n[mcp_servers.stet.env.deep]\nX = 1\n[other]\ny = 2\n",
+			codexTable + "[other]\ny = 2\n"},
 		{"multi-line strings", "notes = \"\"\"\n[mcp_servers.stet]\n\"\"\"\nx = '''a'''\n", "notes = \"\"\"\n[mcp_servers.stet]\n\"\"\"\nx = '''a'''\n\n" + codexTable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
