@@ -441,6 +441,10 @@ func printSetup(e *env, c *client, target string, entry cfgedit.Obj, project boo
 // first so that the write replaces exactly the bytes merged into (and the
 // journal keeps them), a plain copy saved beside it first.
 func writeSetup(e *env, target string, mg merger) error {
+	home, _ := os.UserHomeDir()
+	if err := foreignHome(home); err != nil {
+		return err
+	}
 	// A configuration file kept elsewhere behind a symlink (dotfiles) is
 	// written where it lives: the workspace is its real directory.
 	if real, err := filepath.EvalSymlinks(target); err == nil { // the client's configuration file: not a workspace path
