@@ -90,6 +90,11 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 				}
 				it := intents.Intent(d.ID)
 				return it != nil && (intents.Keep(d.ID) || !it.Time.Before(cutoff))
+			case recClientIntent, recClientDone:
+				// A client's call older than the retention: its receipt,
+				// if it landed, is a receipt like any other; an intent still
+				// open then (its client never came back) is dropped with it.
+				return false
 			}
 			return false
 		},
