@@ -29,7 +29,11 @@ var stressSeed = flag.Uint64("stress.seed", 20260101, "seed of TestConcurrentSes
 // final files are explained by the receipts and the saves; verify --all
 // passes.
 func TestConcurrentSessions(t *testing.T) {
-	const workers, ops, editorSaves = 8, 200, 150
+	// The soak (STET_SOAK=1) runs twice the operations of the test command.
+	workers, ops, editorSaves := 8, 100, 75
+	if os.Getenv("STET_SOAK") == "1" {
+		ops, editorSaves = 200, 150
+	}
 	seed := *stressSeed
 	t.Logf("seed %d (rerun with -stress.seed=%d)", seed, seed)
 	names := []string{"f0.txt", "f1.txt", "f2.txt", "f3.txt", "f4.txt"}

@@ -113,10 +113,16 @@ func TestJournalGrowthThousandWideGreps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 greps")
 	}
+	// 250 in the test command; the soak (STET_SOAK=1) runs 1,000. Either
+	// way identical greps may not grow the journal past a fixed bound.
+	n := 250
+	if os.Getenv("STET_SOAK") == "1" {
+		n = 1000
+	}
 	state := t.TempDir()
 	_, s, _ := open(t, wideTree(100), stet.Options{State: state})
 	before := stateSize(t, state)
-	for range 1000 {
+	for range n {
 		res, err := s.Grep(ctx, stet.GrepArgs{Pattern: "err != nil", Limit: 100000})
 		if err != nil {
 			t.Fatal(err)
@@ -126,9 +132,9 @@ func TestJournalGrowthThousandWideGreps(t *testing.T) {
 		}
 	}
 	grown := stateSize(t, state) - before
-	t.Logf("1,000 wide greps grew the state directory by %d bytes", grown)
+	t.Logf("%d wide greps grew the state directory by %d bytes", n, grown)
 	if grown >= 1<<20 {
-		t.Errorf("1,000 identical wide greps grew the state directory by %d bytes, want < 1 MiB", grown)
+		t.Errorf("%d identical wide greps grew the state directory by %d bytes, want < 1 MiB", n, grown)
 	}
 }
 

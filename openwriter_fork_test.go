@@ -4,6 +4,7 @@ package stet_test
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -45,7 +46,10 @@ func TestChangesBesideProcessStarts(t *testing.T) {
 		}()
 	}
 	defer func() { stop.Store(true); wg.Wait() }()
-	const edits = 600
+	edits := 200 // the soak (STET_SOAK=1): 600
+	if os.Getenv("STET_SOAK") == "1" {
+		edits = 600
+	}
 	refused := 0
 	cur := "v0"
 	for i := range edits {
