@@ -112,6 +112,25 @@ func textResult(text string) *toolResult {
 	return &toolResult{buf: b}
 }
 
+// compactText is the text of a text-only result (Options.TextResults): a
+// change's message with its diff compacted (compactDiff); anything else as
+// the facade words it.
+func compactText(out stet.Output) string {
+	var msg, diff string
+	switch r := out.Structured.(type) {
+	case *stet.MutationResult:
+		msg, diff = r.Message, r.Diff
+	case *stet.PatchResult:
+		msg, diff = r.Message, r.Diff
+	default:
+		return out.Text
+	}
+	if diff == "" || out.Text != msg+"\n\n"+strings.TrimRight(diff, "\n") {
+		return out.Text
+	}
+	return msg + "\n\n" + strings.TrimRight(compactDiff(diff), "\n")
+}
+
 // MetaResult is the _meta key of a text-only result's structured result
 // (Options.TextResults).
 const MetaResult = "stet/result"
@@ -129,7 +148,11 @@ func (s *Server) reply(tool string, out stet.Output, notice string) *toolResult 
 	} else if media := mediaOf(out.Structured); media != nil {
 		buf, err = encodeMedia(out.Text, notice, out.Structured, media, out.Refused != nil)
 	} else {
-		buf, err = encodeResult(out.Text, notice, out.Structured, !s.o.TextResults, out.Refused != nil)
+		text := out.Text
+		if s.o.TextResults {
+			text = compactText(out)
+		}
+		buf, err = encodeResult(text, notice, out.Structured, !s.o.TextResults, out.Refused != nil)
 	}
 	if err != nil {
 		return s.failed(tool, fmt.Errorf("encoding the result: %w", err))
