@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/patch"
@@ -15,9 +17,12 @@ import (
 
 // planned is one file of a patch, checked and ready to land.
 type planned struct {
-	c    *change
+	c    *change // nil: the section changes only a mode, which is not applied
 	move *target // an update that also moves the file
 	verb string
+	// mode names a mode the section gives that is not applied ("" when
+	// none): the result says so (see modeNote).
+	mode string
 }
 
 // Patch applies a Codex "*** Begin Patch" envelope or a unified diff: it adds,
@@ -39,6 +44,9 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	}
 	if len(files) == 0 {
 		return nil, refuse(KindInvalid, "", "the patch names no file; nothing to do")
+	}
+	if ref := notFiles(files); ref != nil {
+		return nil, ref
 	}
 	targets, moves, all, ref := s.patchTargets(files)
 	if ref != nil {
@@ -162,12 +170,64 @@ func (s *Session) patchTargets(files []patch.File) (targets []target, moves []*t
 	return targets, moves, all, nil
 }
 
+// notFiles refuses a patch with a section whose git mode is not a regular
+// file's: a symlink (120000) or a submodule (160000). stet's patch writes,
+// changes and removes regular files only, and would otherwise write a
+// link's target name as a file's content, or delete (through the link) the
+// file it leads to. The refusal comes before anything is read.
+func notFiles(files []patch.File) *Refusal {
+	for _, f := range files {
+		mode := ""
+		for _, m := range []string{f.OldMode, f.NewMode} {
+			if t := patch.ModeType(m); t != "" && t != patch.TypeFile {
+				mode = m
+				break
+			}
+		}
+		if mode == "" {
+			continue
+		}
+		typ, name := patch.ModeType(mode), shownName(f.Path)
+		var what string
+		switch {
+		case typ == patch.TypeSubmodule:
+			what = fmt.Sprintf("the patch changes the submodule %s (mode %s: a commit of another repository, not a file); stet's patch changes regular files only: drop that section", name, mode)
+		case f.Kind == patch.Add:
+			what = fmt.Sprintf("the patch makes %s a symlink to %q (new file mode %s); stet's patch creates no symlinks (nor a file holding the link's target): drop that section, or, if the link is needed, make it outside stet (ln -s TARGET %s)",
+				name, clipText(strings.TrimSuffix(string(f.Content), "\n"), 80), mode, name)
+		case f.Kind == patch.Delete:
+			what = fmt.Sprintf("the patch deletes the symlink %s (deleted file mode %s); stet's patch removes no symlinks, and never the file a link leads to: drop that section (remove the link outside stet if it must go)", name, mode)
+		default:
+			what = fmt.Sprintf("the patch changes the symlink %s (mode %s); stet's patch changes no symlinks, and a link's hunks name its target, not a file's lines: drop that section", name, mode)
+		}
+		if len(files) > 1 {
+			what += fmt.Sprintf(" (nothing in the patch was applied: %d files)", len(files))
+		}
+		return refuse(KindNotRegular, f.Path, "%s", what).with("line", f.Line)
+	}
+	return nil
+}
+
+// clipText is s cut to about n bytes, on a rune boundary, "…" marking the cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // patchSeq is the patch's changes in landing order: each file, and after
 // an update that moves its file, the move. They share one write-ahead
-// intent (commitSeq).
+// intent (commitSeq). A section that changes only a mode has no change.
 func patchSeq(plans []planned, dryRun bool) []*change {
 	var seq []*change
 	for _, pl := range plans {
+		if pl.c == nil {
+			continue
+		}
 		seq = append(seq, pl.c)
 		if pl.move != nil && !dryRun {
 			from, after := pl.c.t, pl.c.post
@@ -188,16 +248,28 @@ func patchResult(plans []planned, outs []*MutationResult, dryRun bool) *PatchRes
 			diffs = append(diffs, out.Diff)
 		}
 	}
-	var done []string
+	var done, modes []string
 	for _, pl := range plans {
-		done = append(done, pl.verb)
+		if pl.c != nil {
+			done = append(done, pl.verb)
+		}
+		if pl.mode != "" {
+			modes = append(modes, pl.mode)
+		}
 	}
 	prefix := ""
 	if dryRun {
 		prefix = "dry run, nothing written: "
 	}
-	res.Message = fmt.Sprintf("%spatched %s: %s", prefix, plural(len(plans), "file"), strings.Join(done, ", "))
-	if !dryRun {
+	if len(done) > 0 {
+		res.Message = fmt.Sprintf("%spatched %s: %s", prefix, plural(len(done), "file"), strings.Join(done, ", "))
+	} else {
+		res.Message = prefix + "no file changed"
+	}
+	if len(modes) > 0 {
+		res.Message += "; modes not applied (stet's patch sets no file modes): " + strings.Join(modes, ", ")
+	}
+	if !dryRun && len(res.Receipts) > 0 {
 		ids := make([]string, len(res.Receipts))
 		for i, r := range res.Receipts {
 			ids[i] = r.ID
@@ -211,6 +283,9 @@ func patchResult(plans []planned, outs []*MutationResult, dryRun bool) *PatchRes
 // planFile checks one file of a patch and builds its change.
 func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.File, dryRun bool) (planned, *Refusal) {
 	p := t.root.p
+	if f.Kind == patch.Update && len(f.Hunks) == 0 && move == nil {
+		return s.planModeOnly(t, f)
+	}
 	cur, err := fsys.ReadFileMax(p, t.rel, s.ws.opts.MaxFileBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
@@ -226,7 +301,8 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 			if ref != nil {
 				return planned{}, ref
 			}
-			return planned{c: c, verb: c.message}, nil
+			mode := modeNote(t, c, "", f.NewMode)
+			return planned{c: c, verb: c.message, mode: mode}, nil
 		}
 		af, dir, counts, ref := s.creating("patch", t, f.Content, false)
 		if ref != nil {
@@ -239,8 +315,19 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 			matches: []receipt.Match{{Offset: 0, NewBytes: len(f.Content), Line: 1, Old: []byte{}, New: f.Content}},
 			eol:     textedit.DetectEOL(f.Content)}
 		c.message = "added " + t.display()
-		return planned{c: c, verb: "added " + t.display()}, nil
+		mode := modeNote(t, c, "", f.NewMode)
+		return planned{c: c, verb: "added " + t.display(), mode: mode}, nil
 	case patch.Delete:
+		// A symlink goes by its own name in git and Codex; stet's patch
+		// removes no links, and never the file one leads to.
+		if link, ok := finalLink(t); ok {
+			also := ""
+			if exists {
+				also = fmt.Sprintf(", or delete %s itself if that file is what should go", shownName(link))
+			}
+			return planned{}, refuse(KindNotRegular, t.spelled, "%s is a symlink (to %s); the patch would delete the link, and stet's patch removes no symlinks (nor, through one, the file it leads to): drop that section (remove the link outside stet if it must go)%s",
+				shownName(t.spelled), shownName(link), also)
+		}
 		if !exists {
 			return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot delete it; drop that section", t.spelled)
 		}
@@ -248,6 +335,14 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 		df, o := s.existing(policy.OpDelete, t, cur, ver, "")
 		if ref := s.decide(ctx, ask{tool: "patch", t: t, f: df, cur: cur, ver: ver, o: o, what: "delete it"}); ref != nil {
 			return planned{}, ref
+		}
+		// A unified diff's deletion gives the file's lines: they must be
+		// what it holds, as git apply checks, or the patch was made
+		// against other bytes.
+		if f.Exact {
+			if err := patch.CheckDelete(cur, f.Hunks); err != nil {
+				return planned{}, deleteRefusal(t, err, f.Hunks)
+			}
 		}
 		c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, delete: true, save: true, dryRun: dryRun, seen: &o,
 			matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), Line: 1, Old: cur, New: []byte{}}}, eol: "none"}
@@ -260,6 +355,12 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 	}
 	if !exists {
 		return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot update it; check the path (find or list), or add it as a new file", t.spelled)
+	}
+	if link, ok := finalLink(t); ok && move != nil && path.Dir(t.rel) != path.Dir(move.rel) {
+		// As the move tool has it: a link moves by name, and moved to
+		// another directory a relative link would lead elsewhere.
+		return planned{}, refuse(KindNotRegular, t.spelled, "%s is a symlink (to %s); a link moves only within its directory (elsewhere a relative link would lead elsewhere); update and move %s itself, or make a new link",
+			shownName(t.spelled), shownName(link), shownName(link))
 	}
 	if ref := s.checkEditable(t, cur); ref != nil {
 		return planned{}, ref
@@ -295,6 +396,7 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 	}
 	verb := fmt.Sprintf("updated %s (%s)", t.display(), plural(len(f.Hunks), "hunk"))
 	c.message = verb
+	mode := modeNote(t, c, f.OldMode, f.NewMode)
 	if move != nil {
 		if _, err := p.Stat(move.rel); err == nil {
 			return planned{}, refuse(KindExists, move.spelled, "%s already exists; the patch would move %s over it; choose another name or delete it first", move.spelled, t.spelled)
@@ -308,7 +410,78 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 		}
 		verb += " and moved it to " + move.display()
 	}
-	return planned{c: c, move: move, verb: verb}, nil
+	return planned{c: c, move: move, verb: verb, mode: mode}, nil
+}
+
+// planModeOnly plans a section that only changes t's mode: nothing is
+// applied, and the result says so (modeNote). The file must be there, as
+// for an update, but its bytes are not read: a mode change of a large or
+// binary file does not refuse the patch.
+func (s *Session) planModeOnly(t target, f patch.File) (planned, *Refusal) {
+	info, err := t.stat()
+	switch {
+	case errors.Is(err, fsys.ErrNotFound):
+		return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot change its mode; check the path (find or list), or drop that section", t.spelled)
+	case err != nil:
+		return planned{}, asRefusal(s.ws.fileErr("patch", t, err))
+	case info.Type == fsys.TypeDir:
+		return planned{}, refuse(KindNotRegular, t.spelled, "%s is a directory; a patch changes files only: drop that section", t.spelled)
+	}
+	return planned{mode: modeNote(t, nil, f.OldMode, f.NewMode)}, nil
+}
+
+// modeNote is what the result says of a mode a section gives and stet does
+// not apply (stet's patch sets no file modes: a new file gets a new file's
+// default mode, a changed or moved file keeps its own), "" when there is
+// none: a new file's executable mode, or a change of mode. c, when not
+// nil, is the section's change, whose receipt then notes it too.
+func modeNote(t target, c *change, from, to string) string {
+	var note, hint string
+	name := shownName(t.display())
+	switch {
+	case from == "" && patch.Executable(to):
+		note, hint = fmt.Sprintf("%s %s", name, to), "chmod +x "+name
+	case from == "" || to == "" || from == to:
+		return ""
+	default:
+		note = fmt.Sprintf("%s %s → %s", name, from, to)
+		switch {
+		case patch.Executable(to) && !patch.Executable(from):
+			hint = "chmod +x " + name
+		case !patch.Executable(to) && patch.Executable(from):
+			hint = "chmod -x " + name
+		}
+	}
+	if hint != "" {
+		note += " (" + hint + ")"
+	}
+	if c != nil {
+		c.notes = append(c.notes, fmt.Sprintf("the patch gives %s mode %s; not applied: stet's patch sets no file modes, so it keeps the mode it has (a new file, the default one)", t.display(), to))
+	}
+	return note
+}
+
+// rebuildHunk is the next step of a no_match refusal of a hunk.
+const rebuildHunk = "read the file again and rebuild that hunk from the lines it holds now"
+
+// deleteRefusal turns a patch.CheckDelete error into a refusal: the
+// deletion's lines are not what the file holds. hunks are the file's.
+func deleteRefusal(t target, err error, hunks []patch.Hunk) *Refusal {
+	rebuild := fmt.Sprintf("the patch deletes %s, so its removed lines must be exactly the lines the file holds: read the file again and rebuild the deletion from them (or delete it with \"*** Delete File: %s\" in a Codex envelope, which names the file only)",
+		shownName(t.spelled), shownName(t.spelled))
+	var he *patch.HunkError
+	if !errors.As(err, &he) || he.Index >= 0 {
+		ref := hunkRefusal(t, err, hunks)
+		if strings.HasSuffix(ref.Message, rebuildHunk) {
+			ref.Message = strings.TrimSuffix(ref.Message, rebuildHunk) + rebuild
+		}
+		return ref
+	}
+	msg := fmt.Sprintf("%s: %s", shownName(t.spelled), he.Msg)
+	if he.Near != "" {
+		msg += "\n" + strings.TrimRight(he.Near, "\n")
+	}
+	return refuse(KindNoMatch, t.spelled, "%s\n%s", msg, rebuild).with("lines", firstLines(he.Lines))
 }
 
 // hunkRefusal turns a patch.Apply error into a no_match or ambiguous
@@ -332,7 +505,7 @@ func hunkRefusal(t target, err error, hunks []patch.Hunk) *Refusal {
 			msg += "\n" + strings.TrimRight(he.Near, "\n")
 		}
 		if kind == KindNoMatch {
-			msg += "\nread the file again and rebuild that hunk from the lines it holds now"
+			msg += "\n" + rebuildHunk
 		}
 		return refuse(kind, t.spelled, "%s", msg).with("hunk", he.Index+1, "lines", firstLines(he.Lines))
 	}

@@ -47,7 +47,10 @@ type Applied struct {
 // the first run below the anchor line is taken. An AtEOF hunk must end at
 // the end of the text. A hunk with no Old lines is inserted before line
 // OldStart, below its Context line, or at the end when AtEOF; with none of
-// these it is refused. Heading is never used.
+// these it is refused. A Codex chunk appended at the end (a bare "@@" of
+// only added lines) does not count as the previous hunk: as Codex places
+// it, the hunks after it are looked for below the hunk before it, and the
+// appended lines follow every change at the end. Heading is never used.
 //
 // When a hunk's lines are not in text as written and text has "\r\n" line
 // endings, they are compared with the "\r" of each "\r\n" set aside, and
@@ -76,6 +79,7 @@ func Apply(text []byte, hunks []Hunk) (Applied, error) {
 		return Applied{}, err
 	}
 	var out Applied
+	var regions []Region
 	for k, h := range hunks {
 		pl := pls[k]
 		if pl.space {
@@ -84,19 +88,35 @@ func Apply(text []byte, hunks []Hunk) (Applied, error) {
 		}
 		r, ok, usedEOL := region(fl, h, pl)
 		if ok {
-			if n := len(out.Regions); n > 0 && out.Regions[n-1].Offset+out.Regions[n-1].OldBytes == r.Offset {
-				last := &out.Regions[n-1]
-				last.OldBytes += r.OldBytes
-				last.New = append(last.New, r.New...)
-			} else {
-				out.Regions = append(out.Regions, r)
-			}
+			regions = append(regions, r)
 		}
 		// An insertion is adapted only if a line got the file's "\r\n".
 		out.CRLFAdapted = out.CRLFAdapted || pl.adapted && (len(h.Old) > 0 || usedEOL)
 	}
+	// An appended chunk lies at the end before the hunks after it (see
+	// appends): regions go in file order, appends after a region that ends
+	// the file, in patch order among themselves.
+	slices.SortStableFunc(regions, func(a, b Region) int { return a.Offset - b.Offset })
+	for _, r := range regions {
+		if n := len(out.Regions); n > 0 && out.Regions[n-1].Offset+out.Regions[n-1].OldBytes == r.Offset {
+			last := &out.Regions[n-1]
+			last.OldBytes += r.OldBytes
+			last.New = append(last.New, r.New...)
+		} else {
+			out.Regions = append(out.Regions, r)
+		}
+	}
 	out.Text = splice(text, out.Regions)
 	return out, nil
+}
+
+// appends reports whether h is a Codex chunk of only added lines that
+// goes at the end of the file (a bare "@@", or "*** End of File", with no
+// "@@" text and no line number). As Codex places it, it does not move
+// where the next hunk is looked for: a chunk after it may lie anywhere
+// below the hunk before it.
+func appends(h Hunk) bool {
+	return len(h.Old) == 0 && h.AtEOF && h.Context == "" && h.OldStart == 0
 }
 
 // placeEach places the hunks one after the other: each below the one
@@ -113,7 +133,9 @@ func placeEach(fl *fileLines, hunks []Hunk) ([]placement, error) {
 			drift = pl.at - (h.OldStart - 1)
 		}
 		pls[k] = pl
-		from = pl.at + len(h.Old)
+		if !appends(h) {
+			from = pl.at + len(h.Old)
+		}
 	}
 	return pls, nil
 }

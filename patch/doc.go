@@ -22,7 +22,9 @@
 // by its "---"/"+++" pair, else by its "diff --git" or "Index:" line; git's
 // extended headers (index, modes, new file, deleted file, similarity,
 // rename from/to) and "\ No newline at end of file" are read as git prints
-// them. It refuses, with a *ParseError naming the patch line, a hunk line
+// them. Modes are returned (File.OldMode, File.NewMode; ModeType says a
+// symlink's or a submodule's), never acted on: a section that only changes
+// a mode is an Update with no hunks. It refuses, with a *ParseError naming the patch line, a hunk line
 // that does not start with ' ', '-' or '+' (an empty line counts as an
 // empty context line), hunks that no header names a file for (saying which
 // header to add), an unknown "***" header, a missing "*** End Patch",
@@ -37,7 +39,8 @@
 // overlapping the one before, that is where they go; otherwise the first
 // hunk it does not fix is refused as ambiguous with every line it could
 // start at. Hunks apply in order and never
-// overlap. A Codex "@@" line is an anchor: it narrows the search to what
+// overlap, except that a Codex chunk appended at the end does not move where
+// the next is looked for, as Codex places it. A Codex "@@" line is an anchor: it narrows the search to what
 // follows the first line containing it (consecutive "@@" lines narrow in
 // turn, and an "@@" line repeated from the hunk before is accepted above
 // it); "*** End of File" anchors the hunk at the end. What a hunk removes
@@ -57,10 +60,14 @@
 // newline or its absence (changed only where a "\ No newline at end of
 // file" marker says so).
 //
+// CheckDelete checks a unified diff's deletion against the file as git
+// apply does: its removed lines must be exactly the file's lines.
+//
 // Files: parse.go (Parse, the wrappers, one path named once), codex.go
 // (the envelope), unified.go and hunk.go (unified diffs and hunk headers),
 // apply.go (Apply: locating and placing hunks, with lines.go's line index),
-// nearmiss.go (what a *HunkError says about the nearest region), errors.go.
+// delete.go (CheckDelete), nearmiss.go (what a *HunkError says about the
+// nearest region), patch.go (the plan and its modes), errors.go.
 //
 // Neither function does IO or keeps state between calls, and this package
 // must not grow either. It does not decide whether a path is allowed,

@@ -171,7 +171,7 @@ index 3b18e51..a0b2c3d 100644
 +	y := 2
  	_ = x
 `,
-			want: []File{{Kind: Update, Path: "main.go", Line: 1, Hunks: []Hunk{
+			want: []File{{Kind: Update, Path: "main.go", Line: 1, OldMode: "100644", NewMode: "100644", Hunks: []Hunk{
 				{OldStart: 1, Old: []string{"package main", `import "fmt"`, ""}, New: []string{"package main", `import "os"`, ""}},
 				{Heading: "func main() {", OldStart: 10, Old: []string{"\tx := 1", "\t_ = x"}, New: []string{"\tx := 1", "\ty := 2", "\t_ = x"}},
 			}}},
@@ -218,11 +218,11 @@ index 0000000..e69de29
 2.43.0
 `,
 			want: []File{
-				{Kind: Add, Path: "new.txt", Content: []byte("hello\nworld"), Line: 6},
-				{Kind: Delete, Path: "old.txt", Line: 15, Hunks: []Hunk{{OldStart: 1, Old: []string{"bye"}}}},
+				{Kind: Add, Path: "new.txt", Content: []byte("hello\nworld"), Line: 6, NewMode: "100644"},
+				{Kind: Delete, Path: "old.txt", Line: 15, Hunks: []Hunk{{OldStart: 1, Old: []string{"bye"}}}, Exact: true, OldMode: "100644"},
 				{Kind: Update, Path: "x.go", MoveTo: "y.go", Line: 21, Hunks: []Hunk{{OldStart: 2, Old: []string{"a"}, New: []string{"b"}}}},
 				{Kind: Update, Path: "same.go", MoveTo: "moved.go", Line: 30},
-				{Kind: Add, Path: "empty", Content: []byte{}, Line: 34},
+				{Kind: Add, Path: "empty", Content: []byte{}, Line: 34, NewMode: "100644"},
 			},
 		},
 		{
@@ -322,7 +322,10 @@ func TestParseErrors(t *testing.T) {
 		{"hunk before file header", "@@ -1 +1 @@\n-a\n+b\n", 1, "without a file header"},
 		{"binary", "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n", 3, "binary"},
 		{"copy", "diff --git a/x b/y\nsimilarity index 100%\ncopy from x\ncopy to y\n", 3, "copy"},
-		{"mode only", "diff --git a/x b/x\nold mode 100644\nnew mode 100755\n", 1, "mode changes"},
+		{"nothing changed", "diff --git a/x b/x\nindex 1111111..2222222 100644\n", 1, "changes nothing"},
+		{"same mode twice", "diff --git a/x b/x\nold mode 100644\nnew mode 100644\n", 1, "changes nothing"},
+		{"bad mode", "diff --git a/x b/x\nold mode 100644\nnew mode rwxr-xr-x\n", 3, "bad mode"},
+		{"bad new file mode", "diff --git a/x b/x\nnew file mode 1007555\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+a\n", 2, "bad mode"},
 		{"plain diff with two names", "--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", 1, "one file on both sides"},
 		{"line after no-newline marker", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n\\ No newline at end of file\n-b\n+c\n+d\n", 6, "follows"},
 		{"add with removed lines", "--- /dev/null\n+++ b/n\n@@ -1 +1 @@\n-a\n+b\n", 1, "creation of n"},

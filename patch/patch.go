@@ -26,8 +26,22 @@ type File struct {
 	// Hunks are the changes of an Update, in file order. A Delete from a
 	// unified diff also carries its hunks, which remove the whole file:
 	// applying them to the file must leave it empty, so a caller can check
-	// the file still holds what the patch expected.
+	// the file still holds what the patch expected (CheckDelete).
 	Hunks []Hunk
+	// Exact says that a Delete gives the file's whole content: a unified
+	// diff's deletion, whose removed lines must be exactly the file's lines
+	// (none: the file must be empty), as git apply checks. A Codex
+	// "*** Delete File:" names the file only.
+	Exact bool
+	// OldMode and NewMode are the file modes a git diff's headers give
+	// before and after the change, in git's octal ("100644", "100755",
+	// "120000" for a symlink, "160000" for a submodule): "old mode" and
+	// "new mode", "deleted file mode" (OldMode), "new file mode"
+	// (NewMode), or the mode after an "index" line (both). "" when the
+	// patch gives none (a Codex envelope, a plain diff). An Update with
+	// no Hunks and no MoveTo changes only the mode. Neither Parse nor
+	// Apply acts on a mode: see ModeType and Executable.
+	OldMode, NewMode string
 	// Line is the 1-based line of the patch where this file's section starts.
 	Line int
 }
@@ -59,4 +73,49 @@ type Hunk struct {
 	// after the last Old line or the last New line: the file ends without a
 	// newline before the change, or after it.
 	OldNoEOL, NewNoEOL bool
+}
+
+// The types of entry a git mode names (ModeType).
+const (
+	TypeFile      = "file"      // a regular file: 100644, 100755
+	TypeSymlink   = "symlink"   // 120000: the "content" is the link's target
+	TypeSubmodule = "submodule" // 160000: a commit of another repository
+)
+
+// ModeType returns the type of entry a git mode names: TypeFile,
+// TypeSymlink or TypeSubmodule, or "" for no mode. A mode without git's
+// type bits (a model's "new file mode 755") is a regular file's.
+func ModeType(mode string) string {
+	m, ok := parseMode(mode)
+	switch {
+	case !ok:
+		return ""
+	case m&0o170000 == 0o120000:
+		return TypeSymlink
+	case m&0o170000 == 0o160000:
+		return TypeSubmodule
+	}
+	return TypeFile
+}
+
+// Executable reports whether mode is a regular file's with an executable
+// bit (git writes 100755).
+func Executable(mode string) bool {
+	m, ok := parseMode(mode)
+	return ok && ModeType(mode) == TypeFile && m&0o111 != 0
+}
+
+// parseMode reads a git mode: one to six octal digits.
+func parseMode(mode string) (uint32, bool) {
+	if mode == "" || len(mode) > 6 {
+		return 0, false
+	}
+	var m uint32
+	for _, c := range mode {
+		if c < '0' || c > '7' {
+			return 0, false
+		}
+		m = m<<3 | uint32(c-'0')
+	}
+	return m, true
 }

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -99,6 +100,10 @@ type fileHeader struct {
 	newFile, deletedFile       bool
 	oldName, newName           string
 	oldNull, newNull, hasNames bool
+	// oldMode and newMode are the modes of "old mode"/"deleted file
+	// mode" and "new mode"/"new file mode"; indexMode the one an "index"
+	// line ends with (a mode the change keeps).
+	oldMode, newMode, indexMode string
 }
 
 // parseFileHeader reads the header lines of the section at p[i] and
@@ -136,11 +141,27 @@ func parseFileHeader(p patchLines, i, hi int) (h fileHeader, next int, err error
 func (h *fileHeader) gitExtended(p patchLines, i, hi int) (int, error) {
 	for ; i <= hi; i++ {
 		l := p[i]
+		var err error
 		switch {
 		case strings.HasPrefix(l, "new file mode "):
 			h.newFile = true
+			h.newMode, err = gitMode(l, "new file mode ", i)
 		case strings.HasPrefix(l, "deleted file mode "):
 			h.deletedFile = true
+			h.oldMode, err = gitMode(l, "deleted file mode ", i)
+		case strings.HasPrefix(l, "old mode "):
+			h.oldMode, err = gitMode(l, "old mode ", i)
+		case strings.HasPrefix(l, "new mode "):
+			h.newMode, err = gitMode(l, "new mode ", i)
+		case strings.HasPrefix(l, "index "):
+			// "index HASH..HASH MODE": the mode, when there, is kept by the
+			// change; the hashes are not checked, nor is a third word that
+			// is no mode (other tools write index lines too).
+			if f := strings.Fields(l); len(f) == 3 {
+				if _, ok := parseMode(f[2]); ok {
+					h.indexMode = f[2]
+				}
+			}
 		case strings.HasPrefix(l, "rename from "):
 			h.renameFrom = unquoteName(strings.TrimPrefix(l, "rename from "))
 		case strings.HasPrefix(l, "rename to "):
@@ -149,15 +170,24 @@ func (h *fileHeader) gitExtended(p patchLines, i, hi int) (int, error) {
 			return 0, &ParseError{Line: i + 1, Msg: "copy patches are not supported: add the new file with its full content instead"}
 		case strings.HasPrefix(l, "Binary files ") || strings.HasPrefix(l, "GIT binary patch"):
 			return 0, &ParseError{Line: i + 1, Msg: "binary patches are not supported"}
-		case strings.HasPrefix(l, "old mode ") || strings.HasPrefix(l, "new mode ") ||
-			strings.HasPrefix(l, "index ") || strings.HasPrefix(l, "similarity index ") ||
-			strings.HasPrefix(l, "dissimilarity index "):
-			// File modes are kept as they are; hashes are not checked.
+		case strings.HasPrefix(l, "similarity index ") || strings.HasPrefix(l, "dissimilarity index "):
 		default:
 			return i, nil
 		}
+		if err != nil {
+			return 0, err
+		}
 	}
 	return i, nil
+}
+
+// gitMode reads the mode at the end of line i, which starts with prefix.
+func gitMode(l, prefix string, i int) (string, error) {
+	m := strings.TrimSpace(strings.TrimPrefix(l, prefix))
+	if _, ok := parseMode(m); !ok {
+		return "", &ParseError{Line: i + 1, Msg: fmt.Sprintf("bad mode %q after %q: expected git's octal mode, like 100644", clip(m, 20), strings.TrimSpace(prefix))}
+	}
+	return m, nil
 }
 
 // parseUnifiedHunks reads the hunks from p[i], blank lines between them
@@ -198,13 +228,15 @@ func (h fileHeader) file(f File, i, lastHunk int) (File, int, int, error) {
 		newPath = h.renameTo
 	}
 	isAdd, isDel := h.oldNull || h.newFile, h.newNull || h.deletedFile
+	f.OldMode, f.NewMode = cmp.Or(h.oldMode, h.indexMode), cmp.Or(h.newMode, h.indexMode)
 	switch {
 	case isAdd && isDel:
 		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: "a file section cannot both create and delete its file"}
 	case isAdd:
+		f.OldMode = ""
 		return addFromHunks(f, newPath, i, lastHunk)
 	case isDel:
-		f.Kind, f.Path = Delete, oldPath
+		f.Kind, f.Path, f.NewMode, f.Exact = Delete, oldPath, "", true
 		for _, h := range f.Hunks {
 			if len(h.New) > 0 {
 				return File{}, 0, 0, &ParseError{Line: f.Line, Msg: fmt.Sprintf("the deletion of %s has hunk lines that are kept or added", oldPath)}
@@ -222,8 +254,8 @@ func (h fileHeader) file(f File, i, lastHunk int) (File, int, int, error) {
 	if f.Path == "" {
 		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: "no path for this file section"}
 	}
-	if len(f.Hunks) == 0 && f.MoveTo == "" {
-		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: fmt.Sprintf("the section for %s changes nothing that can be applied (mode changes are not supported)", f.Path)}
+	if len(f.Hunks) == 0 && f.MoveTo == "" && (f.OldMode == "" || f.NewMode == "" || f.OldMode == f.NewMode) {
+		return File{}, 0, 0, &ParseError{Line: f.Line, Msg: fmt.Sprintf("the section for %s changes nothing: give hunks, a rename (\"rename from\"/\"rename to\") or a mode change (\"old mode\"/\"new mode\")", f.Path)}
 	}
 	return f, i, lastHunk, nil
 }
@@ -245,7 +277,7 @@ func addFromHunks(f File, path string, next, lastHunk int) (File, int, int, erro
 			}
 		}
 	}
-	return File{Kind: Add, Path: path, Content: []byte(b.String()), Line: f.Line}, next, lastHunk, nil
+	return File{Kind: Add, Path: path, Content: []byte(b.String()), Line: f.Line, NewMode: f.NewMode}, next, lastHunk, nil
 }
 
 // parseUnifiedHunk reads the hunk whose "@@" line is line i. A header with

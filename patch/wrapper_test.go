@@ -69,7 +69,8 @@ func TestWrappers(t *testing.T) {
 		{"unified diff in a fence", "```diff\n" + diffText + "```\n", unified},
 		{"unified diff in a heredoc", heredoc("apply_patch <<'EOF'", diffText, "EOF"), unified},
 		{"unified diff after a commit message", "Fix the greeting\n\nIt said old.\n\n" + diffText, unified},
-		{"git diff", "diff --git a/src/a.txt b/src/a.txt\nindex 3367afd..3e75765 100644\n" + diffText, unified},
+		{"git diff", "diff --git a/src/a.txt b/src/a.txt\nindex 3367afd..3e75765 100644\n" + diffText,
+			[]File{{Kind: Update, Path: "src/a.txt", OldMode: "100644", NewMode: "100644", Hunks: unified[0].Hunks}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
