@@ -340,8 +340,14 @@ func replyGemini(ev Event, a Answer) Reply {
 	if a.Deny != "" && (ev.Kind == BeforeChange || ev.Kind == BeforeRead) {
 		out["decision"], out["reason"] = "deny", a.Deny
 	}
+	return objectReply(out, "systemMessage", a)
+}
+
+// objectReply is out as the reply's JSON, with the answer's warning and
+// note for the user under key; nothing when there is nothing to say.
+func objectReply(out map[string]any, key string, a Answer) Reply {
 	if msg := strings.TrimSpace(a.Warn + "\n" + a.Note); msg != "" {
-		out["systemMessage"] = msg
+		out[key] = msg
 	}
 	if len(out) == 0 {
 		return Reply{}
@@ -405,13 +411,7 @@ func replyCursor(ev Event, a Answer) Reply {
 	case "beforeSubmitPrompt":
 		out["continue"] = true
 	}
-	if msg := strings.TrimSpace(a.Warn + "\n" + a.Note); msg != "" {
-		out["user_message"] = msg
-	}
-	if len(out) == 0 {
-		return Reply{}
-	}
-	return Reply{Stdout: jsonLine(out)}
+	return objectReply(out, "user_message", a)
 }
 
 // VS Code (its own agent runtime: hooks in .github/hooks/*.json, every
