@@ -27,8 +27,24 @@ func compactDiff(diff string) string {
 			i++
 			continue
 		}
+		// The hunk's lines are as many as its header counts (a file's next
+		// "--- a/" line starts with '-' too), and a "\ No newline" marker.
+		oldLeft, newLeft := count(m[2]), count(m[4])
 		j := i + 1
-		for j < len(lines) && lines[j] != "" && strings.ContainsRune(" -+\\", rune(lines[j][0])) {
+		for j < len(lines) && lines[j] != "" && (oldLeft > 0 || newLeft > 0 || lines[j][0] == '\\') {
+			switch lines[j][0] {
+			case ' ':
+				oldLeft--
+				newLeft--
+			case '-':
+				oldLeft--
+			case '+':
+				newLeft--
+			case '\\':
+			default:
+				oldLeft, newLeft = 0, 0 // not a hunk line: the hunk ends here
+				j--
+			}
 			j++
 		}
 		body := lines[i+1 : j]
@@ -77,6 +93,15 @@ func compactDiff(diff string) string {
 		i = j
 	}
 	return b.String()
+}
+
+// count is a hunk header's count: 1 when it is left out.
+func count(s string) int {
+	if s == "" {
+		return 1
+	}
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // span is a hunk header's "start,count", as diff writes it: a count of 1

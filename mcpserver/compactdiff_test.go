@@ -62,3 +62,28 @@ func TestCompactDiff(t *testing.T) {
 		t.Errorf("a note: %q", got)
 	}
 }
+
+// TestCompactDiffOfSeveralFiles: a patch's diff holds one file after
+// another; each file's hunks end where their headers' counts say, not at
+// the next file's "--- a/" line.
+func TestCompactDiffOfSeveralFiles(t *testing.T) {
+	a := strings.Repeat("a line\n", 5) + "change me\n" + strings.Repeat("a line\n", 5)
+	b := strings.Repeat("b line\n", 5) + "me too\n" + strings.Repeat("b line\n", 5)
+	a2 := strings.Replace(a, "change me", "changed", 1)
+	b2 := strings.Replace(b, "me too", "done", 1)
+	diff := textedit.Diff("a.txt", []byte(a), []byte(a2)) + textedit.Diff("b.txt", []byte(b), []byte(b2))
+	compact := compactDiff(diff)
+	files, _, err := gitdiff.Parse(strings.NewReader(compact))
+	if err != nil || len(files) != 2 {
+		t.Fatalf("%d files (%v) in:\n%s", len(files), err, compact)
+	}
+	for i, c := range [][2]string{{a, a2}, {b, b2}} {
+		var out bytes.Buffer
+		if err := gitdiff.Apply(&out, strings.NewReader(c[0]), files[i]); err != nil || out.String() != c[1] {
+			t.Errorf("file %d: %v, %q\n%s", i, err, out.String(), compact)
+		}
+	}
+	if strings.Count(compact, " a line\n") != 2 || strings.Count(compact, " b line\n") != 2 {
+		t.Errorf("each hunk keeps one line of context on each side:\n%s", compact)
+	}
+}

@@ -721,7 +721,7 @@ func flowIsFileTool(name string) bool {
 var flowOverGoal = map[string]string{
 	"grep defaultTimeout":                                    "stet's rows end with a count, (3 matches); the rows are the same",
 	"read server.go (1,000 lines)":                           "the frame's NNNNN| prefix costs more tokens than Read's N<tab>, and the frame ends with a trailer",
-	"edit 1 (one line)":                                      "a change's result is its message (with the receipt id) and its diff with 3 lines of context; Edit's is one sentence",
+	"edit 1 (one line)":                                      "a change's result is its message (with the receipt id) and its diff, one line of context each side under --results text; Edit's is one sentence",
 	"edit 2 (three lines to six)":                            "the diff, as in edit 1",
 	"edit 3 (one line)":                                      "the diff, as in edit 1",
 	"mistake: old_string with the read's line prefix, retry": "the retry's diff; the refusal itself costs about what Edit's echo of old_string does",
@@ -777,8 +777,8 @@ func TestClaudeCodeFlowCost(t *testing.T) {
 	if code, out, errOut := hs.run("", args...); code != 0 {
 		t.Fatalf("stet %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
 	}
-	if mcpJSON := hs.get(filepath.Join(hs.proj, ".mcp.json")); !strings.Contains(mcpJSON, `"--results", "text"`) {
-		t.Fatalf("setup's .mcp.json does not run stet with --results text:\n%s", mcpJSON)
+	if mcpJSON := hs.get(filepath.Join(hs.proj, ".mcp.json")); !strings.Contains(mcpJSON, `"--results", "text"`) || !strings.Contains(mcpJSON, `"alwaysLoad": true`) {
+		t.Fatalf("setup's .mcp.json does not run stet with --results text and alwaysLoad:\n%s", mcpJSON)
 	}
 	stetRows := stetFlow(files)
 	stet := runFlow(t, claudeBin, hs, "stet", stetRows)

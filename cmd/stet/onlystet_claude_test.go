@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -134,6 +135,33 @@ func upFront(tools []offeredTool, name string) bool {
 	return false
 }
 
+// claudeDeferred are the tools Claude Code 2.1.332 keeps behind ToolSearch
+// in these tests' sessions: named in the first request's list of deferred
+// tools, their schemas left out, unless ENABLE_TOOL_SEARCH=false loads
+// them all up front (about 7,200 tokens; docs/benchmarks.md).
+var claudeDeferred = []string{"CronCreate", "CronDelete", "CronList", "EnterWorktree", "ExitWorktree", "Monitor", "SendMessage", "TaskStop", "WebFetch", "WebSearch"}
+
+// sameSchema reports whether the schema Claude Code offered for stet's
+// tool name is the input schema stet's tools/list gives it, whole.
+func sameSchema(t *testing.T, offered []offeredTool, name string) bool {
+	t.Helper()
+	spec, ok := tools.Lookup(name)
+	if !ok {
+		t.Fatalf("stet has no tool %s", name)
+	}
+	want, err := json.Marshal(spec.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range offered {
+		if tl.Name == "mcp__stet__"+name {
+			var a, b any
+			return json.Unmarshal(tl.InputSchema, &a) == nil && json.Unmarshal(want, &b) == nil && reflect.DeepEqual(a, b)
+		}
+	}
+	return false
+}
+
 func toolNames(tools []offeredTool) []string {
 	var n []string
 	for _, tl := range tools {
@@ -150,13 +178,15 @@ func toolNames(tools []offeredTool) []string {
 // clients/claude) against a scripted model on 127.0.0.1 in a project
 // where `stet setup claude-code --only-stet --write` ran, with --project
 // (.mcp.json and .claude/settings.local.json) and without (the printed
-// `claude mcp add --scope user` line and ~/.claude/settings.json): the
-// model's tools are stet's, loaded up front, without Claude Code's Edit,
-// Write, NotebookEdit and Read; a read and an edit of stet's land without
-// a permission prompt (the file changes on disk). Two controls show why
-// each setting is there: the allow in the shared .claude/settings.json
-// is not honoured under claude -p, and with only the MCP entry Claude
-// Code's tools are the model's and stet's are deferred.
+// `claude mcp add-json --scope user` line and ~/.claude/settings.json):
+// the model's tools are stet's, each with its whole schema up front (the
+// entry's alwaysLoad), while Claude Code's own deferred tools stay behind
+// ToolSearch and its Edit, Write, NotebookEdit and Read are gone; a read
+// and an edit of stet's land without a permission prompt (the file
+// changes on disk). Two controls show why each setting is there: the
+// allow in the shared .claude/settings.json is not honoured under claude
+// -p, and with only the MCP entry Claude Code's tools are the model's and
+// stet's are deferred.
 //
 // It needs Claude Code installed with `npm ci --prefix clients/claude`;
 // without it it is skipped, unless STET_REQUIRE_CLAUDE=1.
@@ -184,12 +214,29 @@ func TestClaudeCodeOnlyStet(t *testing.T) {
 		}
 		offered := firstTools(t, f)
 		t.Logf("the model's tools: %s", strings.Join(toolNames(offered), ", "))
-		if first := firstAgentBody(f); strings.Contains(first, "alpha") {
+		if strings.Contains(firstAgentBody(f), "alpha") {
 			t.Errorf("the @-mentioned file's lines reached the model although Read is denied: setup's note on @-mentions is wrong")
 		}
 		for _, name := range tools.Names(false) {
-			if !upFront(offered, "mcp__stet__"+name) {
+			switch {
+			case !upFront(offered, "mcp__stet__"+name):
 				t.Errorf("mcp__stet__%s is not among the model's tools with its schema up front", name)
+			case !sameSchema(t, offered, name):
+				t.Errorf("mcp__stet__%s is offered with a schema other than stet's own", name)
+			}
+		}
+		// alwaysLoad loads stet's tools only: Claude Code's deferred ones
+		// stay behind ToolSearch, named in the first request but not among
+		// its tools (ENABLE_TOOL_SEARCH=false would load them all).
+		if !slices.ContainsFunc(offered, func(tl offeredTool) bool { return tl.Name == "ToolSearch" }) {
+			t.Errorf("ToolSearch is not among the model's tools: the tool search is off, and every deferred tool is loaded")
+		}
+		first := firstAgentBody(f)
+		for _, name := range claudeDeferred {
+			if slices.ContainsFunc(offered, func(tl offeredTool) bool { return tl.Name == name }) {
+				t.Errorf("Claude Code's deferred %s is among the model's tools", name)
+			} else if !strings.Contains(first, name) {
+				t.Errorf("the first request does not name Claude Code's %s at all: update claudeDeferred to this Claude Code", name)
 			}
 		}
 		for _, name := range denied {
@@ -239,12 +286,12 @@ func TestClaudeCodeOnlyStet(t *testing.T) {
 			}
 			var line string
 			for _, l := range strings.Split(out, "\n") {
-				if l = strings.TrimSpace(l); strings.HasPrefix(l, "claude mcp add --scope user ") {
+				if l = strings.TrimSpace(l); strings.HasPrefix(l, "claude mcp add-json --scope user ") {
 					line = l
 				}
 			}
 			if line == "" {
-				t.Fatalf("no `claude mcp add --scope user` line in:\n%s", out)
+				t.Fatalf("no `claude mcp add-json --scope user` line in:\n%s", out)
 			}
 			cmd := exec.Command("sh", "-c", line)
 			cmd.Dir = h.proj
@@ -297,7 +344,7 @@ func TestClaudeCodeOnlyStet(t *testing.T) {
 			t.Fatalf("stet setup claude-code --project --write: exit %d\n%s%s", code, out, errOut)
 		}
 		// The project's server approved, as --only-stet does, so that only
-		// the permissions and the tool search differ.
+		// the permissions and alwaysLoad differ.
 		h.put(filepath.Join(h.proj, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["stet"]}`+"\n")
 		f := newToolsModel(t, say("Nothing to do."))
 		runClaude(t, claudeBin, h, f, newUUID(t), "Say hello")
@@ -309,7 +356,7 @@ func TestClaudeCodeOnlyStet(t *testing.T) {
 			}
 		}
 		if upFront(offered, "mcp__stet__edit") {
-			t.Errorf("without ENABLE_TOOL_SEARCH=false, Claude Code hands the model mcp__stet__edit up front: the setting may no longer be needed")
+			t.Errorf("without alwaysLoad, Claude Code hands the model mcp__stet__edit up front: the setting may no longer be needed")
 		}
 	})
 }

@@ -259,26 +259,9 @@ func cmdSetup(e *env, args []string) error {
 	if project && file != "" {
 		return usagef("give --project or --config FILE, not both")
 	}
-	bin, err := setupBinary()
+	bin, d, roots, err := setupEnv(e)
 	if err != nil {
 		return err
-	}
-	d := hostDirs{goos: runtime.GOOS, getenv: os.Getenv}
-	if d.home, err = os.UserHomeDir(); err != nil {
-		return fmt.Errorf("finding the home directory (set HOME): %w", err)
-	}
-	roots, warnings, err := setupRoots(e.g.roots, d.home)
-	if err != nil {
-		return err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "stet setup: warning: %s\n", w)
-	}
-	switch sep := string(filepath.Separator); {
-	case strings.HasPrefix(bin, filepath.Join(os.TempDir(), "go-build")):
-		fmt.Fprintf(e.stderr, "stet setup: warning: %s is a temporary build of `go run`, gone once it exits; install stet (go install github.com/stet-dev/stet/cmd/stet@latest) and run setup with the installed binary\n", bin)
-	case strings.Contains(bin, sep+"_npx"+sep):
-		fmt.Fprintf(e.stderr, "stet setup: warning: %s is in npx's cache, which npm may clear; install stet (npm install -g @stet-dev/stet) and run setup with the installed binary\n", bin)
 	}
 	mcpArgs := []string{"mcp"}
 	for _, r := range roots {
@@ -321,6 +304,32 @@ type merger struct {
 	merge       func(old []byte) ([]byte, error)
 	where, what string
 	notes       []string
+}
+
+// setupEnv is what every stet setup computes first: this binary, the
+// host's directories and the roots, warnings printed.
+func setupEnv(e *env) (bin string, d hostDirs, roots []string, err error) {
+	if bin, err = setupBinary(); err != nil {
+		return "", d, nil, err
+	}
+	d = hostDirs{goos: runtime.GOOS, getenv: os.Getenv}
+	if d.home, err = os.UserHomeDir(); err != nil {
+		return "", d, nil, fmt.Errorf("finding the home directory (set HOME): %w", err)
+	}
+	roots, warnings, err := setupRoots(e.g.roots, d.home)
+	if err != nil {
+		return "", d, nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "stet setup: warning: %s\n", w)
+	}
+	switch sep := string(filepath.Separator); {
+	case strings.HasPrefix(bin, filepath.Join(os.TempDir(), "go-build")):
+		fmt.Fprintf(e.stderr, "stet setup: warning: %s is a temporary build of `go run`, gone once it exits; install stet (go install github.com/stet-dev/stet/cmd/stet@latest) and run setup with the installed binary\n", bin)
+	case strings.Contains(bin, sep+"_npx"+sep):
+		fmt.Fprintf(e.stderr, "stet setup: warning: %s is in npx's cache, which npm may clear; install stet (npm install -g @stet-dev/stet) and run setup with the installed binary\n", bin)
+	}
+	return bin, d, roots, nil
 }
 
 // setupBinary is the absolute path of the running binary, symlinks

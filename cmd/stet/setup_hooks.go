@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -268,20 +267,9 @@ func setupHooks(e *env, name string, project, write bool, file string) error {
 	if _, err := e.g.options(); err != nil {
 		return err
 	}
-	bin, err := setupBinary()
+	bin, d, roots, err := setupEnv(e)
 	if err != nil {
 		return err
-	}
-	d := hostDirs{goos: runtime.GOOS, getenv: os.Getenv}
-	if d.home, err = os.UserHomeDir(); err != nil {
-		return fmt.Errorf("finding the home directory (set HOME): %w", err)
-	}
-	roots, warnings, err := setupRoots(e.g.roots, d.home)
-	if err != nil {
-		return err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "stet setup: warning: %s\n", w)
 	}
 	target := file
 	switch {

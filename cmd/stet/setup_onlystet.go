@@ -57,32 +57,6 @@ type onlyStetPlan struct {
 	notes []string
 }
 
-// setupEnv is what every stet setup computes first: this binary, the
-// host's directories and the roots, warnings printed.
-func setupEnv(e *env) (bin string, d hostDirs, roots []string, err error) {
-	if bin, err = setupBinary(); err != nil {
-		return "", d, nil, err
-	}
-	d = hostDirs{goos: runtime.GOOS, getenv: os.Getenv}
-	if d.home, err = os.UserHomeDir(); err != nil {
-		return "", d, nil, fmt.Errorf("finding the home directory (set HOME): %w", err)
-	}
-	roots, warnings, err := setupRoots(e.g.roots, d.home)
-	if err != nil {
-		return "", d, nil, err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "stet setup: warning: %s\n", w)
-	}
-	switch sep := string(filepath.Separator); {
-	case strings.HasPrefix(bin, filepath.Join(os.TempDir(), "go-build")):
-		fmt.Fprintf(e.stderr, "stet setup: warning: %s is a temporary build of `go run`, gone once it exits; install stet (go install github.com/stet-dev/stet/cmd/stet@latest) and run setup with the installed binary\n", bin)
-	case strings.Contains(bin, sep+"_npx"+sep):
-		fmt.Fprintf(e.stderr, "stet setup: warning: %s is in npx's cache, which npm may clear; install stet (npm install -g @stet-dev/stet) and run setup with the installed binary\n", bin)
-	}
-	return bin, d, roots, nil
-}
-
 // onlyStetProject reports whether --only-stet --project means something
 // for client: its project files (or instructions file) stet knows.
 func onlyStetProject(name string) bool {
@@ -230,15 +204,19 @@ func planOnlyStet(c *client, project bool, d hostDirs, roots []string, bin strin
 		settings := filepath.Join(d.home, ".claude", "settings.json")
 		if project {
 			settings = filepath.Join(root, ".claude", "settings.local.json")
-			p.parts = append(p.parts, entryPart(c, serverFile, bin, mcpArgs))
+			entry := append(c.entry(bin, mcpArgs), cfgedit.Member{Key: "alwaysLoad", Val: true})
+			p.parts = append(p.parts, onlyStetPart{target: serverFile, what: "the stet server, its tools loaded up front (alwaysLoad)", mg: merger{
+				merge: func(old []byte) ([]byte, error) { return c.merge(old, entry) },
+				where: c.where(), what: "this stet entry",
+			}})
 		} else {
-			p.parts = append(p.parts, onlyStetPart{text: fmt.Sprintf("Add stet for every project (Claude Code keeps user servers in ~/.claude.json, which it rewrites while it runs, so stet does not write that file; run this line):\n\n  %s", claudeAddLine("user", bin, mcpArgs))})
+			p.parts = append(p.parts, onlyStetPart{text: fmt.Sprintf("Add stet for every project, its tools loaded up front (alwaysLoad; Claude Code keeps user servers in ~/.claude.json, which it rewrites while it runs, so stet does not write that file; run this line, after `claude mcp remove --scope user stet` where stet is there already):\n\n  %s", claudeAddJSONLine("user", bin, mcpArgs))})
 		}
 		where := "permissions.deny " + strings.Join(claudeDenied, ", ") + "; permissions.allow mcp__stet; "
 		if project {
 			where += "enabledMcpjsonServers stet; "
 		}
-		where += "env ENABLE_TOOL_SEARCH=false; the user's own entries kept"
+		where += "the user's own entries kept"
 		p.parts = append(p.parts, onlyStetPart{target: settings, what: "Claude Code's settings", mg: merger{
 			merge: func(old []byte) ([]byte, error) { return mergeClaudeOnlyStet(old, project) },
 			where: where, what: "stet's settings",
@@ -248,7 +226,8 @@ func planOnlyStet(c *client, project bool, d hostDirs, roots []string, bin strin
 				"Read is denied as well: stet's read takes its place (text with line numbers that edits are bound to, images and audio as such); "+
 				"what only Claude Code's Read does is render PDFs and notebooks, and a deny on Read also keeps @-mentioned files out of a prompt. "+
 				"To keep Read, take \"Read\" out of permissions.deny: edits still go through stet, after a read of stet's.",
-			"mcp__stet is allowed, so stet's tools run without a prompt; ENABLE_TOOL_SEARCH=false hands the model every MCP tool's schema up front (every server's, not only stet's) instead of behind ToolSearch.",
+			"mcp__stet is allowed, so stet's tools run without a prompt; \"alwaysLoad\": true on the stet entry hands the model stet's tools with their schemas up front instead of behind ToolSearch, and leaves Claude Code's own deferred tools deferred.",
+			"ENABLE_TOOL_SEARCH is no longer needed (stet setup wrote env ENABLE_TOOL_SEARCH=false before alwaysLoad): it loads every deferred tool up front, Claude Code's own too (about 7,200 tokens in every request). stet leaves a setting it finds alone, as it cannot tell who wrote it: take it out of your settings' env if stet put it there.",
 			"The server runs with --results text: Claude Code hands the model a result's structured content, so stet sends the text alone (the frame, the message with the diff); programs find the structured result in _meta stet/result.")
 		if project {
 			p.notes = append(p.notes,
@@ -395,11 +374,29 @@ func windsurfRule() string {
 	return "---\ntrigger: always_on\n---\n" + onlyStetLine + "\n"
 }
 
+// claudeAddJSONLine is the `claude mcp add-json` command line for a
+// scope: the stet entry with "alwaysLoad": true, which `claude mcp add`
+// has no flag for.
+func claudeAddJSONLine(scope, bin string, mcpArgs []string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// Encoding strings and a bool cannot fail.
+	_ = enc.Encode(struct {
+		Type       string   `json:"type"`
+		Command    string   `json:"command"`
+		Args       []string `json:"args"`
+		AlwaysLoad bool     `json:"alwaysLoad"`
+	}{"stdio", bin, mcpArgs, true})
+	return shellLine([]string{"claude", "mcp", "add-json", "--scope", scope, "stet", strings.TrimSuffix(b.String(), "\n")})
+}
+
 // mergeClaudeOnlyStet sets stet's part of Claude Code's settings in src:
 // the denied tools and the allow of mcp__stet added to the user's lists
-// (once), the project's stet server approved (and taken off
-// disabledMcpjsonServers, where an earlier "no" put it), and stet's tools
-// loaded up front.
+// (once), and the project's stet server approved (and taken off
+// disabledMcpjsonServers, where an earlier "no" put it). It writes no
+// ENABLE_TOOL_SEARCH (the stet entry's alwaysLoad loads stet's tools up
+// front) and leaves one that is there alone.
 func mergeClaudeOnlyStet(src []byte, project bool) ([]byte, error) {
 	var err error
 	if src, err = addJSONStrings(src, []string{"permissions"}, "deny", claudeDenied); err != nil {
@@ -416,7 +413,7 @@ func mergeClaudeOnlyStet(src []byte, project bool) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return cfgedit.SetJSONMember(src, []string{"env"}, "ENABLE_TOOL_SEARCH", "false")
+	return src, nil
 }
 
 // jsonArray returns the elements of the array member name of the object

@@ -75,11 +75,16 @@ func TestSetupOnlyStetWrite(t *testing.T) {
 						if c, a := at(s, "command"), strs(at(s, "args")); c != binPath(t) || strings.Join(a, " ") != "mcp --root "+h.proj+" --results text" {
 							t.Errorf(".mcp.json: stet's command %v, args %q (want --results text: Claude Code hands the model structured content)", c, a)
 						}
+						if l := at(s, "alwaysLoad"); l != true {
+							t.Errorf(".mcp.json: stet's alwaysLoad = %v, want true (stet's tools up front, not behind ToolSearch)", l)
+						}
 					}},
 				{path: "proj/.claude/settings.local.json",
 					old: "{\n  \"permissions\": {\n    \"allow\": [\"Bash(go test:*)\", \"mcp__stet\"],\n    \"deny\": [\"WebFetch\", \"Write\"]\n  },\n" +
-						"  \"disabledMcpjsonServers\": [\"stet\", \"other\"],\n  \"env\": {\"FOO\": \"1\"},\n  \"model\": \"opus\"\n}\n",
-					keep: []string{`"model": "opus"`, `"FOO": "1"`},
+						"  \"disabledMcpjsonServers\": [\"stet\", \"other\"],\n  \"env\": {\"FOO\": \"1\", \"ENABLE_TOOL_SEARCH\": \"false\"},\n  \"model\": \"opus\"\n}\n",
+					// An ENABLE_TOOL_SEARCH there (an earlier stet's, or the
+					// user's own) is left as it is.
+					keep: []string{`"model": "opus"`, `"env": {"FOO": "1", "ENABLE_TOOL_SEARCH": "false"}`},
 					check: func(t *testing.T, h *home, got string) {
 						v := jsonOf(t, got)
 						for _, c := range []struct {
@@ -94,9 +99,6 @@ func TestSetupOnlyStetWrite(t *testing.T) {
 							if got := strs(at(v, c.keys...)); !reflect.DeepEqual(got, c.want) {
 								t.Errorf("%s = %q, want %q", strings.Join(c.keys, "."), got, c.want)
 							}
-						}
-						if e := at(v, "env", "ENABLE_TOOL_SEARCH"); e != "false" {
-							t.Errorf("env.ENABLE_TOOL_SEARCH = %v", e)
 						}
 					}},
 			},
@@ -113,6 +115,9 @@ func TestSetupOnlyStetWrite(t *testing.T) {
 						}
 						if at(v, "enabledMcpjsonServers") != nil {
 							t.Errorf("the user's settings got enabledMcpjsonServers, a project's setting")
+						}
+						if e := at(v, "env"); e != nil {
+							t.Errorf("the user's settings got env %v: alwaysLoad on the stet entry loads stet's tools, ENABLE_TOOL_SEARCH would load Claude Code's deferred ones too", e)
 						}
 					}},
 			},
@@ -353,6 +358,9 @@ func TestSetupOnlyStetPrint(t *testing.T) {
 						t.Errorf("the output lacks the instructions line:\n%s", out)
 					}
 				}
+				if c.name == "claude-code" {
+					checkClaudeAlwaysLoad(t, out, project, h.proj)
+				}
 				switch c.name {
 				case "codex", "cursor", "vscode", "claude-code":
 					if !strings.Contains(out, "stet setup "+c.name+" --hooks") {
@@ -365,6 +373,42 @@ func TestSetupOnlyStetPrint(t *testing.T) {
 			})
 		}
 	}
+}
+
+// checkClaudeAlwaysLoad checks what --only-stet prints for Claude Code:
+// the stet entry with "alwaysLoad": true (in .mcp.json with --project, in
+// the `claude mcp add-json --scope user` line without), no
+// ENABLE_TOOL_SEARCH in the settings, and the note that it is no longer
+// needed.
+func checkClaudeAlwaysLoad(t *testing.T, out string, project bool, root string) {
+	t.Helper()
+	if strings.Contains(out, `"ENABLE_TOOL_SEARCH"`) || !strings.Contains(out, "ENABLE_TOOL_SEARCH is no longer needed") {
+		t.Errorf("the output writes ENABLE_TOOL_SEARCH, or does not say it is no longer needed:\n%s", out)
+	}
+	if project {
+		if !strings.Contains(out, `"alwaysLoad": true`) {
+			t.Errorf("the printed .mcp.json entry lacks \"alwaysLoad\": true:\n%s", out)
+		}
+		return
+	}
+	const prefix = "claude mcp add-json --scope user stet '"
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, prefix) && strings.HasSuffix(l, "'") {
+			var entry struct {
+				Type, Command string
+				Args          []string
+				AlwaysLoad    *bool `json:"alwaysLoad"`
+			}
+			if err := json.Unmarshal([]byte(l[len(prefix):len(l)-1]), &entry); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			if entry.Type != "stdio" || entry.Command != binPath(t) || strings.Join(entry.Args, " ") != "mcp --root "+root+" --results text" || entry.AlwaysLoad == nil || !*entry.AlwaysLoad {
+				t.Errorf("the add-json line's entry is %+v: %s", entry, l)
+			}
+			return
+		}
+	}
+	t.Errorf("no `%s...'` line in:\n%s", prefix, out)
 }
 
 // TestSetupOnlyStetRefuses: flags that do not go with --only-stet, and a
