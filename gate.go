@@ -10,6 +10,7 @@ import (
 
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/glob"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 )
@@ -334,16 +335,17 @@ func (s *Session) gateTree(ctx context.Context, tool string, t target, dest ...t
 }
 
 // gitShaped reports whether a directory's entries are those of a git
-// directory: a HEAD file beside objects/ and refs/.
+// directory: a HEAD file beside objects/ and refs/, in any spelling a
+// filesystem may take for those names (glob.Fold), as git finds them there.
 func gitShaped(ents []fsys.Info) bool {
 	var head, objects, refs bool
 	for _, e := range ents {
-		switch {
-		case e.Name == "HEAD" && e.Type == fsys.TypeFile:
+		switch name := glob.Fold(e.Name); {
+		case name == "head" && e.Type == fsys.TypeFile:
 			head = true
-		case e.Name == "objects" && e.Type == fsys.TypeDir:
+		case name == "objects" && e.Type == fsys.TypeDir:
 			objects = true
-		case e.Name == "refs" && e.Type == fsys.TypeDir:
+		case name == "refs" && e.Type == fsys.TypeDir:
 			refs = true
 		}
 	}

@@ -4,12 +4,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stet-dev/stet/glob"
 	"github.com/stet-dev/stet/policy"
 )
 
 // ruleSet is the path rules of one root, judged on a name in every root
 // that holds the file: its own rules (policy.Rules, embedded, with the
-// root's case folding and state directory) on the name in this root, and
+// root's state directory) on the name in this root, and
 // the rules of each root that overlaps this one (one holds the other) on
 // the name the file has there. So with nested roots a file is hidden or
 // protected under its shorter name in the inner root exactly as under its
@@ -30,7 +31,6 @@ type ruleView struct {
 	// there). Otherwise this root holds other at prefix (a name prefix/m
 	// here is m there; names elsewhere are not in other).
 	outer bool
-	fold  bool // compare prefix case-insensitively (either root folds case)
 }
 
 // name returns n, a name in this root, as v's other root names it.
@@ -50,7 +50,7 @@ func (v ruleView) name(n string) (string, bool) {
 		return "", false
 	}
 	for i, p := range pre {
-		if p != parts[i] && !(v.fold && strings.EqualFold(p, parts[i])) {
+		if p != parts[i] && glob.Fold(p) != glob.Fold(parts[i]) {
 			return "", false
 		}
 	}
@@ -109,26 +109,23 @@ func (rs *ruleSet) HasDenied() bool {
 // linkRoots finds the roots that overlap (one holds the other) and gives
 // each the other's view. Roots are compared by every spelling stet knows
 // (as given and resolved), so a root given through a symlink, or under
-// another spelling of the same directory, is found either way; when either
-// root's filesystem folds case, names are compared case-insensitively. It
-// runs after each root's own rules are set.
+// another spelling of the same directory, is found either way; names are
+// also compared in every spelling a filesystem may take for them
+// (glob.Fold), as the rules are, so two roots that are one directory on a
+// volume that folds case or Unicode forms are linked, and on one that does
+// not, the rules of each merely reach the other's names too. It runs
+// after each root's own rules are set.
 func (ws *Workspace) linkRoots() {
 	for _, r := range ws.roots {
 		r.rules.views = nil
 	}
-	type key struct {
-		other  *root
-		prefix string
-		outer  bool
-	}
-	seen := map[*root]map[key]bool{}
+	seen := map[*root]map[ruleView]bool{}
 	add := func(r *root, v ruleView) {
 		if seen[r] == nil {
-			seen[r] = map[key]bool{}
+			seen[r] = map[ruleView]bool{}
 		}
-		k := key{v.other, v.prefix, v.outer}
-		if !seen[r][k] {
-			seen[r][k] = true
+		if !seen[r][v] {
+			seen[r][v] = true
 			r.rules.views = append(r.rules.views, v)
 		}
 	}
@@ -137,15 +134,14 @@ func (ws *Workspace) linkRoots() {
 			if out == in {
 				continue
 			}
-			fold := out.rules.FoldCase || in.rules.FoldCase
 			for _, a := range []string{out.dir, out.real} {
 				for _, b := range []string{in.dir, in.real} {
-					prefix, ok := within(a, b, fold)
+					prefix, ok := within(a, b)
 					if !ok {
 						continue
 					}
-					add(out, ruleView{other: in, prefix: prefix, fold: fold})
-					add(in, ruleView{other: out, prefix: prefix, outer: true, fold: fold})
+					add(out, ruleView{other: in, prefix: prefix})
+					add(in, ruleView{other: out, prefix: prefix, outer: true})
 				}
 			}
 		}
@@ -153,14 +149,11 @@ func (ws *Workspace) linkRoots() {
 }
 
 // within reports whether the directory inner lies in outer (or is it), and
-// its slash-separated path there ("." for the same directory); fold
-// compares names case-insensitively.
-func within(outer, inner string, fold bool) (string, bool) {
+// its slash-separated path there ("." for the same directory), comparing
+// names as written and then by their keys (glob.Fold).
+func within(outer, inner string) (string, bool) {
 	if rel, err := filepath.Rel(outer, inner); err == nil && (rel == "." || filepath.IsLocal(rel)) {
 		return filepath.ToSlash(rel), true
-	}
-	if !fold {
-		return "", false
 	}
 	split := func(p string) []string {
 		return strings.FieldsFunc(filepath.ToSlash(filepath.Clean(p)), func(r rune) bool { return r == '/' })
@@ -170,7 +163,7 @@ func within(outer, inner string, fold bool) (string, bool) {
 		return "", false
 	}
 	for i := range oc {
-		if !strings.EqualFold(oc[i], ic[i]) {
+		if oc[i] != ic[i] && glob.Fold(oc[i]) != glob.Fold(ic[i]) {
 			return "", false
 		}
 	}

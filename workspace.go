@@ -10,13 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/local"
@@ -314,9 +312,13 @@ func (ws *Workspace) owner() journal.Owner {
 	return journal.Owner{Workspace: "sha256:" + hex.EncodeToString(sum[:]), Roots: roots}
 }
 
-// ruleRoots gives each root its rules: the workspace's patterns, whether the
-// root's filesystem folds case, where the state directory lies inside it,
-// and the roots that overlap it (linkRoots).
+// ruleRoots gives each root its rules: the workspace's patterns, where the
+// state directory lies inside it, and the roots that overlap it
+// (linkRoots). Whether the root's filesystem folds case or Unicode forms is
+// not asked: the rules compare every spelling a filesystem may take for a
+// name on every root (policy.Rules), since no probe can tell it for every
+// directory (ext4's casefold and Windows set it per directory, a mount of
+// FAT, SMB or FUSE per subtree).
 // The state directory is denied and protected whatever the options say
 // (policy.Rules.State), so no tool can read or forge the journal.
 func (ws *Workspace) ruleRoots(state string) {
@@ -329,14 +331,18 @@ func (ws *Workspace) ruleRoots(state string) {
 	}
 	for _, r := range ws.roots {
 		r.rules = ruleSet{Rules: ws.rules}
-		r.rules.FoldCase = foldsCase(r.p)
 		for _, st := range states {
+			if !filepath.IsAbs(st) {
+				continue
+			}
 			for _, base := range []string{r.dir, r.real} {
-				rel, err := filepath.Rel(base, st)
-				if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+				// By the comparison the rules make: a state directory
+				// spelled in another case on a volume that folds it is
+				// still the one inside the root.
+				rel, ok := within(base, st)
+				if !ok {
 					continue
 				}
-				rel = filepath.ToSlash(rel)
 				if !slices.Contains(r.rules.State, rel) {
 					r.rules.State = append(r.rules.State, rel)
 				}
@@ -354,40 +360,6 @@ func (ws *Workspace) ruleRoots(state string) {
 		r.rules.Rules = r.rules.Rules.Compiled()
 	}
 	ws.linkRoots()
-}
-
-// foldsCase reports whether p's root folds case, by probing: an entry of the
-// root whose name, with its letter case swapped, is not itself listed, is
-// looked up under the swapped name. When the root has no such entry, the
-// platform decides (macOS and Windows fold by default). A directory with its
-// own folding (ext4 casefold) inside a case-sensitive root is not detected;
-// the default .git protection is case-insensitive everywhere regardless.
-func foldsCase(p fsys.Provider) bool {
-	ents, err := p.ReadDir(".")
-	if err == nil {
-		names := make(map[string]bool, len(ents))
-		for _, e := range ents {
-			names[e.Name] = true
-		}
-		for _, e := range ents {
-			sw := swapCase(e.Name)
-			if sw == e.Name || names[sw] {
-				continue
-			}
-			_, err := p.Stat(sw)
-			return err == nil
-		}
-	}
-	return runtime.GOOS == "darwin" || runtime.GOOS == "windows"
-}
-
-func swapCase(s string) string {
-	return strings.Map(func(r rune) rune {
-		if u := unicode.ToUpper(r); u != r {
-			return u
-		}
-		return unicode.ToLower(r)
-	}, s)
 }
 
 // Close releases the roots and the journal.

@@ -12,7 +12,8 @@ func Covers(pattern, name string) bool {
 	return err == nil && p.Covers(name)
 }
 
-// CoversFold is Covers for a filesystem that folds case (see CompileFold).
+// CoversFold is Covers for names a filesystem may take for one another
+// (see CompileFold).
 func CoversFold(pattern, name string) bool {
 	p, err := CompileFold(pattern)
 	return err == nil && p.Covers(name)
@@ -21,9 +22,30 @@ func CoversFold(pattern, name string) bool {
 // Covers reports whether p matches name or any directory above it (see the
 // function Covers).
 func (p *Pattern) Covers(name string) bool {
-	if p.fold {
-		name = strings.ToLower(name)
+	if p.covered(name) {
+		return true
 	}
+	return p.folded != nil && p.coversKey(name, Fold(name))
+}
+
+// CoversKey is Covers for a name whose key the caller has already
+// computed, to check many patterns against one name: key must be
+// Fold(name).
+func (p *Pattern) CoversKey(name, key string) bool {
+	return p.covered(name) || p.coversKey(name, key)
+}
+
+// coversKey reports whether p's folded text covers key, the key of name;
+// false without a folded text, or when it would only match name again.
+func (p *Pattern) coversKey(name, key string) bool {
+	if p.folded == nil || p.folded == p && key == name {
+		return false
+	}
+	return p.folded.covered(key)
+}
+
+// covered is Covers for the pattern as written.
+func (p *Pattern) covered(name string) bool {
 	if !p.anchored {
 		// A slashless pattern matches a base name at any depth, so it
 		// covers name when it matches any of its segments.
@@ -39,6 +61,7 @@ func (p *Pattern) Covers(name string) bool {
 		}
 	}
 	// The name itself or one of its parent directories: the pattern
-	// followed by "/**" matches exactly those ("x/**" matches x too).
-	return matchAny(p.covers, name)
+	// followed by "/**" matches exactly those ("x/**" matches x too),
+	// but for the selves (see Pattern).
+	return matchAny(p.covers, name) || matchAny(p.selves, name)
 }

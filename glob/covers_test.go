@@ -23,6 +23,10 @@ func TestCovers(t *testing.T) {
 		{"/k", "a/k/x", false},
 		{"a/**/b", "a/x/b/c", true},
 		{"a[", "a[", false},
+		{"/secret*", "secret", true}, // the matcher's "secret*/**" misses it
+		{"a/b*", "a/b", true},
+		{"a/?*", "a/bc", true},
+		{"a/b*", "a/b/c", true},
 	}
 	for _, tt := range tests {
 		if got := Covers(tt.pattern, tt.name); got != tt.want {

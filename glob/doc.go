@@ -30,9 +30,11 @@
 // Match matches the name itself. Covers adds gitignore's rule for
 // directories: a pattern that matches a directory covers everything under
 // it, so "secrets" covers "app/secrets/key.txt". MatchFold, CoversFold and
-// CompileFold compare names case-insensitively, for filesystems that fold
-// case. A leading "!" is not special (there is no negation), and a trailing
-// "/" does not restrict a pattern to directories. Compile checks a pattern
+// CompileFold also match the other spellings a filesystem may take for the
+// same name: letter case, Unicode normalization, the code points HFS+
+// ignores, trailing dots (Fold gives the key names are compared on). A
+// leading "!" is not special (there is no negation), and a trailing "/"
+// does not restrict a pattern to directories. Compile checks a pattern
 // once for many names.
 //
 // "**" inside a segment ("a**b") is two stars, the same as "*"; so is any

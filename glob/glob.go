@@ -21,12 +21,20 @@ type Pattern struct {
 	// match "/".
 	alts []string
 	// covers are alts each followed by "/**" (unless it ends so already):
-	// they match a name and everything under it.
-	covers []string
+	// they match a name and everything under it, except that the
+	// matcher's "b*/**" misses "b" itself (a star matching nothing before
+	// "/**"): selves are the alts that end in a star, matched apart.
+	covers, selves []string
 	// anchored is false for a pattern without any "/", which matches base
 	// names at any depth.
 	anchored bool
-	fold     bool
+	// folded, for CompileFold, is the pattern's folded text compiled: it
+	// matches names by their key (Fold). Nil for Compile, and when the
+	// folded text is no valid pattern (a range "[Z-a]" runs backwards
+	// once folded): the pattern then matches as written only. p itself
+	// when folding leaves the text as it is (then only a name that folding
+	// changes is matched again).
+	folded *Pattern
 }
 
 // Compile checks pattern (see the package documentation for the syntax)
@@ -34,11 +42,15 @@ type Pattern struct {
 // what is wrong with it.
 func Compile(pattern string) (*Pattern, error) { return compile(pattern, false) }
 
-// CompileFold is Compile for a filesystem that folds case: the pattern and
-// every name are compared after Unicode simple lower-casing
-// (strings.ToLower). It is an approximation of what case-insensitive
-// filesystems do (APFS and NTFS fold a few characters differently), exact
-// for ASCII names.
+// CompileFold is Compile for names a filesystem may take for one another
+// (letter case, Unicode normalization; see Fold). A name matches when it
+// matches the pattern as written, or when its key (Fold) matches the
+// pattern's text folded the same way (trailing dots kept): so it matches
+// every name Compile matches, and the other spellings of those names. "?"
+// and a class match one character of the folded text, so a letter whose
+// folding is longer ("ß": "ss") is matched under them only as written; a
+// class whose range crosses letters of both cases ("[Z-a]") matches as
+// written, its folded form too where that is a valid pattern.
 func CompileFold(pattern string) (*Pattern, error) { return compile(pattern, true) }
 
 // Match reports whether name matches pattern (see the package
@@ -49,7 +61,8 @@ func Match(pattern, name string) bool {
 	return err == nil && p.Match(name)
 }
 
-// MatchFold is Match for a filesystem that folds case (see CompileFold).
+// MatchFold is Match for names a filesystem may take for one another (see
+// CompileFold).
 func MatchFold(pattern, name string) bool {
 	p, err := CompileFold(pattern)
 	return err == nil && p.Match(name)
@@ -64,15 +77,19 @@ func Valid(pattern string) error {
 
 // Match reports whether name, a slash-separated relative name, matches p.
 func (p *Pattern) Match(name string) bool {
-	if p.fold {
-		name = strings.ToLower(name)
-	}
 	if !p.anchored {
 		if i := strings.LastIndexByte(name, '/'); i >= 0 {
 			name = name[i+1:]
 		}
 	}
-	return matchAny(p.alts, name)
+	if matchAny(p.alts, name) {
+		return true
+	}
+	if p.folded == nil {
+		return false
+	}
+	k := Fold(name)
+	return (p.folded != p || k != name) && matchAny(p.folded.alts, k)
 }
 
 func matchAny(alts []string, name string) bool {
@@ -108,11 +125,15 @@ func compile(pattern string, fold bool) (*Pattern, error) {
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, bad(syntaxError(pattern))
 	}
-	p := &Pattern{anchored: strings.Contains(pattern, "/"), fold: fold}
-	expr := pattern
+	p := &Pattern{anchored: strings.Contains(pattern, "/")}
 	if fold {
-		expr = strings.ToLower(expr)
+		if ft := foldText(pattern); ft != pattern {
+			p.folded, _ = compile(ft, false)
+		} else {
+			p.folded = p
+		}
 	}
+	expr := pattern
 	if p.anchored {
 		expr = strings.TrimPrefix(expr, "/")
 		if expr == "" {
@@ -146,6 +167,9 @@ func compile(pattern string, fold bool) (*Pattern, error) {
 		}
 		p.alts = append(p.alts, r)
 		if r != "**" && !strings.HasSuffix(r, "/**") {
+			if strings.HasSuffix(r, "*") {
+				p.selves = append(p.selves, r)
+			}
 			r += "/**"
 		}
 		p.covers = append(p.covers, r)

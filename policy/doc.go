@@ -17,8 +17,9 @@
 //     (its gate.go) refuses a mutating tool in read-only mode, and the
 //     surfaces leave those tools out of their tool lists.
 //  4. Protected paths (protected): Rules.Protected (rules.go), default
-//     every .git entry at any depth (case-insensitive); Rules.Denied hides
-//     files from every tool; both with gitignore semantics (glob.Covers)
+//     every .git entry at any depth; Rules.Denied hides files from every
+//     tool; both with gitignore semantics (glob.Covers), in every spelling
+//     a filesystem may take for a name (case, Unicode form: glob.Fold)
 //     and both always covering stet's state directory (Rules.State). The
 //     facade (gate.go, rootrules.go) checks them on every name a path goes
 //     by (spelled, each symlink, resolved) and on everything under a moved

@@ -30,13 +30,22 @@ func TestProtected(t *testing.T) {
 		{Rules{Protect: []string{"locked"}}, "a/locked/b.txt", "locked"},
 		{Rules{Protect: []string{"app/config"}}, "app/config/db.yml", "app/config"},
 		{Rules{Protect: []string{"app/config"}}, "x/app/config/db.yml", ""},
-		{Rules{Protect: []string{"Locked"}}, "locked/b", ""},
-		{Rules{Protect: []string{"Locked"}, FoldCase: true}, "LOCKED/b", "Locked"},
+		// Every spelling a filesystem may take for the name, on every
+		// filesystem (a refusal too many where names are case-sensitive).
+		{Rules{Protect: []string{"Locked"}}, "locked/b", "Locked"},
+		{Rules{Protect: []string{"Locked"}}, "LOCKED/b", "Locked"},
+		{Rules{Protect: []string{"deploy.yaml"}}, "ci/DEPLOY.YAML", "deploy.yaml"},
+		{Rules{Protect: []string{"caf\u00e9.env"}}, "cafe\u0301.env", "caf\u00e9.env"},
+		{Rules{Protect: []string{"deploy.yaml"}}, "deploy.yml", ""},
+		{Rules{}, ".G\u0130T/config", ".git"},
+		{Rules{}, "x/.g\u200cit/config", ".git"},
 		{Rules{DenyRead: []string{"*.pem"}}, "keys/k.pem", ""}, // deny-read does not protect
 		{Rules{State: []string{".stet"}, NoDefaultProtect: true}, ".stet/journal.jsonl", StatePattern},
 		{Rules{State: []string{".stet"}}, ".stet", StatePattern},
 		{Rules{State: []string{".stet"}}, ".stetx", ""},
-		{Rules{State: []string{"s/.stet"}, FoldCase: true}, "S/.STET/x", StatePattern},
+		{Rules{State: []string{"s/.stet"}}, "S/.STET/x", StatePattern},
+		{Rules{State: []string{"s/.stet"}}, "s/.stet./x", StatePattern},
+		{Rules{State: []string{"s/.stet"}}, "s/.stetx/x", ""},
 	}
 	for _, tt := range tests {
 		got, ok := tt.rules.Protected(tt.name)
@@ -53,6 +62,9 @@ func TestDenied(t *testing.T) {
 		".env.example": "", "src/secrets/x": "", ".git/config": "",
 		"keys": "keys", "keys/id_rsa": "keys", "app/keys/id_rsa": "keys", "keys.txt": "",
 		".env/inside": ".env", ".stet/sessions/x.jsonl": StatePattern,
+		// Every spelling of a denied name is denied, on every filesystem.
+		".ENV": ".env", "app/.Env": ".env", "Secrets/DB.key": "secrets/**", "KEYS./id": "keys",
+		".STET/x": StatePattern, "app/.env.": ".env", "app/.ENV.example": "",
 	} {
 		got, ok := r.Denied(name)
 		if got != want || ok != (want != "") {

@@ -84,7 +84,7 @@ func (d *dir) Open(name string) (io.ReadCloser, fsys.Info, error) {
 	}
 	d.m.mu.Lock()
 	defer d.m.mu.Unlock()
-	n, ok := d.n.kids[name]
+	_, n, ok := d.m.kid(d.n, name)
 	switch {
 	case !ok:
 		return nil, fsys.Info{}, fsys.E(op, full, fsys.ErrNotFound, nil)
@@ -113,7 +113,7 @@ func (d *dir) OpenDir(name string) (fsys.Dir, error) {
 	}
 	d.m.mu.Lock()
 	defer d.m.mu.Unlock()
-	n, ok := d.n.kids[name]
+	_, n, ok := d.m.kid(d.n, name)
 	switch {
 	case !ok:
 		return nil, fsys.E(op, full, fsys.ErrNotFound, nil)

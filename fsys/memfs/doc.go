@@ -25,6 +25,11 @@
 // change the tree the way another program would, with no guards; they exist
 // to build trees and inject races in tests.
 //
+// Options.Fold makes the tree a volume that takes several spellings for
+// one name (letter case, Unicode forms), as APFS, NTFS or an ext4 casefold
+// directory do, which the Linux test machine cannot mount: tests use it to
+// check stet's rules on such a volume.
+//
 // This package must not touch the host filesystem, and must not differ
 // from fsys/local in anything the conformance suite can observe: a
 // difference is a bug in one of them.

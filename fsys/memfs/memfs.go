@@ -32,6 +32,14 @@ type Options struct {
 	// Rand is the source of the random part of temp names, as in
 	// fsys/local; nil means crypto/rand.
 	Rand io.Reader
+	// Fold, when not nil, makes the tree a case- or normalization-
+	// insensitive volume (APFS, NTFS, ext4 casefold): two names of one
+	// directory that Fold maps to the same string name one entry. An entry
+	// keeps the spelling it was made with (ReadDir lists it so), a lookup
+	// under any other spelling finds it, and a new name that folds to an
+	// existing one is taken. Nil: names are compared byte for byte, as
+	// fsys/local compares them on Linux.
+	Fold func(name string) string
 }
 
 // FS is an in-memory tree. It is safe for concurrent use.
@@ -47,6 +55,7 @@ type state struct {
 	dir   string
 	locks filelock.Table
 	names tempname.Namer
+	fold  func(string) string // Options.Fold
 }
 
 var (
@@ -80,7 +89,7 @@ func NewWithOptions(o Options) *FS {
 	if dir == "" {
 		dir = DefaultDir
 	}
-	st := &state{root: newDir(), dir: path.Clean(dir)}
+	st := &state{root: newDir(), dir: path.Clean(dir), fold: o.Fold}
 	st.names = tempname.Namer{PID: os.Getpid(), Rand: o.Rand}
 	return &FS{state: st, hooks: o.Hooks}
 }
@@ -126,13 +135,30 @@ func (m *FS) lookup(rel string) (*node, error) {
 		if n.typ != fsys.TypeDir {
 			return nil, errNotDir
 		}
-		k, ok := n.kids[c]
+		_, k, ok := m.kid(n, c)
 		if !ok {
 			return nil, fs.ErrNotExist
 		}
 		n = k
 	}
 	return n, nil
+}
+
+// kid finds the entry name of the directory d: the entry of that exact
+// name, or, on a folding tree (Options.Fold), the one whose name folds to
+// the same string. It returns the entry's name as stored. Callers hold
+// m.mu.
+func (s *state) kid(d *node, name string) (string, *node, bool) {
+	if n, ok := d.kids[name]; ok || s.fold == nil {
+		return name, n, ok
+	}
+	f := s.fold(name)
+	for k, n := range d.kids {
+		if s.fold(k) == f {
+			return k, n, true
+		}
+	}
+	return "", nil, false
 }
 
 // info is an fs.FileInfo for the walk.
@@ -186,13 +212,19 @@ func fail(op, name string, err error) error {
 
 func nodeOf(r confine.Result) *node { return r.Info.(info).n }
 
-// parentOf returns the directory holding the resolved path rel.
+// parentOf returns the directory holding the resolved path rel, and rel's
+// entry name in it: as stored, when an entry of a folding tree has that
+// name under another spelling.
 func (m *FS) parentOf(rel string) (*node, string) {
 	p, err := m.lookup(path.Dir(rel))
 	if err != nil || p.typ != fsys.TypeDir {
 		return nil, ""
 	}
-	return p, path.Base(rel)
+	base := path.Base(rel)
+	if k, _, ok := m.kid(p, base); ok {
+		base = k
+	}
+	return p, base
 }
 
 func infoOf(name string, n *node) fsys.Info {
@@ -422,7 +454,7 @@ func (m *FS) CreateAs(name string, data []byte, perm fs.FileMode, temp string) (
 	var base string
 	if err == nil {
 		parent, base = m.parentOf(r.Path)
-		err = tempTaken(op, name, parent, temp)
+		err = m.tempTaken(op, name, parent, temp)
 	}
 	m.mu.Unlock()
 	if err != nil {
@@ -434,7 +466,7 @@ func (m *FS) CreateAs(name string, data []byte, perm fs.FileMode, temp string) (
 	n := &node{typ: fsys.TypeFile, data: append([]byte{}, data...), perm: perm & fsys.ModeBits, links: 1, mtime: time.Now()}
 	m.hook(m.hooks.BeforeSwap, r.Path)
 	m.mu.Lock()
-	if _, taken := parent.kids[base]; taken {
+	if _, _, taken := m.kid(parent, base); taken {
 		m.mu.Unlock()
 		return fsys.Commit{}, fsys.E(op, name, fsys.ErrExists, nil)
 	}
@@ -462,7 +494,7 @@ func (m *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 	if err == nil {
 		parent, base = m.parentOf(r.Path)
 		perm = nodeOf(r).perm
-		err = tempTaken(op, name, parent, expect.Temp)
+		err = m.tempTaken(op, name, parent, expect.Temp)
 	}
 	m.mu.Unlock()
 	if err != nil {
@@ -477,7 +509,7 @@ func (m *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commi
 	}
 	m.hook(m.hooks.BeforeSwap, r.Path)
 	m.mu.Lock()
-	cur := parent.kids[base]
+	base, cur, _ := m.kid(parent, base)
 	if cur == nil || cur.typ != fsys.TypeFile || !expect.Matches(cur.data) {
 		m.mu.Unlock()
 		return cm, conflict(op, name, expect.Version, cur)
@@ -522,11 +554,11 @@ func (m *FS) Remove(name string, expect fsys.Expected) (fsys.Commit, error) {
 	}
 	m.hook(m.hooks.BeforeSwap, r.Path)
 	m.mu.Lock()
-	if err := tempTaken(op, name, parent, expect.Temp); err != nil {
+	if err := m.tempTaken(op, name, parent, expect.Temp); err != nil {
 		m.mu.Unlock()
 		return cm, err // fsys/local sets the file aside under the name first
 	}
-	cur := parent.kids[base]
+	base, cur, _ := m.kid(parent, base)
 	if cur == nil || cur.typ != fsys.TypeFile || !expect.Matches(cur.data) {
 		m.mu.Unlock()
 		return cm, conflict(op, name, expect.Version, cur)
@@ -567,7 +599,8 @@ func (m *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 	m.mu.Lock()
 	fp, fb := m.parentOf(rf.Path)
 	tp, tb := m.parentOf(rt.Path)
-	sn, tn := fp.kids[fb], tp.kids[tb]
+	fb, sn, _ := m.kid(fp, fb)
+	tk, tn, _ := m.kid(tp, tb)
 	switch {
 	case sn == nil:
 		m.mu.Unlock()
@@ -588,6 +621,7 @@ func (m *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsy
 		tn.links--
 	}
 	delete(fp.kids, fb)
+	delete(tp.kids, tk) // a folding tree: the entry replaced may be spelt otherwise
 	tp.kids[tb] = sn
 	m.mu.Unlock()
 	m.hook(m.hooks.AfterSwap, rt.Path)

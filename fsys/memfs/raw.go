@@ -101,7 +101,7 @@ func (m *FS) add(op, name string, n *node) error {
 	if err != nil {
 		return err
 	}
-	if _, taken := parent.kids[base]; taken {
+	if _, _, taken := m.kid(parent, base); taken {
 		return fsys.E(op, name, fsys.ErrExists, nil)
 	}
 	parent.kids[base] = n
@@ -129,7 +129,7 @@ func (m *FS) Link(oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	if _, taken := parent.kids[base]; taken {
+	if _, _, taken := m.kid(parent, base); taken {
 		return fsys.E(op, newname, fsys.ErrExists, nil)
 	}
 	parent.kids[base] = n
@@ -173,7 +173,7 @@ func (m *FS) RemoveAll(name string) error {
 		return fsys.E(op, name, fsys.ErrInvalid, errors.New("cannot remove the root"))
 	}
 	parent, base := m.parentOf(r.Path)
-	n := parent.kids[base]
+	base, n, _ := m.kid(parent, base)
 	delete(parent.kids, base)
 	n.links--
 	return nil

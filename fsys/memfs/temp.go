@@ -39,11 +39,11 @@ func checkTemp(op, name, temp string) error {
 
 // tempTaken refuses a caller-chosen temp name that an entry of dir has, as
 // fsys/local's exclusive create of it does. Callers hold m.mu.
-func tempTaken(op, name string, dir *node, temp string) error {
+func (m *FS) tempTaken(op, name string, dir *node, temp string) error {
 	if temp == "" || dir == nil {
 		return nil
 	}
-	if _, taken := dir.kids[temp]; taken {
+	if _, _, taken := m.kid(dir, temp); taken {
 		return fsys.E(op, name, fsys.ErrExists, fmt.Errorf("the temp file name %s chosen for the change is taken; nothing was changed", temp))
 	}
 	return nil
@@ -75,7 +75,7 @@ func (m *FS) RemoveTemp(name string) error {
 		return fsys.E(op, name, fsys.ErrNotDir, nil)
 	}
 	dir := nodeOf(r)
-	n, ok := dir.kids[base]
+	base, n, ok := m.kid(dir, base)
 	switch {
 	case !ok:
 		return fsys.E(op, name, fsys.ErrNotFound, nil)

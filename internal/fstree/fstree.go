@@ -92,7 +92,14 @@ func writeIn(r *os.Root, name string, data []byte, perm fs.FileMode) error {
 // Mem makes a fresh in-memory tree; it has no outside.
 func Mem(t testing.TB) *Tree {
 	t.Helper()
-	m := memfs.New()
+	return MemWith(t, memfs.Options{})
+}
+
+// MemWith is Mem with the backend's options: a folding volume
+// (memfs.Options.Fold), say.
+func MemWith(t testing.TB, o memfs.Options) *Tree {
+	t.Helper()
+	m := memfs.NewWithOptions(o)
 	return &Tree{
 		Root: m.Dir(),
 		Mem:  m,
