@@ -33,12 +33,16 @@ const binaryProbeBytes = 8 << 10
 
 // grepQuery is a grep call compiled once and shared by the workers.
 type grepQuery struct {
-	re            *regexp.Regexp
-	lits          grepLits // literals one of which every match contains (the prefilter); nil when none is known
-	foldLits      grepLits // foldLit's prefilter
-	multiline     bool
-	mode          string
-	before, after int // context lines (scanLarge keeps them; buildRows shows them)
+	re *regexp.Regexp
+	// wordNext and wordInner, for a whole-word query, go on searching
+	// after a match (see grepExprs and wordMatches) and find the pattern
+	// alone (matchLine); nil otherwise.
+	wordNext, wordInner *regexp.Regexp
+	lits                grepLits // literals one of which every match contains (the prefilter); nil when none is known
+	foldLits            grepLits // foldLit's prefilter
+	multiline           bool
+	mode                string
+	before, after       int // context lines (scanLarge keeps them; buildRows shows them)
 	// foldLit, for a case-insensitive pattern without lit, is a literal
 	// every match holds up to ASCII case, lower-cased (its letters fold to
 	// ASCII letters only): scanLarge's prefilter then.
@@ -171,12 +175,18 @@ func (j *grepJob) release() {
 
 // compileGrep builds the query of a call whose arguments passed rule 1.
 func compileGrep(a GrepArgs) (*grepQuery, error) {
-	expr := tools.GrepRegexp(a)
+	expr, inner, next := grepExprs(a)
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, err
 	}
 	q := &grepQuery{re: re, multiline: a.Multiline, mode: a.OutputMode, before: a.Context, after: a.Context}
+	if err := q.compileWord(inner, next); err != nil {
+		return nil, err
+	}
+	if inner != "" {
+		expr = inner // the literals every match holds are the pattern's
+	}
 	if a.Before > 0 {
 		q.before = a.Before
 	}
@@ -314,7 +324,7 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 		if j := bytes.IndexByte(data[cand:], '\n'); j >= 0 {
 			le, next = cand+j, cand+j+1
 		}
-		if q.re.Match(data[ls:le]) {
+		if q.matchLine(data[ls:le]) {
 			line += bytes.Count(data[counted:ls], []byte{'\n'})
 			counted = ls
 			count++
@@ -370,11 +380,11 @@ func (q *grepQuery) scanWhole(data []byte) ([]hit, int, error) {
 	// the first n matches give too few hits, n grows. Counting needs them
 	// all; the file is at most the edit limit, which bounds that too.
 	if q.mode == tools.GrepCount || q.need <= 0 {
-		hits, count, _ := q.hitsOf(data, q.re.FindAllIndex(data, -1))
+		hits, count, _ := q.hitsOf(data, q.findAll(data, -1))
 		return hits, count, nil
 	}
 	for n := q.need; ; n *= 4 {
-		ms := q.re.FindAllIndex(data, n)
+		ms := q.findAll(data, n)
 		hits, count, _ := q.hitsOf(data, ms)
 		if len(ms) < n || len(hits) >= q.need {
 			return hits, count, nil
@@ -960,6 +970,11 @@ func (p *grepPager) file(rel string, h fileHits) error {
 
 // fileRow is file in the files_with_matches and count modes: one row.
 func (p *grepPager) fileRow(name string, h fileHits) error {
+	if h.count == 0 && p.q.mode != tools.GrepCount {
+		// A file named alone, searched without a match: no path to list
+		// (count mode shows it with 0, as grep -c does).
+		return nil
+	}
 	if p.skip > 0 {
 		p.skip--
 		return nil

@@ -205,7 +205,7 @@ func (ls *largeScan) line(b []byte, tooLong bool) bool {
 		return true
 	}
 	q := ls.q
-	match := !tooLong && (q.lits == nil || q.lits.index(b) >= 0) && q.re.Match(b)
+	match := !tooLong && (q.lits == nil || q.lits.index(b) >= 0) && q.matchLine(b)
 	ls.take(b, nl, match, tooLong)
 	if q.mode == tools.GrepContent {
 		ls.remember(b, tooLong)

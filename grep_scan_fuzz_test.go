@@ -76,6 +76,10 @@ func FuzzGrepScan(f *testing.F) {
 		{"long|literal|set|of|many|words|here|now|and|more", "more\nnothing\nhere\n"},
 		{"zz", "no match at all\n"},
 		{"", "x"},
+		{"caf", "café\ncaf é\nun café\n"},
+		{"(x)", "a(x)b\n(x)[y]\n((x))\n"},
+		{"日本", "日本語\n日本\n「日本」\n"},
+		{"cafe", "cafe\u0301\nCAFÉ cafe\n"},
 	}
 	for _, s := range seeds {
 		for flags := range 8 {

@@ -15,7 +15,8 @@ import (
 // are checked but select nothing here. Nothing is observed: the text is no
 // workspace file, so what it shows counts for no later edit. A text with a
 // NUL byte in its first 8 KiB, or that is not valid UTF-8, has no match,
-// as such a file has none in a search.
+// as such a file has none in a search. In count mode a text without a
+// match is counted 0, as a file named alone is.
 func GrepText(ctx context.Context, a GrepArgs, name string, text []byte) (*GrepResult, error) {
 	if ref := checkArgs("grep", a); ref != nil {
 		return nil, ref
@@ -33,16 +34,21 @@ func GrepText(ctx context.Context, a GrepArgs, name string, text []byte) (*GrepR
 	default:
 		res.Matches = []GrepMatch{}
 	}
-	if bytes.IndexByte(text[:min(len(text), binaryProbeBytes)], 0) >= 0 || !utf8.Valid(text) {
-		return res, nil
-	}
-	q.need = 0 // one text: its hits are all there is to page through
-	var lower []byte
-	hits, count, err := q.scan(ctx, text, &lower)
-	if err != nil {
-		return nil, err
+	count := 0
+	var hits []hit
+	if bytes.IndexByte(text[:min(len(text), binaryProbeBytes)], 0) < 0 && utf8.Valid(text) {
+		q.need = 0 // one text: its hits are all there is to page through
+		var lower []byte
+		if hits, count, err = q.scan(ctx, text, &lower); err != nil {
+			return nil, err
+		}
 	}
 	if count == 0 {
+		if q.mode == tools.GrepCount && a.Offset == 0 {
+			// Named alone, as a file given by name: counted 0, as grep -c
+			// shows it.
+			res.Counts = append(res.Counts, GrepCountRow{Path: name})
+		}
 		return res, nil
 	}
 	switch q.mode {

@@ -270,10 +270,20 @@ func TestIgnoreDifferential(t *testing.T) {
 			os.WriteFile(filepath.Join(root, p), []byte("x\n"), 0o644)
 			all = append(all, p)
 		}
+		// patterns is the text of an ignore file of n lines, in one of the
+		// encodings editors write: plain, with a UTF-8 byte-order mark
+		// (which git skips), with CRLF line ends, or both.
 		patterns := func(n int) string {
 			var b strings.Builder
+			enc := rng.IntN(4)
+			if enc&1 != 0 {
+				b.WriteString("\xef\xbb\xbf")
+			}
 			for range n {
 				b.WriteString(patternPool[rng.IntN(len(patternPool))])
+				if enc&2 != 0 {
+					b.WriteByte('\r')
+				}
 				b.WriteByte('\n')
 			}
 			return b.String()
@@ -306,10 +316,10 @@ func TestIgnoreDifferential(t *testing.T) {
 			var b strings.Builder
 			for _, f := range append([]string{".git/info/exclude"}, ignoreFiles...) {
 				data, _ := os.ReadFile(filepath.Join(root, f))
-				fmt.Fprintf(&b, "%s:\n%s", f, data)
+				fmt.Fprintf(&b, "%s: %q\n", f, data)
 			}
 			data, _ := os.ReadFile(filepath.Join(xdg, "git", "ignore"))
-			fmt.Fprintf(&b, "global:\n%s", data)
+			fmt.Fprintf(&b, "global: %q\n", data)
 			return b.String()
 		}
 		if got := sortedCopy(f.Paths); !slices.Equal(got, gitFiles) {

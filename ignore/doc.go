@@ -2,6 +2,8 @@
 // .gitignore files, .git/info/exclude, the global excludes file and .ignore
 // files, with git's semantics:
 //
+//   - a UTF-8 byte-order mark at the start of a file is skipped (one mark,
+//     there only), as git skips it in every ignore file;
 //   - a blank line or one starting with "#" is no pattern; trailing spaces
 //     are dropped unless escaped with a backslash; "\#" and "\!" start a
 //     pattern with a literal "#" or "!";

@@ -21,14 +21,23 @@ type List struct {
 	pats []pattern
 }
 
+// utf8BOM is the UTF-8 byte-order mark some editors put at the start of
+// a text file.
+const utf8BOM = "\xef\xbb\xbf"
+
 // Parse reads the patterns of an ignore file found in dir ("" for the
 // root). Lines that hold no pattern are dropped; a malformed pattern (an
-// unterminated class) is kept and matches nothing, as in git.
+// unterminated class) is kept and matches nothing, as in git. A UTF-8
+// byte-order mark at the very start of the file is no part of its first
+// line, as git skips it for every ignore file (dir.c, skip_utf8_bom): one
+// mark, there only; a second one, or one further on, is kept as bytes of a
+// pattern, as git keeps them.
 func Parse(dir string, data []byte) *List {
 	l := &List{Dir: strings.Trim(dir, "/")}
 	if l.Dir == "." {
 		l.Dir = ""
 	}
+	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {

@@ -530,6 +530,7 @@ func (e *env) grep(a stet.GrepArgs, o grepOpts) error {
 		defer debug.SetGCPercent(debug.SetGCPercent(grepGCPercent))
 	}
 	r := &grepRun{e: e, o: o, out: newGrepOut(e.stdout)}
+	r.out.groups = a.Context > 0 || a.Before > 0 || a.After > 0
 	defer r.close()
 	if o.quiet {
 		// Whether any line matches is all that is asked.
@@ -645,7 +646,7 @@ func (r *grepRun) search(a stet.GrepArgs) (part *stet.GrepResult, err, openErr e
 // refusal already said, no match, or success.
 func (r *grepRun) finish(a stet.GrepArgs, all *stet.GrepResult, truncated bool, refused error) error {
 	e, w := r.e, r.out.done()
-	found := len(all.Matches)+len(all.Paths)+len(all.Counts) > 0 || r.n > 0
+	found := grepFound(all) || r.out.matched
 	switch {
 	case r.o.quiet:
 		if found {
@@ -670,10 +671,13 @@ func (r *grepRun) finish(a stet.GrepArgs, all *stet.GrepResult, truncated bool, 
 		case stet.GrepCount:
 			shape.Counts = []stet.GrepCountRow{}
 		}
-		fmt.Fprintln(w, stet.GrepTrailer(shape, r.n))
+		// Standard output holds grep's rows alone (| xargs, | wc -l); the
+		// trailer, and the note that more results exist, go to standard
+		// error.
 		if err := w.Flush(); err != nil {
 			return grepErr(err)
 		}
+		fmt.Fprintln(e.stderr, stet.GrepTrailer(shape, r.n))
 	}
 	if refused != nil {
 		return errRefusedShown

@@ -22,33 +22,35 @@ func TestGrepCLI(t *testing.T) {
 	})
 	w.env = append(w.env, "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1")
 	for _, c := range []struct {
-		args []string
-		code int
-		out  string
+		args    []string
+		code    int
+		out     string // standard output: grep's rows alone
+		trailer string // the last line of standard error
 	}{
-		{[]string{"grep", "needle"}, 0, "a.go:3:func needle() {}\nb.txt:2:needles\nb.txt:5:needle\n(3 matches)\n"},
-		{[]string{"grep", "-i", "-w", "needle"}, 0, "a.go:2:// Needle here\na.go:3:func needle() {}\nb.txt:5:needle\n(3 matches)\n"},
-		{[]string{"grep", "-F", "needle()"}, 0, "a.go:3:func needle() {}\n(1 match)\n"},
-		{[]string{"grep", "-l", "needle"}, 0, "a.go\nb.txt\n(2 files)\n"},
-		{[]string{"grep", "-c", "needle"}, 0, "a.go:1\nb.txt:2\n(2 files)\n"},
-		{[]string{"grep", "-A", "1", "-B", "1", "needles", "b.txt"}, 0, "b.txt-1-one\nb.txt:2:needles\nb.txt-3-two\n(1 match)\n"},
-		{[]string{"grep", "-C", "1", "three"}, 0, "b.txt-3-two\nb.txt:4:three\nb.txt-5-needle\n(1 match)\n"},
-		{[]string{"grep", "--type", "go", "needle"}, 0, "a.go:3:func needle() {}\n(1 match)\n"},
-		{[]string{"grep", "--no-ignore", "-l", "needle"}, 0, "a.go\nb.txt\nnode_modules/x.json\n(3 files)\n"},
-		{[]string{"grep", "--exclude", "*.go", "-l", "needle"}, 0, "b.txt\n(1 file)\n"},
-		{[]string{"grep", "--offset", "1", "--limit", "1", "needle"}, 0, "b.txt:2:needles\n(first 1 match; more exist: page with offset, narrow path/glob/type, or raise limit)\n"},
-		{[]string{"grep", "needle", "node_modules/x.json"}, 0, "node_modules/x.json:1:{\"needle\": 1}\n(1 match)\n"},
-		{[]string{"grep", "nothing-here"}, 1, "(no match)\n"},
-		{[]string{"grep", "-l", "-c", "x"}, 2, ""},
-		{[]string{"grep", "("}, 3, ""},
-		{[]string{"grep", "x", "missing.txt"}, 3, ""},
-		{[]string{"find", "**"}, 0, ".gitignore\na.go\nb.txt\n(3 paths)\n"},
-		{[]string{"find", "--no-ignore", "--exclude", ".*", "**"}, 0, "a.go\nb.txt\nnode_modules/x.json\n(3 paths)\n"},
-		{[]string{"list"}, 0, ".gitignore  (14 bytes)\na.go  (42 bytes)\nb.txt  (29 bytes)\n(3 entries)\n"},
+		{[]string{"grep", "needle"}, 0, "a.go:3:func needle() {}\nb.txt:2:needles\nb.txt:5:needle\n", "(3 matches)"},
+		{[]string{"grep", "-i", "-w", "needle"}, 0, "a.go:2:// Needle here\na.go:3:func needle() {}\nb.txt:5:needle\n", "(3 matches)"},
+		{[]string{"grep", "-F", "needle()"}, 0, "a.go:3:func needle() {}\n", "(1 match)"},
+		{[]string{"grep", "-l", "needle"}, 0, "a.go\nb.txt\n", "(2 files)"},
+		{[]string{"grep", "-c", "needle"}, 0, "a.go:1\nb.txt:2\n", "(2 files)"},
+		{[]string{"grep", "-A", "1", "-B", "1", "needles", "b.txt"}, 0, "b.txt-1-one\nb.txt:2:needles\nb.txt-3-two\n", "(1 match)"},
+		{[]string{"grep", "-C", "1", "three"}, 0, "b.txt-3-two\nb.txt:4:three\nb.txt-5-needle\n", "(1 match)"},
+		{[]string{"grep", "--type", "go", "needle"}, 0, "a.go:3:func needle() {}\n", "(1 match)"},
+		{[]string{"grep", "--no-ignore", "-l", "needle"}, 0, "a.go\nb.txt\nnode_modules/x.json\n", "(3 files)"},
+		{[]string{"grep", "--exclude", "*.go", "-l", "needle"}, 0, "b.txt\n", "(1 file)"},
+		{[]string{"grep", "--offset", "1", "--limit", "1", "needle"}, 0, "b.txt:2:needles\n", "(first 1 match; more exist: page with offset, narrow path/glob/type, or raise limit)"},
+		{[]string{"grep", "needle", "node_modules/x.json"}, 0, "node_modules/x.json:1:{\"needle\": 1}\n", "(1 match)"},
+		{[]string{"grep", "nothing-here"}, 1, "", "(no match)"},
+		{[]string{"grep", "-l", "-c", "x"}, 2, "", ""},
+		{[]string{"grep", "("}, 3, "", ""},
+		{[]string{"grep", "x", "missing.txt"}, 3, "", ""},
+		{[]string{"find", "**"}, 0, ".gitignore\na.go\nb.txt\n(3 paths)\n", ""},
+		{[]string{"find", "--no-ignore", "--exclude", ".*", "**"}, 0, "a.go\nb.txt\nnode_modules/x.json\n(3 paths)\n", ""},
+		{[]string{"list"}, 0, ".gitignore  (14 bytes)\na.go  (42 bytes)\nb.txt  (29 bytes)\n(3 entries)\n", ""},
 	} {
 		r := w.run("", c.args...)
-		if r.code != c.code || (c.out != "" && r.stdout != c.out) {
-			t.Errorf("stet %s: exit %d, want %d\nstdout: %q\nwant:   %q\nstderr: %s", strings.Join(c.args, " "), r.code, c.code, r.stdout, c.out, r.stderr)
+		rows := c.out != "" || c.args[0] == "grep" && c.code < 2 // grep's standard output is its rows alone
+		if r.code != c.code || (rows && r.stdout != c.out) || (c.trailer != "" && lastLine(r.stderr) != c.trailer) {
+			t.Errorf("stet %s: exit %d, want %d\nstdout: %q\nwant:   %q\nstderr: %q\nwant the trailer %q", strings.Join(c.args, " "), r.code, c.code, r.stdout, c.out, r.stderr, c.trailer)
 		}
 	}
 	r := w.run("", "--json", "grep", "nothing-here")
@@ -108,41 +110,53 @@ func TestGrepSpeaksGrep(t *testing.T) {
 	})
 	w.env = append(w.env, "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1")
 	for _, c := range []struct {
-		stdin string
-		args  []string
-		code  int
-		out   string
+		stdin   string
+		args    []string
+		code    int
+		out     string // standard output: grep's rows alone
+		trailer string // the last line of standard error
 	}{
-		{"", []string{"grep", "-il", "needle", "."}, 0, "a.go\nb.txt\n(2 files)\n"},
-		{"", []string{"grep", "-iw", "needle", "a.go"}, 0, "a.go:2:// Needle here\na.go:3:func needle() {}\n(2 matches)\n"},
-		{"", []string{"grep", "-C1", "three", "b.txt"}, 0, "b.txt-3-two\nb.txt:4:three\nb.txt-5-needle\n(1 match)\n"},
-		{"", []string{"grep", "-A1", "-B", "1", "three", "b.txt"}, 0, "b.txt-3-two\nb.txt:4:three\nb.txt-5-needle\n(1 match)\n"},
-		{"", []string{"grep", "-rnE", "need(le|les)$", "b.txt"}, 0, "b.txt:2:needles\nb.txt:5:needle\n(2 matches)\n"},
-		{"", []string{"grep", "-c", "needle", "b.txt"}, 0, "b.txt:2\n(1 file)\n"},
-		{"", []string{"grep", "-ch", "needle", "b.txt"}, 0, "2\n(1 file)\n"},
-		{"", []string{"grep", "-h", "three", "b.txt"}, 0, "4:three\n(1 match)\n"},
-		{"", []string{"grep", "-H", "three", "b.txt"}, 0, "b.txt:4:three\n(1 match)\n"},
-		{"", []string{"grep", "-e", "one", "-e", "two", "b.txt"}, 0, "b.txt:1:one\nb.txt:3:two\n(2 matches)\n"},
-		{"", []string{"grep", "-F", "-e", "()", "-e", "one", "a.go", "b.txt"}, 0, "a.go:3:func needle() {}\nb.txt:1:one\n(2 matches)\n"},
-		{"", []string{"grep", "three", "a.go", "b.txt"}, 0, "b.txt:4:three\n(1 match)\n"},
-		{"", []string{"grep", "--", "-x", "b.txt"}, 0, "b.txt:6:-x flag\n(1 match)\n"},
-		{"", []string{"grep", "-e", "-x", "b.txt"}, 0, "b.txt:6:-x flag\n(1 match)\n"},
-		{"", []string{"grep", "-q", "needle"}, 0, ""},
-		{"", []string{"grep", "-q", "nothing-here"}, 1, ""},
-		{"", []string{"grep", "-il", "nothing-here", "."}, 1, "(no match)\n"},
-		{"first\nsecond needle\n", []string{"grep", "-n", "needle", "-"}, 0, "(standard input):2:second needle\n(1 match)\n"},
-		{"first\nsecond needle\n", []string{"grep", "-c", "needle", "-", "b.txt"}, 0, "(standard input):1\nb.txt:2\n(2 files)\n"},
-		{"first\n", []string{"grep", "needle", "-"}, 1, "(no match)\n"},
-		{"", []string{"grep", "-v", "needle"}, 2, ""},
-		{"", []string{"grep", "-A"}, 2, ""},
-		{"", []string{"grep", "-Cx", "needle"}, 2, ""},
-		{"", []string{"grep", "-e", "a", "--pattern", "b"}, 2, ""},
-		{"", []string{"grep", "needle", "missing.txt"}, 3, ""},
-		{"", []string{"grep", "three", "missing.txt", "b.txt"}, 3, "b.txt:4:three\n(1 match)\n"},
+		{"", []string{"grep", "-il", "needle", "."}, 0, "a.go\nb.txt\n", "(2 files)"},
+		{"", []string{"grep", "-iw", "needle", "a.go"}, 0, "a.go:2:// Needle here\na.go:3:func needle() {}\n", "(2 matches)"},
+		{"", []string{"grep", "-C1", "three", "b.txt"}, 0, "b.txt-3-two\nb.txt:4:three\nb.txt-5-needle\n", "(1 match)"},
+		{"", []string{"grep", "-A1", "-B", "1", "three", "b.txt"}, 0, "b.txt-3-two\nb.txt:4:three\nb.txt-5-needle\n", "(1 match)"},
+		{"", []string{"grep", "-rnE", "need(le|les)$", "b.txt"}, 0, "b.txt:2:needles\nb.txt:5:needle\n", "(2 matches)"},
+		{"", []string{"grep", "-c", "needle", "b.txt"}, 0, "b.txt:2\n", "(1 file)"},
+		{"", []string{"grep", "-ch", "needle", "b.txt"}, 0, "2\n", "(1 file)"},
+		{"", []string{"grep", "-h", "three", "b.txt"}, 0, "4:three\n", "(1 match)"},
+		{"", []string{"grep", "-H", "three", "b.txt"}, 0, "b.txt:4:three\n", "(1 match)"},
+		{"", []string{"grep", "-e", "one", "-e", "two", "b.txt"}, 0, "b.txt:1:one\nb.txt:3:two\n", "(2 matches)"},
+		{"", []string{"grep", "-F", "-e", "()", "-e", "one", "a.go", "b.txt"}, 0, "a.go:3:func needle() {}\nb.txt:1:one\n", "(2 matches)"},
+		{"", []string{"grep", "three", "a.go", "b.txt"}, 0, "b.txt:4:three\n", "(1 match)"},
+		{"", []string{"grep", "--", "-x", "b.txt"}, 0, "b.txt:6:-x flag\n", "(1 match)"},
+		{"", []string{"grep", "-e", "-x", "b.txt"}, 0, "b.txt:6:-x flag\n", "(1 match)"},
+		{"", []string{"grep", "-q", "needle"}, 0, "", ""},
+		{"", []string{"grep", "-q", "nothing-here"}, 1, "", ""},
+		{"", []string{"grep", "-il", "nothing-here", "."}, 1, "", "(no match)"},
+		{"first\nsecond needle\n", []string{"grep", "-n", "needle", "-"}, 0, "(standard input):2:second needle\n", "(1 match)"},
+		{"first\nsecond needle\n", []string{"grep", "-c", "needle", "-", "b.txt"}, 0, "(standard input):1\nb.txt:2\n", "(2 files)"},
+		{"first\n", []string{"grep", "needle", "-"}, 1, "", "(no match)"},
+		// A file named alone is listed by -l only with a match, and
+		// counted 0 by -c without one (exit 1: no line matched).
+		{"", []string{"grep", "-l", "nothing-here", "b.txt"}, 1, "", "(no match)"},
+		{"", []string{"grep", "-c", "nothing-here", "b.txt"}, 1, "b.txt:0\n", "(1 file)"},
+		{"", []string{"grep", "-c", "nothing-here", "a.go", "b.txt"}, 1, "a.go:0\nb.txt:0\n", "(2 files)"},
+		{"first\n", []string{"grep", "-c", "needle", "-"}, 1, "(standard input):0\n", "(1 file)"},
+		// With context, "--" separates groups that do not meet, as grep
+		// prints it: between files, and across a gap of lines.
+		{"", []string{"grep", "-A1", "-e", "one", "-e", "needle$", "b.txt"}, 0, "b.txt:1:one\nb.txt-2-needles\n--\nb.txt:5:needle\nb.txt-6--x flag\n", "(2 matches)"},
+		{"", []string{"grep", "-A1", "needle", "a.go", "b.txt"}, 0, "a.go:3:func needle() {}\n--\nb.txt:2:needles\nb.txt-3-two\n--\nb.txt:5:needle\nb.txt-6--x flag\n", "(3 matches)"},
+		{"", []string{"grep", "-hC1", "needle", "a.go", "b.txt"}, 0, "2-// Needle here\n3:func needle() {}\n--\n1-one\n2:needles\n3-two\n4-three\n5:needle\n6--x flag\n", "(3 matches)"},
+		{"", []string{"grep", "-v", "needle"}, 2, "", ""},
+		{"", []string{"grep", "-A"}, 2, "", ""},
+		{"", []string{"grep", "-Cx", "needle"}, 2, "", ""},
+		{"", []string{"grep", "-e", "a", "--pattern", "b"}, 2, "", ""},
+		{"", []string{"grep", "needle", "missing.txt"}, 3, "", ""},
+		{"", []string{"grep", "three", "missing.txt", "b.txt"}, 3, "b.txt:4:three\n", "(1 match)"},
 	} {
 		r := w.run(c.stdin, c.args...)
-		if r.code != c.code || (c.out != "" && r.stdout != c.out) || (c.out == "" && c.code != 2 && c.code != 3 && r.stdout != "") {
-			t.Errorf("stet %s: exit %d, want %d\nstdout: %q\nwant:   %q\nstderr: %s", strings.Join(c.args, " "), r.code, c.code, r.stdout, c.out, r.stderr)
+		if r.code != c.code || (c.out != "" && r.stdout != c.out) || (c.out == "" && c.code != 2 && c.code != 3 && r.stdout != "") || (c.trailer != "" && lastLine(r.stderr) != c.trailer) {
+			t.Errorf("stet %s: exit %d, want %d\nstdout: %q\nwant:   %q\nstderr: %q\nwant the trailer %q", strings.Join(c.args, " "), r.code, c.code, r.stdout, c.out, r.stderr, c.trailer)
 		}
 	}
 	// Standard input is no workspace file: grepping it observes nothing,
@@ -194,4 +208,10 @@ func TestDashIsStandardInput(t *testing.T) {
 	if r := w.run("*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch\n", "patch", "--patch", "-"); r.code != 0 || w.get("p.txt") != "p\n" {
 		t.Errorf("patch --patch -: exit %d, %s; p.txt = %q", r.code, r.stderr, w.get("p.txt"))
 	}
+}
+
+// lastLine is the last line of s, without its "\n".
+func lastLine(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
 }

@@ -32,6 +32,17 @@ type grepOut struct {
 	timer   *time.Timer // armed while formatted rows wait to be written
 	err     error       // the first failed write
 	stopped bool
+
+	// groups: rows come with context (-A, -B or -C above 0), and a "--"
+	// line separates rows that do not follow one another (another file,
+	// or a gap of lines), as grep separates its groups.
+	groups   bool
+	lastPath string // the last row written, for groups
+	lastLine int    // 0: none yet
+	run      stet.GrepResult
+	// matched says a row written shows a match: a matching line, a path
+	// (-l), or a count above 0 (-c shows a file named with no match as 0).
+	matched bool
 }
 
 func newGrepOut(w io.Writer) *grepOut {
@@ -44,7 +55,7 @@ func newGrepOut(w io.Writer) *grepOut {
 func (g *grepOut) rows(part *stet.GrepResult, noFilename bool) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	buf, n := stet.AppendGrepRows(g.w.AvailableBuffer(), part, !noFilename)
+	buf, n := g.format(g.w.AvailableBuffer(), part, !noFilename)
 	if _, err := g.w.Write(buf); err != nil && g.err == nil {
 		g.err = err
 	}
@@ -52,6 +63,53 @@ func (g *grepOut) rows(part *stet.GrepResult, noFilename bool) (int, error) {
 		g.timer = time.AfterFunc(streamDelay, g.flushLater)
 	}
 	return n, g.err
+}
+
+// format appends part's rows to dst as grep prints them: stet's rows, with
+// a "--" line between groups when g.groups is set.
+func (g *grepOut) format(dst []byte, part *stet.GrepResult, withPath bool) ([]byte, int) {
+	g.matched = g.matched || grepFound(part)
+	if !g.groups || len(part.Matches) == 0 {
+		return stet.AppendGrepRows(dst, part, withPath)
+	}
+	n := 0
+	ms := part.Matches
+	for len(ms) > 0 {
+		end := 1
+		for end < len(ms) && ms[end].Path == ms[end-1].Path && ms[end].Line == ms[end-1].Line+1 {
+			end++
+		}
+		if g.lastLine > 0 && (ms[0].Path != g.lastPath || ms[0].Line != g.lastLine+1) {
+			dst = append(dst, "--\n"...)
+		}
+		g.run.Matches = ms[:end]
+		var k int
+		dst, k = stet.AppendGrepRows(dst, &g.run, withPath)
+		n += k
+		g.lastPath, g.lastLine = ms[end-1].Path, ms[end-1].Line
+		ms = ms[end:]
+	}
+	g.run.Matches = nil
+	return dst, n // content rows only: a part of the content mode has no paths or counts
+}
+
+// grepFound reports whether r shows a match: a matching line, a path, or
+// a count above 0.
+func grepFound(r *stet.GrepResult) bool {
+	if len(r.Paths) > 0 {
+		return true
+	}
+	for _, m := range r.Matches {
+		if !m.Context {
+			return true
+		}
+	}
+	for _, c := range r.Counts {
+		if c.Count > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // flushLater is the timer's flush.
