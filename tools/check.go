@@ -258,17 +258,15 @@ func checkFind(a *FindArgs) *ArgError {
 	return checkExclude(a.Exclude)
 }
 
-// GrepRegexp is the regular expression a grep call searches with: the
-// pattern (quoted when FixedStrings), made case-insensitive by IgnoreCase,
-// bounded by \b on both sides by Word, with ^ and $ matching at line
-// breaks under Multiline.
+// GrepRegexp is the regular expression of a grep call's pattern: quoted
+// when FixedStrings, made case-insensitive by IgnoreCase, with ^ and $
+// matching at line breaks under Multiline. Word is not in it: the grep
+// engine bounds a whole-word match itself, by GNU grep's word characters
+// (Unicode letters and digits, and _), which RE2's ASCII \b is not.
 func GrepRegexp(a GrepArgs) string {
 	p := a.Pattern
 	if a.FixedStrings {
 		p = regexp.QuoteMeta(p)
-	}
-	if a.Word {
-		p = `\b(?:` + p + `)\b`
 	}
 	flags := ""
 	if a.IgnoreCase {
