@@ -29,9 +29,15 @@ if (!known.includes(pkg)) {
   );
 }
 
-let bin;
+// The platform package is looked for from this package's own directory: its
+// node_modules, then those of the directories above it, where npm hoists
+// dependencies. Never from the current directory: a client starts stet in a
+// project, and that project's node_modules is not this install. It must be
+// this launcher's version, as the release pins it.
+const self = path.join(__dirname, "..");
+let dir;
 try {
-  bin = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "bin", exe);
+  dir = path.dirname(require.resolve(`${pkg}/package.json`, { paths: [self] }));
 } catch {
   fail(
     `the package ${pkg} is not installed, so there is no stet binary for ${platform}. ` +
@@ -39,6 +45,19 @@ try {
       `(or --no-optional), or install it yourself: npm install ${pkg}@${main.version}`,
   );
 }
+let found;
+try {
+  found = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+} catch (err) {
+  fail(`could not read ${path.join(dir, "package.json")}: ${err.message}; reinstall ${main.name}@${main.version}`);
+}
+if (found.name !== pkg || found.version !== main.version) {
+  fail(
+    `${dir} holds ${found.name}@${found.version}, but this launcher (${main.name}@${main.version}, in ${self}) ` +
+      `runs only ${pkg}@${main.version}; reinstall ${main.name}@${main.version}`,
+  );
+}
+const bin = path.join(dir, "bin", exe);
 if (!fs.existsSync(bin)) {
   fail(`${pkg} is installed but holds no ${path.join("bin", exe)} (looked at ${bin}); reinstall ${pkg}@${main.version}`);
 }
