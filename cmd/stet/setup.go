@@ -267,18 +267,9 @@ func cmdSetup(e *env, args []string) error {
 	for _, r := range roots {
 		mcpArgs = append(mcpArgs, "--root", r)
 	}
-	target := file
-	switch {
-	case target != "":
-		if target, err = filepath.Abs(target); err != nil {
-			return err
-		}
-	case project:
-		target = filepath.Join(roots[0], c.projectFile)
-	default:
-		if target, err = c.userFile(d); err != nil {
-			return fmt.Errorf("%s's configuration file: %w", c.title, err)
-		}
+	target, err := configTarget(file, project, roots, d, c.title, c.projectFile, c.userFile)
+	if err != nil {
+		return err
 	}
 	entry := c.entry(bin, mcpArgs)
 	if c.name == "claude-code" && !project && file == "" {
@@ -330,6 +321,23 @@ func setupEnv(e *env) (bin string, d hostDirs, roots []string, err error) {
 		fmt.Fprintf(e.stderr, "stet setup: warning: %s is in npx's cache, which npm may clear; install stet (npm install -g @stet-dev/stet) and run setup with the installed binary\n", bin)
 	}
 	return bin, d, roots, nil
+}
+
+// configTarget is the configuration file a setup writes: --config FILE,
+// the project's file (projectFile in the first root) with --project, or the
+// user's.
+func configTarget(file string, project bool, roots []string, d hostDirs, title, projectFile string, userFile func(hostDirs) (string, error)) (string, error) {
+	switch {
+	case file != "":
+		return filepath.Abs(file)
+	case project:
+		return filepath.Join(roots[0], projectFile), nil
+	}
+	target, err := userFile(d)
+	if err != nil {
+		return "", fmt.Errorf("%s's configuration file: %w", title, err)
+	}
+	return target, nil
 }
 
 // setupBinary is the absolute path of the running binary, symlinks

@@ -271,18 +271,9 @@ func setupHooks(e *env, name string, project, write bool, file string) error {
 	if err != nil {
 		return err
 	}
-	target := file
-	switch {
-	case target != "":
-		if target, err = filepath.Abs(target); err != nil {
-			return err
-		}
-	case project:
-		target = filepath.Join(roots[0], h.projectFile)
-	default:
-		if target, err = h.userFile(d); err != nil {
-			return fmt.Errorf("%s's configuration file: %w", h.title, err)
-		}
+	target, err := configTarget(file, project, roots, d, h.title, h.projectFile, h.userFile)
+	if err != nil {
+		return err
 	}
 	command := hookCommand(bin, h.client, roots, e.g)
 	merge := func(old []byte) ([]byte, error) { return h.merge(old, command, h.events) }
