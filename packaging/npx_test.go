@@ -826,6 +826,12 @@ func TestLauncherIgnoresProject(t *testing.T) {
 		if c.wantExit != (err != nil) || !strings.Contains(out, c.wantOut) {
 			t.Errorf("%s: %v, output %q; want %q (exit status nonzero: %v)", c.name, err, out, c.wantOut, c.wantExit)
 		}
+		// A missing package: what is missing and the one command that adds
+		// it, with no guess at how it came to be left out.
+		if c.platVersion == "" && (!strings.Contains(out, "Add it with: npm install --prefix ") ||
+			!strings.Contains(out, " "+platPkg+"@"+version+"\n") || strings.Contains(out, "--omit")) {
+			t.Errorf("%s: output %q does not end with the npm install that adds %s@%s", c.name, out, platPkg, version)
+		}
 		if got := p.ran(t); got != "" {
 			t.Fatalf("%s: the launcher ran the project's package:\n%s", c.name, got)
 		}

@@ -8,12 +8,20 @@
 #     with the pinned @anthropic-ai/mcpb CLI;
 #   - server.json for the MCP Registry, naming the npm package.
 #
-# usage: scripts/release.sh [--snapshot]
+# usage: scripts/release.sh [--snapshot | --publish | --check-publish]
 #
 # Without --snapshot, HEAD must be a clean checkout of a tag vX.Y.Z, and the
 # version is that tag. With --snapshot, any checkout builds, as version
 # 0.0.0-snapshot+<short commit> (npm, the extension and server.json take the
 # semver form 0.0.0-snapshot.<short commit>).
+#
+# --publish builds the tag's release as above, signs the .mcpb bundles, then
+# publishes: a GitHub release of the tag with every file in dist/, the npm
+# packages, and server.json to the MCP Registry (docs/releasing.md). Before
+# building it checks every credential it needs and refuses, naming each one
+# missing: NPM_TOKEN; GH_TOKEN (or a gh auth login); an mcp-publisher login;
+# STET_MCPB_CERT and STET_MCPB_KEY, the PEM files for mcpb sign.
+# --check-publish does only that check: no build, no network.
 #
 # STET_RELEASE_TARGETS="linux/amd64 darwin/arm64" builds only those targets
 # (default: all six). Needs go, node, npm, tar, and zip or python3.
@@ -23,16 +31,65 @@ cd "$(dirname "$0")/.."
 all_targets="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"
 targets=${STET_RELEASE_TARGETS:-$all_targets}
 snapshot=false
+publish=false
+check_only=false
 
 die() { echo "release: $*" >&2; exit 1; }
 
 for arg in "$@"; do
   case $arg in
     --snapshot) snapshot=true ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown argument $arg; the only flag is --snapshot (see scripts/release.sh --help)" ;;
+    --publish) publish=true ;;
+    --check-publish) publish=true check_only=true ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument $arg; the flags are --snapshot, --publish and --check-publish (see scripts/release.sh --help)" ;;
   esac
 done
+if $snapshot && $publish; then
+  die "--snapshot builds are never published; drop --snapshot, or build without publishing"
+fi
+
+# check_credentials: every credential and tool --publish needs, each missing
+# one named with how to provide it. Reads the environment and local files
+# only; it contacts no network.
+check_credentials() {
+  local missing=()
+  [ -n "${NPM_TOKEN:-}" ] ||
+    missing+=("NPM_TOKEN is not set: an npm automation (or granular publish) token for the @stet-dev organization")
+  if ! command -v gh >/dev/null 2>&1; then
+    missing+=("gh (the GitHub CLI) is not installed: it creates the GitHub release")
+  elif [ -z "${GH_TOKEN:-}${GITHUB_TOKEN:-}" ] && ! gh auth token >/dev/null 2>&1; then
+    missing+=("no GitHub token: set GH_TOKEN (contents: write on stet-dev/stet) or run gh auth login")
+  fi
+  if ! command -v mcp-publisher >/dev/null 2>&1; then
+    missing+=("mcp-publisher is not installed: it publishes server.json to the MCP Registry")
+  elif [ ! -s "$HOME/.mcp_publisher_token" ] && [ ! -s "$HOME/.config/mcp-publisher/token.json" ]; then
+    missing+=("no MCP Registry login: run mcp-publisher login github (as a member of the stet-dev GitHub organization)")
+  fi
+  local v
+  for v in STET_MCPB_CERT STET_MCPB_KEY; do
+    if [ -z "${!v:-}" ]; then
+      case $v in
+        STET_MCPB_CERT) missing+=("STET_MCPB_CERT is not set: the certificate (a PEM file) mcpb sign signs the .mcpb bundles with") ;;
+        *) missing+=("STET_MCPB_KEY is not set: that certificate's private key (a PEM file) for mcpb sign") ;;
+      esac
+    elif [ ! -r "${!v}" ]; then
+      missing+=("$v names ${!v}, which is not a readable file")
+    fi
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "release: refusing to publish; missing:" >&2
+    printf '  - %s\n' "${missing[@]}" >&2
+    echo "release: see docs/releasing.md; scripts/release.sh --snapshot builds without publishing" >&2
+    exit 1
+  fi
+  echo "release: every credential for publishing is present"
+}
+
+if $publish; then
+  check_credentials
+  $check_only && exit 0
+fi
 
 for t in $targets; do
   case " $all_targets " in
@@ -148,6 +205,10 @@ for t in $targets; do
     { cat "$work/validate.log" >&2; die "mcpb validate rejected the manifest for $goos/$goarch"; }
   "$mcpb" pack "$dir" "$dist/stet_${semver}_${goos}_${goarch}.mcpb" >"$work/pack.log" 2>&1 ||
     { cat "$work/pack.log" >&2; die "mcpb pack failed for $goos/$goarch"; }
+  if $publish; then
+    "$mcpb" sign --cert "$STET_MCPB_CERT" --key "$STET_MCPB_KEY" "$dist/stet_${semver}_${goos}_${goarch}.mcpb" >"$work/sign.log" 2>&1 ||
+      { cat "$work/sign.log" >&2; die "mcpb sign failed for $goos/$goarch"; }
+  fi
 done
 
 # --- MCP Registry server.json ---------------------------------------------
@@ -169,3 +230,19 @@ process.stdout.write(JSON.stringify(s, null, 2) + "\n");
 )
 echo "release: wrote $dist/:"
 (cd "$dist" && ls -1)
+$publish || exit 0
+
+# --- publish ----------------------------------------------------------------
+# In this order: the GitHub release (every file in dist/), the npm platform
+# packages and then the launcher that depends on them, then server.json, which
+# the MCP Registry checks against the published npm package.
+echo "release: publishing $version"
+gh release create "$version" --verify-tag --title "stet $version" \
+  --notes "stet $version: see docs/install.md. Check downloads with SHA256SUMS." "$dist"/*
+# The token reaches npm through a private npmrc, never the user's.
+printf '//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n' >"$work/npmrc"
+for f in "$dist"/stet-dev-stet-[a-z]*.tgz "$dist"/stet-dev-stet-[0-9]*.tgz; do
+  npm publish --access public --userconfig "$work/npmrc" "$f"
+done
+(cd "$dist" && mcp-publisher publish)
+echo "release: published $version (GitHub release, npm, MCP Registry)"

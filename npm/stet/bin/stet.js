@@ -39,10 +39,20 @@ let dir;
 try {
   dir = path.dirname(require.resolve(`${pkg}/package.json`, { paths: [self] }));
 } catch {
+  // The command that adds it where npm would have put it: a global install
+  // (PREFIX/lib/node_modules on Unix, PREFIX/node_modules with stet.cmd beside
+  // it on Windows), else the project whose node_modules holds this package.
+  const owner = path.dirname(path.dirname(path.dirname(self)));
+  const global =
+    process.platform === "win32"
+      ? fs.existsSync(path.join(owner, "stet.cmd"))
+      : path.basename(owner) === "lib" && fs.existsSync(path.join(owner, "..", "bin", "stet"));
+  const add = global
+    ? `npm install -g ${pkg}@${main.version}`
+    : `npm install --prefix ${/\s/.test(owner) ? `"${owner}"` : owner} ${pkg}@${main.version}`;
   fail(
-    `the package ${pkg} is not installed, so there is no stet binary for ${platform}. ` +
-      `It is an optional dependency of ${main.name}: reinstall without --omit=optional ` +
-      `(or --no-optional), or install it yourself: npm install ${pkg}@${main.version}`,
+    `the package ${pkg}@${main.version}, which holds the stet binary for ${platform}, is not installed ` +
+      `(npm installs it as an optional dependency of ${main.name}, and did not here). Add it with: ${add}`,
   );
 }
 let found;
