@@ -88,6 +88,15 @@ func (sc scriptCase) run(t *testing.T, general bool) []string {
 	c.send(init)
 	c.recv()
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if !general {
+		// The connection is bound to its session once go-sdk's Connect has
+		// returned, which a busy machine may delay past the first call:
+		// that call then goes through go-sdk, answered the same. Which path
+		// a step takes is what this test checks, so it waits for the bind.
+		for end := time.Now().Add(10 * time.Second); lt.conn.ss.Load() == nil && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+	}
 	var roots []string
 	if sc.roots != nil {
 		roots = sc.roots(f)
