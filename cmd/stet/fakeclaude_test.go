@@ -379,31 +379,44 @@ func contentText(raw json.RawMessage) string {
 // the test is skipped, unless STET_REQUIRE_CLAUDE=1, which makes it fail.
 func claudeCLI(t *testing.T) string {
 	t.Helper()
-	const install = "install Node.js 18 or later, then run `npm ci --prefix clients/claude` from the repository root"
+	return pinnedCLI(t, "Claude Code", "claude", "@anthropic-ai/claude-code", "claude", "STET_REQUIRE_CLAUDE")
+}
+
+// pinnedCLI is the binary bin of the npm package pkg pinned in
+// clients/dir, installed there by `npm ci --prefix clients/DIR`. Without it
+// (or without node, or on Windows, where the hooks cannot run with sh)
+// the test is skipped, unless the environment variable require is 1,
+// which makes it fail; a version other than the pin fails it.
+func pinnedCLI(t *testing.T, name, dir, pkg, bin, require string) string {
+	t.Helper()
+	install := fmt.Sprintf("install Node.js 18 or later, then run `npm ci --prefix clients/%s --no-audit --no-fund` from the repository root", dir)
 	missing := func(format string, args ...any) {
 		t.Helper()
-		if os.Getenv("STET_REQUIRE_CLAUDE") == "1" {
-			t.Fatalf("Claude Code CLI test cannot run: "+format+" (STET_REQUIRE_CLAUDE=1 makes this a failure)", args...)
+		if os.Getenv(require) == "1" {
+			t.Fatalf("%s CLI test cannot run: "+format+" (%s=1 makes this a failure)", append(append([]any{name}, args...), require)...)
 		}
-		t.Skipf("Claude Code CLI test skipped: "+format, args...)
+		t.Skipf("%s CLI test skipped: "+format, append([]any{name}, args...)...)
 	}
 	if runtime.GOOS == "windows" {
 		missing("the hooks run with sh")
 	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "clients", "claude"))
+	abs, err := filepath.Abs(filepath.Join("..", "..", "clients", dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	claudeBin := filepath.Join(dir, "node_modules", ".bin", "claude")
-	if _, err := os.Stat(claudeBin); err != nil {
-		missing("clients/claude has no Claude Code (%v); %s", err, install)
+	path := filepath.Join(abs, "node_modules", ".bin", bin)
+	if _, err := os.Stat(path); err != nil {
+		missing("clients/%s has no %s (%v); %s", dir, name, err, install)
 	}
-	want := pinnedDep(t, filepath.Join(dir, "package.json"), "@anthropic-ai/claude-code")
-	got, err := sdkVersion(filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code", "package.json"))
+	want := pinnedDep(t, filepath.Join(abs, "package.json"), pkg)
+	got, err := sdkVersion(filepath.Join(append([]string{abs, "node_modules"}, strings.Split(pkg, "/")...)...) + string(filepath.Separator) + "package.json")
 	if err != nil || got != want {
-		t.Fatalf("clients/claude/node_modules has @anthropic-ai/claude-code %q (%v), package.json pins %s; run `npm ci --prefix clients/claude`", got, err, want)
+		t.Fatalf("clients/%s/node_modules has %s %q (%v), package.json pins %s; run `npm ci --prefix clients/%s`", dir, pkg, got, err, want, dir)
 	}
-	return claudeBin
+	if _, err := exec.LookPath("node"); err != nil {
+		missing("no node on PATH (%v); %s", err, install)
+	}
+	return path
 }
 
 // newUUID is a random version 4 UUID, for claude --session-id.

@@ -10,10 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -334,34 +332,7 @@ func outputText(raw json.RawMessage) string {
 // is skipped, unless STET_REQUIRE_CODEX=1, which makes it fail.
 func codexCLI(t *testing.T) string {
 	t.Helper()
-	const install = "install Node.js 18 or later, then run `npm ci --prefix clients/codex --no-audit --no-fund` from the repository root"
-	missing := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("STET_REQUIRE_CODEX") == "1" {
-			t.Fatalf("Codex CLI test cannot run: "+format+" (STET_REQUIRE_CODEX=1 makes this a failure)", args...)
-		}
-		t.Skipf("Codex CLI test skipped: "+format, args...)
-	}
-	if runtime.GOOS == "windows" {
-		missing("the hooks run with sh")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "clients", "codex"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	codexBin := filepath.Join(dir, "node_modules", ".bin", "codex")
-	if _, err := os.Stat(codexBin); err != nil {
-		missing("clients/codex has no Codex CLI (%v); %s", err, install)
-	}
-	want := pinnedDep(t, filepath.Join(dir, "package.json"), "@openai/codex")
-	got, err := sdkVersion(filepath.Join(dir, "node_modules", "@openai", "codex", "package.json"))
-	if err != nil || got != want {
-		t.Fatalf("clients/codex/node_modules has @openai/codex %q (%v), package.json pins %s; run `npm ci --prefix clients/codex`", got, err, want)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("no node on PATH (%v); %s", err, install)
-	}
-	return codexBin
+	return pinnedCLI(t, "Codex", "codex", "@openai/codex", "codex", "STET_REQUIRE_CODEX")
 }
 
 // codexHome is CODEX_HOME in h's made-up home.
