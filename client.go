@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/patch"
@@ -256,14 +257,9 @@ func (s *Session) saveClientFile(ctx context.Context, r receipt.Receipt) (intent
 // not verified, naming what it holds now. It returns the receipts written
 // (none when id names no open intent: its check refused, or it was closed).
 func (s *Session) FinishClient(ctx context.Context, id string) ([]*MutationResult, error) {
-	if err := s.catchUp(); err != nil {
+	it, ok, err := s.openClient(id)
+	if err != nil || !ok {
 		return nil, err
-	}
-	s.mu.Lock()
-	it, ok := s.clients[id]
-	s.mu.Unlock()
-	if !ok {
-		return nil, nil
 	}
 	var out []*MutationResult
 	for _, f := range it.Files {
@@ -282,13 +278,31 @@ func (s *Session) FinishClient(ctx context.Context, id string) ([]*MutationResul
 	if len(out) == 0 {
 		state = history.ClientUnchanged
 	}
+	return out, s.closeClient(id, state)
+}
+
+// openClient returns the open client intent of call id, after catching up
+// with what other processes appended (a hook's events are processes of
+// their own); ok is false when none is open.
+func (s *Session) openClient(id string) (it history.ClientIntent, ok bool, err error) {
+	if err := s.catchUp(); err != nil {
+		return it, false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it, ok = s.clients[id]
+	return it, ok, nil
+}
+
+// closeClient closes the client intent of call id with its outcome.
+func (s *Session) closeClient(id, state string) error {
 	if err := s.append(false, s.rec(recClientDone, "", history.ClientDone{ID: id, State: state})); err != nil {
-		return out, err
+		return err
 	}
 	s.mu.Lock()
 	delete(s.clients, id)
 	s.mu.Unlock()
-	return out, nil
+	return nil
 }
 
 // FailClient closes the client intent of call id when the client's tool
@@ -298,14 +312,9 @@ func (s *Session) FinishClient(ctx context.Context, id string) ([]*MutationResul
 // call whose files hold exactly what it planned (it landed and then
 // reported an error) is recorded as FinishClient records it.
 func (s *Session) FailClient(ctx context.Context, id string) error {
-	if err := s.catchUp(); err != nil {
+	it, ok, err := s.openClient(id)
+	if err != nil || !ok {
 		return err
-	}
-	s.mu.Lock()
-	it, ok := s.clients[id]
-	s.mu.Unlock()
-	if !ok {
-		return nil
 	}
 	landed := len(it.Files) > 0 && !it.Unknown
 	for _, f := range it.Files {
@@ -326,13 +335,7 @@ func (s *Session) FailClient(ctx context.Context, id string) error {
 		_, err := s.FinishClient(ctx, id)
 		return err
 	}
-	if err := s.append(false, s.rec(recClientDone, "", history.ClientDone{ID: id, State: history.ClientFailed})); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	delete(s.clients, id)
-	s.mu.Unlock()
-	return nil
+	return s.closeClient(id, history.ClientFailed)
 }
 
 // held is what one name holds: its bytes, or nothing.
@@ -547,24 +550,13 @@ func sameText(span []byte, shown string) bool {
 // lineSpan is the byte range of lines from..to (1-based, inclusive) of b,
 // each with its newline; empty when from is past the last line.
 func lineSpan(b []byte, from, to int) policy.Range {
-	start, line := 0, 1
-	for line < from {
-		i := bytes.IndexByte(b[start:], '\n')
-		if i < 0 {
-			return policy.Range{Start: len(b), End: len(b)}
-		}
-		start += i + 1
-		line++
+	start := frame.LineStart(b, from)
+	if start < 0 {
+		return policy.Range{Start: len(b), End: len(b)}
 	}
-	end := start
-	for line <= to {
-		i := bytes.IndexByte(b[end:], '\n')
-		if i < 0 {
-			end = len(b)
-			break
-		}
-		end += i + 1
-		line++
+	end := frame.LineStart(b, to+1)
+	if end < 0 {
+		end = len(b)
 	}
 	return policy.Range{Start: start, End: end}
 }
