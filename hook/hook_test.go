@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/policy"
 )
 
 // fixtures are the payloads cmd/stet's tests share: captured from Claude
@@ -379,5 +380,26 @@ func TestHandleSessionsAndDeniedReads(t *testing.T) {
 	}
 	if fmt.Sprint(sessions) != "[claude-code-abc claude-code]" {
 		t.Errorf("sessions %q", sessions)
+	}
+}
+
+// TestClientWordsFollowTheFacade: each rewrite of a refusal's next step
+// still finds the facade's words (a rewording there would otherwise leave
+// a next step the client's tools cannot take: overwrite: true, write).
+func TestClientWordsFollowTheFacade(t *testing.T) {
+	for _, msg := range []string{
+		policy.RequestRefusal("sales.csv", "2 lines → 1 line"),
+		policy.RequestRefusal("sales.csv", "2 lines → 1 line") + " (a patch cannot: use write with overwrite: true)",
+		policy.RequestRefusal("sales.csv", "2 lines → 1 line") + " (a patch cannot: update the file with @@ hunks instead of *** Add File:, or use write with overwrite: true)",
+	} {
+		got := clientWords(msg)
+		for _, gone := range []string{"overwrite: true", "(edit / patch)", "use write"} {
+			if strings.Contains(got, gone) {
+				t.Errorf("%q is left in %q", gone, got)
+			}
+		}
+		if !strings.Contains(got, "next message") {
+			t.Errorf("no way out in %q", got)
+		}
 	}
 }
