@@ -17,6 +17,17 @@ import (
 	"github.com/stet-dev/stet/receipt"
 )
 
+// record builds a journal record of type typ for session and path with the
+// payload encoded as its Data, as the facade builds one (see
+// history.Encode).
+func record(typ, session, path string, payload any) (journal.Record, error) {
+	b, err := history.Encode(payload)
+	if err != nil {
+		return journal.Record{}, err
+	}
+	return journal.Record{Type: typ, Session: session, Path: path, Data: b}, nil
+}
+
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var fixedTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -86,7 +97,7 @@ func TestRecordGoldens(t *testing.T) {
 	defer j.Close()
 	ss := samples()
 	for _, s := range ss {
-		rec, err := history.Record(s.typ, s.session, s.path, s.payload)
+		rec, err := record(s.typ, s.session, s.path, s.payload)
 		if err != nil {
 			t.Fatal(err)
 		}
