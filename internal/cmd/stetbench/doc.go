@@ -33,7 +33,14 @@
 //
 // With -cpuprofile, stetbench instead serves stet's MCP server inside this
 // process over pipes and profiles -n calls of one scenario (-profile), to
-// show where stet's time goes.
+// show where stet's time goes. With -where DIR it does the same for every
+// scenario of -scenarios, each on a fresh server, and prints one table: the
+// wall time of a call, the server's CPU per call split by what it was spent
+// on (transport decode, encode, write; the read; the frame; the rules; the
+// journal; hashing; the diff; the commit), from CPU profiles whose samples
+// carry the server's pprof label (the untimed calls before a change are
+// profiled alone and subtracted), and the commit's steps (stet.Hooks.Step).
+// Each scenario's CPU and allocation profiles stay in DIR.
 //
 // `stetbench load` is the load mode: one fresh `stet mcp --http` per client
 // count (-clients 1,4,16), driven by that many concurrent MCP clients over

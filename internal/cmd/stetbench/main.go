@@ -47,6 +47,7 @@ type options struct {
 	timeout                time.Duration
 	maxRead                int
 	cpuprofile, profile    string
+	where                  string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -77,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxRead, "max-read-bytes", stet.MaxMaxReadBytes, "stet's --max-read-bytes")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "profile stet's MCP server in this process on -profile's scenario, to `file`")
 	fs.StringVar(&o.profile, "profile", "edit_10m", "the `scenario` -cpuprofile runs (-n calls)")
+	fs.StringVar(&o.where, "where", "", "instead, serve stet in this process and print where each scenario's call spends its time; CPU and allocation profiles go to `dir`")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -138,6 +140,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.cpuprofile != "" {
 		return profile(ctx, c, o, stderr)
+	}
+	if o.where != "" {
+		return where(ctx, c, o, scs, stdout, stderr)
 	}
 	if c.peerJS, err = filepath.Abs(o.peerJS); err != nil {
 		return err
@@ -312,7 +317,7 @@ func profile(ctx context.Context, c *config, o *options, stderr io.Writer) error
 	if err := makeDir(root); err != nil {
 		return err
 	}
-	t, err := startInProcess(ctx, root, root+".state", c.maxRead)
+	t, err := startInProcess(ctx, root, root+".state", c.maxRead, nil)
 	if err != nil {
 		return err
 	}

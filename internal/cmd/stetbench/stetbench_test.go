@@ -273,7 +273,7 @@ func TestTargets(t *testing.T) {
 	if err := makeDir(filepath.Join(dir, "inproc")); err != nil {
 		t.Fatal(err)
 	}
-	inproc, err := startInProcess(ctx, filepath.Join(dir, "inproc"), filepath.Join(dir, "inproc.state"), c.maxRead)
+	inproc, err := startInProcess(ctx, filepath.Join(dir, "inproc"), filepath.Join(dir, "inproc.state"), c.maxRead, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/stet-dev/stet"
@@ -428,8 +429,12 @@ func startFacade(ctx context.Context, c *config, root, state string) (*stetTarge
 
 // startInProcess serves stet's MCP server on root in this process over
 // pipes, with the same client as a child process gets.
-func startInProcess(ctx context.Context, root, state string, maxRead int) (*stetTarget, error) {
-	ws, err := stet.Open([]string{root}, stet.Options{State: state, MaxReadBytes: maxRead})
+// Every goroutine it starts carries the pprof label serverLabel=serverSide;
+// step, when not nil, is stet.Hooks.Step.
+func startInProcess(ctx context.Context, root, state string, maxRead int, step func(string, time.Duration)) (*stetTarget, error) {
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels(serverLabel, serverSide)))
+	defer pprof.SetGoroutineLabels(ctx)
+	ws, err := stet.Open([]string{root}, stet.Options{State: state, MaxReadBytes: maxRead, Hooks: stet.Hooks{Step: step}})
 	if err != nil {
 		return nil, err
 	}
