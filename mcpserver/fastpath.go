@@ -45,31 +45,34 @@ func (c *lineConn) bind(ss *mcp.ServerSession) { c.ss.Store(ss) }
 // intercept handles line, a JSON object, when it is a message the fast path
 // answers, and reports whether it did, and if so whether whole (the buffer
 // line is in) is free for reuse at once; a call recycles it when it is done.
-// A cancellation of a call the fast path answers cancels the call and is
-// still delivered to go-sdk (which ignores an id it does not know).
-func (c *lineConn) intercept(line, whole []byte) (taken, free bool) {
+// A tools/call is registered and returned as run, which the caller runs
+// (see readLoop). A cancellation of a call the fast path answers cancels
+// the call and is still delivered to go-sdk (which ignores an id it does
+// not know).
+func (c *lineConn) intercept(line, whole []byte) (taken, free bool, run func()) {
 	ss := c.ss.Load()
 	if ss == nil {
-		return false, false
+		return false, false, nil
 	}
 	e, ok := parseEnvelope(line)
 	if !ok {
-		return false, false
+		return false, false, nil
 	}
 	switch string(e.method) {
 	case `"tools/call"`:
 		if e.id == nil || ss.InitializeParams() == nil {
-			return false, false
+			return false, false, nil
 		}
 		id, idJSON, ok := parseID(e.id)
 		if !ok {
-			return false, false
+			return false, false, nil
 		}
 		p, ok := parseCallParams(e.call)
 		if !ok || (p.proto != "" && !c.protoKnown(p.proto, id)) {
-			return false, false
+			return false, false, nil
 		}
-		return true, !c.startCall(ss, id, idJSON, p, whole)
+		run := c.startCall(ss, id, idJSON, p, whole)
+		return true, run == nil, run
 	case `"notifications/cancelled"`:
 		if e.id == nil {
 			c.cancelCall(e.params)
@@ -79,16 +82,17 @@ func (c *lineConn) intercept(line, whole []byte) (taken, free bool) {
 		// the change (go-sdk would handle it on its own schedule).
 		if e.id == nil {
 			c.srv.connOf(ss).rootsGen.Add(1)
-			return true, true
+			return true, true, nil
 		}
 	}
-	return false, false
+	return false, false, nil
 }
 
-// startCall runs one tools/call in its own goroutine and writes its answer.
-// It reports whether the call took whole, the buffer its arguments are in;
-// the call puts it back in the pool once nothing reads it.
-func (c *lineConn) startCall(ss *mcp.ServerSession, id jsonrpc.ID, idJSON []byte, p callParams, whole []byte) bool {
+// startCall registers one tools/call and returns the function that runs it
+// and writes its answer, nil when the call is answered already (an id in
+// use). run takes whole, the buffer the arguments are in, and puts it back
+// in the pool once nothing reads it.
+func (c *lineConn) startCall(ss *mcp.ServerSession, id jsonrpc.ID, idJSON []byte, p callParams, whole []byte) (run func()) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
 	_, dup := c.pending[id]
@@ -99,10 +103,10 @@ func (c *lineConn) startCall(ss *mcp.ServerSession, id jsonrpc.ID, idJSON []byte
 	if dup {
 		cancel()
 		c.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: request ID %s already in use", idJSON))
-		return false
+		return nil
 	}
 	c.served.Add(1)
-	go func() {
+	return func() {
 		defer cancel()
 		res, err := c.srv.callTool(ctx, ss, p.name, p.args, p.meta)
 		var line []byte
@@ -141,8 +145,7 @@ func (c *lineConn) startCall(ss *mcp.ServerSession, id jsonrpc.ID, idJSON []byte
 		c.writing--
 		c.idle.Broadcast()
 		c.mu.Unlock()
-	}()
-	return true
+	}
 }
 
 // protoKnown reports whether go-sdk has accepted key, the per-request

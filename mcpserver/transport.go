@@ -232,22 +232,36 @@ func (c *lineConn) deliver(r readResult) bool {
 	}
 }
 
+// readLoop reads lines until the input ends. A tools/call the fast path
+// takes runs on this goroutine while a new one goes on reading: the call
+// starts at once on the thread that read it, with no wake-up of another
+// thread between the request and its answer, and the lines after it are
+// still read (a cancellation, the next call) while it runs.
 func (c *lineConn) readLoop(br *bufio.Reader, max int) {
 	for {
 		line, head, size, err := readLine(br, max, c.bufs.get())
 		free := true // nothing holds on to line once this turn ends
+		var run func()
 		switch {
 		case size > max:
 			id := findID(head)
 			c.reply(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message too large: %s bytes, over the %s-byte limit of one message; send smaller arguments (for a large file, write part of it, then add the rest with edit)", thousands(size), thousands(max)))
 		case len(bytes.TrimSpace(line)) > 0:
 			var open bool
-			if open, free = c.handleLine(line); !open {
+			if open, free, run = c.handleLine(line); !open {
 				return
 			}
 		}
 		if free {
 			c.bufs.put(line)
+		}
+		if run != nil {
+			if err == nil {
+				go c.readLoop(br, max)
+				run()
+				return
+			}
+			run() // the last line: its answer comes before the end
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -261,19 +275,20 @@ func (c *lineConn) readLoop(br *bufio.Reader, max int) {
 }
 
 // handleLine decodes one line and delivers its message, or answers it with
-// an error (or the fast path answers it). It reports whether the connection
-// is still open, and whether line's buffer is free for reuse (nothing
-// delivered or still running refers to it).
-func (c *lineConn) handleLine(whole []byte) (open, free bool) {
+// an error (or the fast path takes it: then run, when not nil, is the call
+// to run). It reports whether the connection is still open, and whether
+// line's buffer is free for reuse (nothing delivered or still running
+// refers to it).
+func (c *lineConn) handleLine(whole []byte) (open, free bool, run func()) {
 	line := bytes.TrimSpace(whole)
 	if c.srv != nil && line[0] == '{' {
-		if taken, free := c.intercept(line, whole); taken {
-			return true, free
+		if taken, free, run := c.intercept(line, whole); taken {
+			return true, free, run
 		}
 	}
 	if line[0] == '[' && json.Valid(line) {
 		c.rejectBatch(line)
-		return true, true
+		return true, true, nil
 	}
 	m, err := jsonrpc.DecodeMessage(line)
 	if err == nil {
@@ -288,10 +303,10 @@ func (c *lineConn) handleLine(whole []byte) (open, free bool) {
 				// The id of a call the fast path is answering: refused as
 				// go-sdk refuses an id in use.
 				c.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: request ID %s already in use", findID(line)))
-				return true, true
+				return true, true, nil
 			}
 		}
-		return c.deliver(readResult{msg: m}), false
+		return c.deliver(readResult{msg: m}), false, nil
 	}
 	if !json.Valid(line) {
 		var v json.RawMessage
@@ -301,14 +316,14 @@ func (c *lineConn) handleLine(whole []byte) (open, free bool) {
 			msg = fmt.Sprintf("parse error: %s (at byte %d of the line); send one JSON-RPC message per line", se.Error(), se.Offset)
 		}
 		c.reply(nil, jsonrpc.CodeParseError, msg)
-		return true, true
+		return true, true, nil
 	}
 	if id := findID(line); id != nil || isRequest(line) {
 		c.reply(id, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 message (it needs \"jsonrpc\": \"2.0\", a string \"method\" and a string or number \"id\")")
 	}
 	// An undecodable message that is not a request (a reply to nothing we
 	// asked) has nobody waiting for an answer: drop it.
-	return true, true
+	return true, true, nil
 }
 
 // rejectBatch answers every request of a batch with an error, so that no
