@@ -1,6 +1,18 @@
-//go:build unix
-
 package local
+
+// The commit sequence, written once for every system, as os.Root writes
+// its confined walk once (doInRoot): Create, Replace, Remove (here) and
+// Rename (move.go) are short functions over one held directory and the
+// same steps (write the temp file, Expected.Ready, BeforeSwap, the
+// directory lock, the still-check, the open-writer check, the swap and its
+// compare, AfterSwap, the handover, the directory's fsync). What differs
+// per system is a primitive of the directory handle (handle_unix.go,
+// handle_windows.go: open, unlink, rename, link, identity, flush; the
+// locks in lock_unix.go and lock_windows.go) or of the platform
+// (platform_<os>.go: the exchange, the rename that refuses a taken name,
+// the open-writer check, and what they can do, declared in platform). A
+// primitive a system lacks answers errNotHere, and the sequence takes the
+// path it takes for a filesystem that refuses the call.
 
 import (
 	"bytes"
@@ -9,13 +21,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
+	"runtime"
 	"sync"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/fsys/internal/confine"
@@ -24,240 +33,82 @@ import (
 // chunkSize is how much of a swapped-out file is read at a time to compare.
 const chunkSize = 256 << 10
 
-// dirHandle is an open directory beneath the root. Every call on it uses a
-// single-component name and does not follow a final symlink.
-type dirHandle struct {
-	f   *os.File // nil for a bare descriptor (see dir.OpenDir)
-	fd  int
-	rel string // root-relative path, for messages
-}
-
-func (l *FS) openDir(rel string) (*dirHandle, error) {
-	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &dirHandle{f: f, fd: int(f.Fd()), rel: rel}, nil
-}
-
-func (d *dirHandle) close() {
-	if d.f != nil {
-		d.f.Close()
-		return
-	}
-	unix.Close(d.fd)
-}
-
 // DefaultLockWait is how long a directory lock is waited for when
 // Options.LockWait is 0.
 const DefaultLockWait = 5 * time.Second
 
-// lock takes an exclusive flock(2) on the directory for the instant of a
-// swap and its check. Every stet process takes it, so their commits in one
-// directory never see each other's unchecked bytes; programs that do not
-// take it are not held back. Where flock is unsupported it does nothing.
-func (l *FS) lock(d *dirHandle) (unlock func(), err error) {
-	return l.flock(d, unix.LOCK_EX)
+// errNotHere is the answer of a primitive this system does not have (an
+// exchange of two names on Windows, the open-writer check outside Linux):
+// unsupported reports it, and the sequence takes its fallback, as for a
+// filesystem that refuses the call.
+var errNotHere = fmt.Errorf("%w on %s", errors.ErrUnsupported, runtime.GOOS)
+
+// primitives declares what one platform's primitives do, in the words of
+// the table in docs/platforms.md: each platform_<os>.go sets platform, and
+// platform_test.go renders the declaration of every GOOS into the table's
+// rows and compares them with the document. "" says the platform has no
+// such primitive.
+type primitives struct {
+	// exchange swaps two names in one step; without it a replace
+	// compares, then renames over (Commit.Fallback).
+	exchange string
+	// noReplace renames onto a free name and fails on a taken one;
+	// without it a create links, then removes the temp name.
+	noReplace string
+	// link is the hard link a create falls back on.
+	link string
+	// flush makes a file's bytes durable; flushDir says whether a
+	// directory is flushed after each commit too.
+	flush    string
+	flushDir bool
+	// lock is the directory lock taken for the instant of a swap.
+	lock string
+	// still is how a held directory is proved to be the one at its path
+	// just before the swap (otherwise fsys.ErrMoved).
+	still string
+	// openWriter is how another process holding the file open for
+	// writing is seen (otherwise not at all); writerElse is what happens
+	// instead where it is not seen.
+	openWriter string
+	writerElse string
 }
 
-// rlock takes a shared flock(2) on the directory: readers hold it while
-// they open a file, so they wait out a commit's unchecked swap.
-func (l *FS) rlock(d *dirHandle) (unlock func(), err error) {
-	return l.flock(d, unix.LOCK_SH)
+// fileID identifies a file on its system: device and inode, or volume
+// serial number and file index.
+type fileID struct{ dev, ino uint64 }
+
+// held is a name resolved once: the walk's result and the open directory
+// that holds what it resolved to. Every change of a single name works
+// through one (openParent), and on Unix so does a Handle (Hold).
+type held struct {
+	l    *FS
+	name string         // as given, for messages
+	r    confine.Result // the walk at Hold (r.Info is not trusted later)
+	d    *dirHandle     // the directory of r.Path, open
+	base string         // r.Path's last component
+	key  string         // the lock key: the resolved path
+	hops []string       // Trace: the links followed, then the resolved path
 }
 
-// flock takes the lock how (LOCK_EX or LOCK_SH) on d without blocking in
-// the kernel: it polls, backing off from a millisecond to 50 ms, for at
-// most Options.LockWait. stet holds these locks for microseconds, so a
-// longer wait means another program holds one (flock(1), a backup tool):
-// the caller gets a *fsys.BusyError naming the directory rather than a
-// call that never returns.
-func (l *FS) flock(d *dirHandle, how int) (unlock func(), err error) {
-	wait := l.opts.LockWait
-	if wait <= 0 {
-		wait = DefaultLockWait
-	}
-	start := time.Now()
-	pause := time.Millisecond
-	for {
-		err := retry(func() error { return unix.Flock(d.fd, how|unix.LOCK_NB) })
-		switch {
-		case err == nil:
-			return func() { unix.Flock(d.fd, unix.LOCK_UN) }, nil
-		case err != unix.EWOULDBLOCK:
-			return func() {}, nil // no flock here: nothing to wait for
-		}
-		left := wait - time.Since(start)
-		if left <= 0 {
-			return nil, &fsys.BusyError{Dir: d.rel, Waited: time.Since(start).Round(time.Millisecond)}
-		}
-		time.Sleep(min(pause, left))
-		pause = min(2*pause, 50*time.Millisecond)
-	}
-}
-
-// ino returns the inode number of the entry name, or 0.
-func (d *dirHandle) ino(name string) uint64 {
-	var st unix.Stat_t
-	if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return 0
-	}
-	return uint64(st.Ino)
-}
-
-func (d *dirHandle) sync() error { return syncFile(d.fd) }
-
-func (d *dirHandle) unlink(name string) error {
-	return retry(func() error { return unix.Unlinkat(d.fd, name, 0) })
-}
-
-func retry(f func() error) error {
-	for {
-		if err := f(); err != unix.EINTR {
-			return err
-		}
-	}
-}
-
-// meta is what a new temp file takes on before it is swapped in.
-type meta struct {
-	// perm is set exactly (setuid, setgid and sticky included) when exact;
-	// otherwise it passes through the umask like any new file's mode.
-	perm  uint32
-	exact bool
-	// from, when not nil, is the file being replaced: its owner and group
-	// (where permitted) and its extended attributes are copied.
-	from *unix.Stat_t
-	// src is an open descriptor of that file for its extended attributes,
-	// or -1.
-	src int
-	// notes collects what could not be kept.
-	notes []string
-	// temp is the temp file's name when the caller chose it (TempName);
-	// "" makes a fresh one.
-	temp string
-}
-
-// oldMeta describes the regular file base in d for a replace: its exact
-// mode, owner and group, and a descriptor to copy its extended attributes
-// from (-1 if it cannot be opened; close with closeSrc). When even that
-// fails it falls back to the mode the walk saw.
-func oldMeta(d *dirHandle, base string, fallback uint32) *meta {
-	m := &meta{perm: fallback, exact: true, src: -1}
-	err := retry(func() (err error) {
-		m.src, err = unix.Openat(d.fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-		return err
-	})
+// still checks that the held directory is the directory at its path inside
+// the root now: a held descriptor follows its directory wherever another
+// process renames it, so a change through it could otherwise land outside
+// the workspace. One confined lookup of the directory's path (idAt),
+// compared with the identity of the open directory (id). The caller holds
+// the directory lock and swaps right after.
+func (h *held) still(op string) error {
+	want, err := h.d.id()
 	if err != nil {
-		m.src = -1
+		return h.l.fail(op, h.name, err)
 	}
-	var st unix.Stat_t
-	if m.src >= 0 {
-		err = unix.Fstat(m.src, &st)
-	} else {
-		err = unix.Fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
-	}
-	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		m.perm = uint32(st.Mode) & 0o7777
-		m.from = &st
-	}
-	return m
-}
-
-func (m *meta) closeSrc() {
-	if m.src >= 0 {
-		unix.Close(m.src)
-		m.src = -1
-	}
-}
-
-// writeTemp makes a new temp file in d holding data, fsynced, with the
-// metadata m asks for, and returns its name and inode number.
-//
-// The order matters: the bytes first (a write by a non-root owner clears
-// setuid), then the owner (chown clears setuid, setgid and file
-// capabilities), then the extended attributes, then the mode, set exactly
-// with fchmod so that no umask strips bits.
-func (l *FS) writeTemp(d *dirHandle, data []byte, m *meta) (string, uint64, error) {
-	create := m.perm
-	if m.exact {
-		create = 0o600
-	}
-	for try := 0; ; try++ {
-		name := m.temp
-		if name == "" {
-			name = l.tempName()
-		}
-		var fd int
-		err := retry(func() (err error) {
-			fd, err = unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, create)
-			return err
-		})
-		if err == unix.EEXIST && try+1 < tempTries && m.temp == "" {
-			continue
-		}
-		if err == unix.EEXIST {
-			return "", 0, tempTaken(name, m.temp != "", try+1, err)
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		var st unix.Stat_t
-		err = unix.Fstat(fd, &st)
-		if err == nil {
-			err = writeAll(fd, data)
-		}
-		if err == nil && m.from != nil {
-			m.keepOwner(fd, &st)
-			err = copyXattrs(m.src, fd)
-		}
-		if err == nil && m.exact {
-			err = retry(func() error { return unix.Fchmod(fd, m.perm) })
-		}
-		if err == nil {
-			err = syncFile(fd)
-		}
-		if cerr := unix.Close(fd); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			d.unlink(name)
-			return "", 0, err
-		}
-		return name, uint64(st.Ino), nil
-	}
-}
-
-// keepOwner gives the temp file open at fd (described by st) the owner and
-// group of m.from where this process may: all of it as root, the group
-// alone for an owner who belongs to it. What could not be kept is noted.
-func (m *meta) keepOwner(fd int, st *unix.Stat_t) {
-	uid, gid := m.from.Uid, m.from.Gid
-	if st.Uid == uid && st.Gid == gid {
-		return
-	}
-	err := retry(func() error { return unix.Fchown(fd, int(uid), int(gid)) })
+	now, err := h.l.idAt(h.d.rel)
 	if err == nil {
-		return
-	}
-	if st.Gid != gid && retry(func() error { return unix.Fchown(fd, -1, int(gid)) }) == nil {
-		st.Gid = gid
-	}
-	m.notes = append(m.notes, fmt.Sprintf("the owner %d:%d could not be kept (%v): the file is now owned by %d:%d", uid, gid, err, st.Uid, st.Gid))
-}
-
-func writeAll(fd int, data []byte) error {
-	for len(data) > 0 {
-		n, err := unix.Write(fd, data)
-		if err == unix.EINTR {
-			continue
+		if now == want {
+			return nil
 		}
-		if err != nil {
-			return err
-		}
-		data = data[n:]
+		err = errors.New("another directory is there now")
 	}
-	return nil
+	return fsys.E(op, h.name, fsys.ErrMoved, fmt.Errorf("the directory %s held since the name was resolved is no longer at that path inside the workspace (%w)", h.d.rel, err))
 }
 
 // found is what a compare saw in a directory entry.
@@ -268,39 +119,36 @@ type found struct {
 	ino     uint64 // of the file compared
 }
 
+// opened is a directory entry opened for a compare (dirHandle.openEntry).
+type opened struct {
+	f       fileRef
+	size    int64
+	links   int
+	ino     uint64
+	regular bool
+}
+
 // check opens the entry name of d without following it and reports whether
 // it is a regular file holding what expect expects. Nothing there, a
 // symlink or a special file is a mismatch, not an error.
 func (l *FS) check(d *dirHandle, name string, expect fsys.Expected) (found, error) {
-	var fd int
-	err := retry(func() (err error) {
-		fd, err = unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-		return err
-	})
-	switch err {
-	case nil:
-	case unix.ENOENT, unix.ELOOP, unix.ENXIO:
-		return found{}, nil
-	default:
+	e, ok, err := d.openEntry(name)
+	if err != nil || !ok {
 		return found{}, err
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return found{}, err
-	}
-	f := found{links: int(st.Nlink), ino: uint64(st.Ino)}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+	defer closeRef(e.f)
+	f := found{links: e.links, ino: e.ino}
+	if !e.regular {
 		return f, nil
 	}
 	if expect.Bytes == nil {
-		f.version, err = l.versionOf(fd)
+		f.version, err = l.versionOf(e.f)
 		f.match = err == nil && f.version == expect.Version
 		return f, err
 	}
-	f.match, err = l.matches(fd, st.Size, expect.Bytes)
+	f.match, err = l.matches(e.f, e.size, expect.Bytes)
 	if err == nil && !f.match {
-		f.version, err = l.versionOf(fd)
+		f.version, err = l.versionOf(e.f)
 	}
 	return f, err
 }
@@ -313,9 +161,9 @@ func (l *FS) buf() *[]byte {
 	return &b
 }
 
-// matches compares the file open at fd, of the given size, with want,
-// chunk by chunk, stopping at the first difference: no hashing.
-func (l *FS) matches(fd int, size int64, want []byte) (bool, error) {
+// matches compares the open file f, of the given size, with want, chunk
+// by chunk, stopping at the first difference: no hashing.
+func (l *FS) matches(f fileRef, size int64, want []byte) (bool, error) {
 	if int64(len(want)) != size {
 		return false, nil
 	}
@@ -324,7 +172,7 @@ func (l *FS) matches(fd int, size int64, want []byte) (bool, error) {
 	b := *bp
 	for off := 0; off < len(want); {
 		n := min(len(b), len(want)-off)
-		m, err := preadFull(fd, b[:n], int64(off))
+		m, err := preadFull(f, b[:n], int64(off))
 		if err != nil {
 			return false, err
 		}
@@ -334,18 +182,18 @@ func (l *FS) matches(fd int, size int64, want []byte) (bool, error) {
 		off += n
 	}
 	// Nothing past the expected end.
-	m, err := preadFull(fd, b[:1], size)
+	m, err := preadFull(f, b[:1], size)
 	return m == 0, err
 }
 
-// versionOf hashes the whole file open at fd.
-func (l *FS) versionOf(fd int) (fsys.Version, error) {
+// versionOf hashes the whole open file f.
+func (l *FS) versionOf(f fileRef) (fsys.Version, error) {
 	bp := l.buf()
 	defer l.bufPool.Put(bp)
 	b := *bp
 	h := sha256.New()
 	for off := int64(0); ; {
-		m, err := preadFull(fd, b, off)
+		m, err := preadFull(f, b, off)
 		if err != nil {
 			return "", err
 		}
@@ -356,25 +204,6 @@ func (l *FS) versionOf(fd int) (fsys.Version, error) {
 		}
 	}
 	return fsys.Version(fsys.VersionPrefix + hex.EncodeToString(h.Sum(nil))), nil
-}
-
-// preadFull reads into b from off until b is full or the file ends.
-func preadFull(fd int, b []byte, off int64) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := unix.Pread(fd, b[n:], off+int64(n))
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return n, err
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-	}
-	return n, nil
 }
 
 func (l *FS) hook(h func(string), name string) {
@@ -398,7 +227,7 @@ func linkNote(name string, links int, keep string) string {
 // after os.Root's doInRoot: resolve name through the confined walk
 // (following a final symlink that stays inside), let check refuse what was
 // found, then open the directory that holds it. It returns the name held
-// (see Hold): the walk, the open directory (the caller closes it) and the
+// (see held): the walk, the open directory (the caller closes it) and the
 // name's last component there.
 func (l *FS) openParent(op, name string, check func(confine.Result) error) (*held, error) {
 	r, err := l.walk(op, name, true)
@@ -418,9 +247,11 @@ func (l *FS) openParent(op, name string, check func(confine.Result) error) (*hel
 // Create makes a new regular file at name holding data, with the mode perm
 // set exactly (fsys.ModeBits: setuid, setgid and sticky included; the
 // umask does not apply), so a restored file gets back the mode it had.
-// Perm 0 makes a new file like any other: 0o644 under the process umask. It never replaces anything:
-// the temp file is renamed with RENAME_NOREPLACE or hard-linked to name, and
-// an existing entry, a dangling symlink included, fails with fsys.ErrExists.
+// Perm 0 makes a new file like any other: 0o644 under the process umask.
+// On Windows only the write bit counts: without it the file is read-only.
+// It never replaces anything: the temp file is renamed with
+// RENAME_NOREPLACE (macOS: RENAME_EXCL) or hard-linked to name, and an
+// existing entry, a dangling symlink included, fails with fsys.ErrExists.
 // (Only where neither exists does it check, then rename: Commit.Fallback.)
 // The parent directory must exist.
 func (l *FS) Create(name string, data []byte, perm fs.FileMode) (fsys.Commit, error) {
@@ -465,11 +296,7 @@ func (l *FS) CreateWith(name string, data []byte, perm fs.FileMode, exp fsys.Exp
 func (h *held) create(data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Commit, error) {
 	const op = "create"
 	l, d, base, name := h.l, h.d, h.base, h.name
-	exact := perm != 0
-	if !exact {
-		perm = 0o644
-	}
-	tmp, _, err := l.writeTemp(d, data, &meta{perm: unixPerm(perm), exact: exact, src: -1, temp: exp.Temp})
+	tmp, _, err := l.writeTemp(d, data, createMeta(perm, exp.Temp))
 	if err != nil {
 		return fsys.Commit{}, l.fail(op, name, err)
 	}
@@ -492,11 +319,11 @@ func (h *held) create(data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Co
 	}
 	err = errFallback
 	if !l.opts.NoExchange {
-		err = renameNoReplace(d.fd, tmp, d.fd, base)
+		err = renameNoReplace(d, tmp, d, base)
 	}
 	cm := fsys.Commit{Resolved: h.r.Path}
 	if err == errFallback || unsupported(err) {
-		cm.Fallback, err = noClobber(d, tmp, d, base)
+		cm.Fallback, err = l.noClobber(d, tmp, d, base)
 	}
 	unlock()
 	if err != nil {
@@ -524,8 +351,11 @@ var errFallback = errors.New("fallback forced")
 // On Linux and macOS the new bytes are exchanged with the old ones in one
 // renameat2(RENAME_EXCHANGE) or renameatx_np(RENAME_SWAP), the swapped-out
 // bytes are compared, and on a mismatch exchanged back, so a change made by
-// anyone up to the swap is never lost. Elsewhere the file is compared, then
-// renamed over (Commit.Fallback).
+// anyone up to the swap is never lost. Elsewhere (Windows included) the
+// file is compared, then renamed over, under the directory lock
+// (Commit.Fallback). On Windows the new file keeps only the read-only flag
+// of the old one, and a file another program holds open without delete
+// sharing cannot be replaced: the call fails and nothing changes.
 func (l *FS) Replace(name string, data []byte, expect fsys.Expected) (fsys.Commit, error) {
 	return l.replace(name, data, expect, nil)
 }
@@ -551,7 +381,7 @@ func (h *held) replace(data []byte, expect fsys.Expected, kp *keeper, perm uint3
 	l, d, base, name := h.l, h.d, h.base, h.name
 	m := oldMeta(d, base, perm)
 	m.temp = expect.Temp
-	kp.plan(l, m.from)
+	kp.planOld(l, m)
 	tmp, ino, err := l.writeTemp(d, data, m)
 	m.closeSrc()
 	if err != nil {
@@ -579,7 +409,7 @@ func (h *held) replace(data []byte, expect fsys.Expected, kp *keeper, perm uint3
 		d.unlink(tmp)
 		return cm, err
 	}
-	if err := openWriter(d, base); err != nil {
+	if err := writerAt(d, base); err != nil {
 		unlock()
 		d.unlink(tmp)
 		return cm, fsys.E(op, name, fsys.ErrOpenWriter, err)
@@ -614,7 +444,7 @@ func (h *held) replace(data []byte, expect fsys.Expected, kp *keeper, perm uint3
 func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys.Expected, cm *fsys.Commit, kp *keeper) (found, error) {
 	err := errFallback
 	if !l.opts.NoExchange {
-		err = exchange(d.fd, tmp, base)
+		err = exchange(d, tmp, base)
 	}
 	switch {
 	case err == nil:
@@ -629,7 +459,7 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 			} // else replace hands it to expect.Discard once d is synced
 			return f, nil
 		}
-		if berr := exchange(d.fd, tmp, base); berr != nil {
+		if berr := exchange(d, tmp, base); berr != nil {
 			return f, fmt.Errorf("the swapped-out file could not be checked or swapped back; it is kept as %s: %w",
 				tmp, errors.Join(err, berr))
 		}
@@ -637,7 +467,7 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 		// directory lock wrote over the name in the meantime: its bytes are
 		// newer than the ones found, so they stay.
 		if d.ino(tmp) != ino {
-			exchange(d.fd, tmp, base)
+			exchange(d, tmp, base)
 		}
 		d.unlink(tmp)
 		d.sync()
@@ -653,14 +483,14 @@ func (l *FS) swap(d *dirHandle, tmp string, ino uint64, base string, expect fsys
 			d.unlink(tmp)
 			return f, err
 		}
-		if err := retry(func() error { return unix.Renameat(d.fd, tmp, d.fd, base) }); err != nil {
+		if err := l.renameAt(d, tmp, d, base); err != nil {
 			d.unlink(tmp)
 			return f, err
 		}
 		return f, nil
 	default:
 		d.unlink(tmp)
-		if err == unix.ENOENT {
+		if isNotExist(err) {
 			return found{}, nil // the file went away before the swap
 		}
 		return found{}, err
@@ -676,7 +506,7 @@ func (l *FS) discard(d *dirHandle, tmp string, expect fsys.Expected) {
 		d.unlink(tmp)
 		return
 	}
-	fd, err := dupCloexec(d.fd)
+	dd, err := d.dup()
 	if err != nil {
 		d.unlink(tmp)
 		return
@@ -684,8 +514,8 @@ func (l *FS) discard(d *dirHandle, tmp string, expect fsys.Expected) {
 	var once sync.Once
 	expect.Discard(func() {
 		once.Do(func() {
-			retry(func() error { return unix.Unlinkat(fd, tmp, 0) })
-			unix.Close(fd)
+			dd.unlink(tmp)
+			dd.close()
 		})
 	})
 }
@@ -733,7 +563,7 @@ func (h *held) remove(expect fsys.Expected, kp *keeper) (fsys.Commit, error) {
 		unlock()
 		return cm, err
 	}
-	if err := openWriter(d, base); err != nil {
+	if err := writerAt(d, base); err != nil {
 		unlock()
 		return cm, fsys.E(op, name, fsys.ErrOpenWriter, err)
 	}
@@ -771,14 +601,14 @@ func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.
 	}
 	err := errFallback
 	if !l.opts.NoExchange {
-		err = renameNoReplace(d.fd, base, d.fd, tmp)
-		for try := 1; err == unix.EEXIST && expect.Temp == "" && try < tempTries; try++ {
+		err = renameNoReplace(d, base, d, tmp)
+		for try := 1; isExist(err) && expect.Temp == "" && try < tempTries; try++ {
 			tmp = l.tempName() // a fresh name that is taken: another one
-			err = renameNoReplace(d.fd, base, d.fd, tmp)
+			err = renameNoReplace(d, base, d, tmp)
 		}
 	}
 	switch {
-	case err == unix.EEXIST:
+	case isExist(err):
 		return found{}, tmp, tempTaken(tmp, expect.Temp != "", tempTries, err)
 	case err == nil:
 		f, err := l.check(d, tmp, expect)
@@ -791,7 +621,7 @@ func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.
 		// If the name was taken again meanwhile (by a program that does not
 		// take the directory lock), the newer file stays and the one set
 		// aside goes: it was superseded.
-		if berr := renameNoReplace(d.fd, tmp, d.fd, base); berr != nil {
+		if berr := renameNoReplace(d, tmp, d, base); berr != nil {
 			d.unlink(tmp)
 		}
 		d.sync()
@@ -806,8 +636,47 @@ func (l *FS) unlinkIf(d *dirHandle, base string, expect fsys.Expected, cm *fsys.
 			return f, tmp, err
 		}
 		return f, tmp, d.unlink(base)
-	case err == unix.ENOENT:
+	case isNotExist(err):
 		return found{}, tmp, nil
 	}
 	return found{}, tmp, err
+}
+
+// noClobber moves fb in df to tb in dt unless tb is taken (an error isExist
+// reports), where no rename refuses a taken name: a hard link then the
+// removal of fb for anything but a directory. For a directory, or where
+// hard links are refused, it checks, then renames, which can race; racy
+// says so.
+func (l *FS) noClobber(df *dirHandle, fb string, dt *dirHandle, tb string) (racy bool, err error) {
+	dir, err := df.isDir(fb)
+	if err != nil {
+		return false, err
+	}
+	if !dir {
+		err := l.linkAt(df, fb, dt, tb)
+		switch {
+		case err == nil:
+			df.unlink(fb)
+			return false, nil
+		case !noHardLinks(err):
+			return false, err
+		}
+	}
+	switch taken, err := dt.taken(tb); {
+	case err != nil:
+		return true, err
+	case taken:
+		return true, errExists
+	}
+	return true, l.renameAt(df, fb, dt, tb)
+}
+
+// writerAt is the open-writer check of base in d (openWriter): a
+// *fsys.WriterError when another process holds it open for writing, nil
+// when none does or the system cannot tell (errNotHere).
+func writerAt(d *dirHandle, base string) error {
+	if err := openWriter(d, base); err != errNotHere {
+		return err
+	}
+	return nil
 }

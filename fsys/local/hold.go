@@ -5,12 +5,10 @@ package local
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -19,19 +17,6 @@ import (
 )
 
 var _ fsys.Holder = (*FS)(nil)
-
-// held is a name resolved once: the walk's result and the open directory
-// that holds what it resolved to. A Handle (Hold) and every change of a
-// single name (openParent) work through one.
-type held struct {
-	l    *FS
-	name string         // as given, for messages
-	r    confine.Result // the walk at Hold (r.Info is not trusted later)
-	d    *dirHandle     // the directory of r.Path, open
-	base string         // r.Path's last component
-	key  string         // the lock key: the resolved path
-	hops []string       // Trace: the links followed, then the resolved path
-}
 
 // Hold resolves name once through the confined walk, following symlinks
 // inside the root (the final one too), and opens the directory that holds
@@ -65,27 +50,6 @@ func (l *FS) Hold(name string) (fsys.Handle, error) {
 	}
 	hops := append(append([]string(nil), r.Links...), full)
 	return &held{l: l, name: name, r: r, d: d, base: path.Base(r.Path), key: full, hops: hops}, nil
-}
-
-// still checks that the held directory is the directory at its path inside
-// the root now: a held descriptor follows its directory wherever another
-// process renames it, so a change through it could otherwise land outside
-// the workspace. One confined lookup of the directory's path, compared by
-// device and inode with the descriptor. The caller holds the directory
-// lock and swaps right after.
-func (h *held) still(op string) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(h.d.fd, &st); err != nil {
-		return h.l.fail(op, h.name, err)
-	}
-	fi, err := h.l.root.Stat(h.d.rel)
-	if err == nil {
-		if now, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(now.Dev) == uint64(st.Dev) && uint64(now.Ino) == uint64(st.Ino) {
-			return nil
-		}
-		err = errors.New("another directory is there now")
-	}
-	return fsys.E(op, h.name, fsys.ErrMoved, fmt.Errorf("the directory %s held since the name was resolved is no longer at that path inside the workspace (%w)", h.d.rel, err))
 }
 
 // errRelink says the entry is a symlink now: the name is resolved again.

@@ -193,6 +193,14 @@ func (kp *keeper) plan(l *FS, st *unix.Stat_t) {
 	kp.kept.Why = kp.whyNot(l, st)
 }
 
+// planOld is plan for the file a replace reads its metadata from (m.from).
+func (kp *keeper) planOld(l *FS, m *meta) {
+	if kp == nil {
+		return
+	}
+	kp.plan(l, m.from)
+}
+
 // open takes the store's directory, name and adoption from Keep.Open, where
 // the caller gives them late, and rules on adoption as plan does.
 func (kp *keeper) open() error {

@@ -99,18 +99,13 @@ func openLockFile() (*os.File, error) {
 // slot returns the lock offset of d: a hash of its volume serial number
 // and file index, below 2^62.
 func (d *dirHandle) slot() (uint64, bool) {
-	f, err := d.r.Open(".")
+	id, err := d.id()
 	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	var info windows.ByHandleFileInformation
-	if windows.GetFileInformationByHandle(windows.Handle(f.Fd()), &info) != nil {
 		return 0, false
 	}
 	h := fnv.New64a()
 	var b [12]byte
-	for i, v := range []uint32{info.VolumeSerialNumber, info.FileIndexHigh, info.FileIndexLow} {
+	for i, v := range []uint32{uint32(id.dev), uint32(id.ino >> 32), uint32(id.ino)} {
 		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	}
 	h.Write(b[:])

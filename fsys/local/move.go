@@ -2,6 +2,7 @@ package local
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 
@@ -71,11 +72,13 @@ func (l *FS) MkdirAll(name string) error {
 // with dst and the moved file with src, and only then unlinked. On a
 // mismatch the names are swapped (or renamed) back and fsys.ErrConflict is
 // returned. macOS does the same with renameatx_np(RENAME_EXCL) and
-// renameatx_np(RENAME_SWAP). Elsewhere both are compared, then renamed
-// (Commit.Fallback). On Unix, under both directory locks and just before
-// the swap, both directories are checked to be still the ones at their
-// paths inside the root (device and inode): one another process moved
-// away since the walk fails the rename with fsys.ErrMoved, nothing moved.
+// renameatx_np(RENAME_SWAP). Elsewhere (Windows included) both are
+// compared, then the file is renamed over the target, or linked to the free
+// name and its old name removed (Commit.Fallback). Under both directory
+// locks and just before the swap, both directories are checked to be still
+// the ones at their paths inside the root (device and inode; on Windows
+// volume serial number and file index): one another process moved away
+// since the walk fails the rename with fsys.ErrMoved, nothing moved.
 func (l *FS) Rename(from, to string, src fsys.Expected, dst *fsys.Expected) (fsys.Commit, error) {
 	return l.rename(from, to, src, dst, nil)
 }
@@ -222,7 +225,7 @@ func (l *FS) renameSwap(op string, df *dirHandle, fb string, dt *dirHandle, tb s
 	} else {
 		// The replaced file is unlinked: a process writing to it would
 		// lose what it writes afterwards, as with a replace.
-		if werr := openWriter(dt, tb); werr != nil {
+		if werr := writerAt(dt, tb); werr != nil {
 			return f, fsys.E(op, to, fsys.ErrOpenWriter, werr)
 		}
 		f, err = l.moveOver(df, fb, dt, tb, src, *dst, cm, kp)
@@ -251,4 +254,115 @@ const (
 type moveFound struct {
 	found
 	side int
+}
+
+// moveFresh moves fb in df to the free name tb in dt and proves the moved
+// file holds src; on a mismatch it is moved back. Without a rename that
+// refuses a taken name it proves src, then moves by noClobber
+// (Commit.Fallback).
+func (l *FS) moveFresh(df *dirHandle, fb string, dt *dirHandle, tb string, src fsys.Expected, cm *fsys.Commit) (moveFound, error) {
+	if err := l.stillThere(df, fb, dt, tb); err != nil {
+		return moveFound{}, err
+	}
+	if !l.opts.NoExchange {
+		err := renameNoReplace(df, fb, dt, tb)
+		if !unsupported(err) {
+			if err != nil {
+				return moveFound{}, err
+			}
+			if src.Version == "" {
+				return moveFound{found: found{match: true}}, nil
+			}
+			f, err := l.check(dt, tb, src)
+			if err == nil && f.match {
+				return moveFound{found: f}, nil
+			}
+			if berr := renameNoReplace(dt, tb, df, fb); berr != nil {
+				return moveFound{found: f}, fmt.Errorf("the moved file could not be checked or moved back; it is at the new name: %w", errors.Join(err, berr))
+			}
+			return moveFound{found: f, side: sideFrom}, err
+		}
+	}
+	cm.Fallback = true
+	if src.Version != "" {
+		f, err := l.check(df, fb, src)
+		if err != nil || !f.match {
+			return moveFound{found: f, side: sideFrom}, err
+		}
+	}
+	_, err := l.noClobber(df, fb, dt, tb)
+	return moveFound{found: found{match: true, links: 1}}, err
+}
+
+// moveOver moves fb in df over the file tb in dt: exchange, prove both
+// sides, then unlink the swapped-out target, or leave it under fb when kp
+// keeps it (for kp.take); on a mismatch, exchange back. Without an
+// exchange it proves both sides, then renames over (Commit.Fallback).
+func (l *FS) moveOver(df *dirHandle, fb string, dt *dirHandle, tb string, src, dst fsys.Expected, cm *fsys.Commit, kp *keeper) (moveFound, error) {
+	if err := l.stillThere(df, fb, dt, tb); err != nil {
+		return moveFound{}, err
+	}
+	if !l.opts.NoExchange {
+		err := exchangeAt(df, fb, dt, tb)
+		if !unsupported(err) {
+			if isNotExist(err) && df.ino(fb) != 0 {
+				return moveFound{side: sideTo}, nil // the target went away: not what dst expects
+			}
+			if err != nil {
+				return moveFound{}, err
+			}
+			// fb now names the old target, tb the moved file.
+			old, err := l.check(df, fb, dst)
+			mf := moveFound{found: old, side: sideTo}
+			if err == nil && old.match && src.Version != "" {
+				var f found
+				f, err = l.check(dt, tb, src)
+				if !f.match {
+					mf = moveFound{found: f, side: sideFrom}
+				}
+			}
+			if err == nil && mf.match {
+				if kp.keeps() {
+					return mf, nil // fb holds the old target for kp.take
+				}
+				df.unlink(fb) // if this fails, the old target stays under the old name
+				return mf, nil
+			}
+			if berr := exchangeAt(df, fb, dt, tb); berr != nil {
+				return mf, fmt.Errorf("a moved file could not be checked or swapped back: %w", errors.Join(err, berr))
+			}
+			return mf, err
+		}
+	}
+	cm.Fallback = true
+	old, err := l.check(dt, tb, dst)
+	if err != nil || !old.match {
+		return moveFound{found: old, side: sideTo}, err
+	}
+	if src.Version != "" {
+		f, err := l.check(df, fb, src)
+		if err != nil || !f.match {
+			return moveFound{found: f, side: sideFrom}, err
+		}
+	}
+	if err := kp.late("no exchange here: the rename drops the old file"); err != nil {
+		return moveFound{found: old, side: sideTo}, err
+	}
+	err = l.renameAt(df, fb, dt, tb)
+	return moveFound{found: old, side: sideTo}, err
+}
+
+// stillThere checks, under both directory locks and just before the swap,
+// that df and dt are still the directories at their paths inside the root
+// (held.still: their identity against a fresh confined lookup). A rename
+// walks both names when it starts; another process may move either
+// directory, or one above it, away before the swap, and the handles
+// would follow it. The error wraps fsys.ErrMoved (renameSwap passes it
+// on as it is) and names the file fb or tb; nothing moved.
+func (l *FS) stillThere(df *dirHandle, fb string, dt *dirHandle, tb string) error {
+	const op = "rename"
+	if err := (&held{l: l, name: path.Join(df.rel, fb), d: df}).still(op); err != nil {
+		return err
+	}
+	return (&held{l: l, name: path.Join(dt.rel, tb), d: dt}).still(op)
 }
