@@ -53,7 +53,10 @@ func (row *Row) payload(r journal.Record) error {
 		if err != nil {
 			return err
 		}
-		row.Receipt, row.Tool, row.Verified, row.By, row.From = d.Receipt.ID, d.Receipt.Tool, d.Receipt.Verified, d.Undoes, d.FromKey
+		// The receipt's own names are the ones people read (a record's
+		// path is the file's key, "<root>:<path>").
+		row.Receipt, row.Tool, row.Verified, row.By = d.Receipt.ID, d.Receipt.Tool, d.Receipt.Verified, d.Undoes
+		row.Path, row.From = d.Receipt.Path, d.Receipt.From
 	case history.TypeUndo:
 		d, err := history.Decode[history.Undo](r)
 		if err != nil {
@@ -68,6 +71,48 @@ func (row *Row) payload(r journal.Record) error {
 		row.Kind, row.Tool = d.Kind, d.Tool
 	}
 	return nil
+}
+
+// Blobs returns the blobs a journal line names: the saved bytes of a
+// receipt (pre, over) and of each file of an intent.
+func Blobs(line []byte) ([]string, error) {
+	var r journal.Record
+	if err := json.Unmarshal(line, &r); err != nil {
+		return nil, err
+	}
+	var out []string
+	add := func(d history.Receipt) {
+		for _, b := range []string{d.Pre, d.Over} {
+			if b != "" {
+				out = append(out, b)
+			}
+		}
+	}
+	switch r.Type {
+	case history.TypeReceipt:
+		d, err := history.Decode[history.Receipt](r)
+		if err != nil {
+			return nil, err
+		}
+		add(d)
+	case history.TypeIntent:
+		d, err := history.Decode[history.Intent](r)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range d.Files {
+			add(f.Data)
+		}
+	case history.TypeClientIntent:
+		d, err := history.Decode[history.ClientIntent](r)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range d.Files {
+			add(f.Data)
+		}
+	}
+	return out, nil
 }
 
 // Redact drops the line's bytes, keeping its place in the chain and its

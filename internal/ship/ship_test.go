@@ -1,0 +1,278 @@
+package ship
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stet-dev/stet/internal/fleetdb"
+)
+
+// TestTwoHostsAtOnce: two hosts (two workspaces and state directories,
+// two roles) work and ship at the same time, each with two shippers
+// racing; the database ends holding each journal's lines exactly once, in
+// order, and its chains verify.
+func TestTwoHostsAtOnce(t *testing.T) {
+	f := newFleet(t)
+	ctx := context.Background()
+	hosts := map[string]*host{}
+	for _, name := range []string{"host_a", "host_b"} {
+		files := map[string]string{}
+		for i := range 5 {
+			files[fmt.Sprintf("src/f%d.go", i)] = fmt.Sprintf("package f\n\nvar v = %d\n", i)
+		}
+		hosts[name] = newHost(t, files)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for name, h := range hosts {
+		done := make(chan struct{})
+		wg.Add(1)
+		go func() { // the agent
+			defer wg.Done()
+			defer close(done)
+			v := []int{0, 1, 2, 3, 4}
+			for i := range 20 {
+				k := i % 5
+				h.edit(t, fmt.Sprintf("src/f%d.go", k), fmt.Sprintf("= %d", v[k]), fmt.Sprintf("= %d", v[k]+10))
+				v[k] += 10
+			}
+		}()
+		for range 2 { // two shippers of one journal
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := New(h.journal(t), Options{Host: name, Batch: 7})
+				if err != nil {
+					errs <- err
+					return
+				}
+				db := f.open(t, name)
+				for {
+					select {
+					case <-done:
+						_, err := s.Once(ctx, db)
+						errs <- err
+						return
+					default:
+					}
+					if _, err := s.Once(ctx, db); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, h := range hosts {
+		sameLines(t, f, h, name)
+	}
+	rep, err := f.open(t, "reader").Verify(ctx)
+	if err != nil || !rep.OK() || rep.Journals != 2 {
+		t.Fatalf("verify: %+v, %v", rep, err)
+	}
+	if got := f.query(t, "SELECT sum(receipts)::text FROM stet.sessions WHERE session = 'agent'"); got[0] != "40" {
+		t.Fatalf("the sessions count %s changes, want 40", got[0])
+	}
+	if got := f.query(t, "SELECT count(*)::text FROM stet.standing WHERE state = 'stands'"); got[0] != "10" {
+		t.Fatalf("%s changes stand, want the last of each file: 10", got[0])
+	}
+}
+
+// TestStopMidPass: a pass stopped after its first batch (as a kill would
+// stop it) leaves a prefix of the chain; the next pass sends the rest,
+// nothing twice.
+func TestStopMidPass(t *testing.T) {
+	f := newFleet(t)
+	h := newHost(t, map[string]string{"a.txt": "one\ntwo\n"})
+	for i := range 10 {
+		h.edit(t, "a.txt", fmt.Sprintf("one%s", strings.Repeat("!", i)), fmt.Sprintf("one%s", strings.Repeat("!", i+1)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := New(h.journal(t), Options{Host: "host_a", Batch: 5, AfterBatch: func(int) { cancel() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := f.open(t, "host_a")
+	if _, err := s.Once(ctx, db); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a stopped pass: %v", err)
+	}
+	if got := f.query(t, "SELECT count(*)::text FROM stet.records"); got[0] != "5" {
+		t.Fatalf("%s lines after the first batch, want 5", got[0])
+	}
+	s2, _ := New(h.journal(t), Options{Host: "host_a", Batch: 5})
+	rep, err := s2.Once(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(h.localLines(t)) - 5; rep.Lines != want {
+		t.Fatalf("the second pass added %d lines, want %d", rep.Lines, want)
+	}
+	sameLines(t, f, h, "host_a")
+}
+
+// TestDatabaseDown: while the database is down the agent's changes land
+// as ever (the journal is the record); Run reports the outage once and
+// catches up when the database is back.
+func TestDatabaseDown(t *testing.T) {
+	f := newFleet(t)
+	h := newHost(t, map[string]string{"a.txt": "v0\n"})
+	s, err := New(h.journal(t), Options{Host: "host_a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var logs []string
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		s.Run(ctx, f.url("host_a"), RunOptions{Every: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Logf: func(format string, a ...any) {
+			mu.Lock()
+			logs = append(logs, fmt.Sprintf(format, a...))
+			mu.Unlock()
+		}})
+	}()
+	h.edit(t, "a.txt", "v0", "v1")
+	waitFor(t, func() bool { return len(f.query(t, "SELECT receipt FROM stet.records WHERE type = 'receipt'")) == 1 })
+
+	f.srv.Stop()
+	start := time.Now()
+	for i := 1; i < 6; i++ {
+		h.edit(t, "a.txt", fmt.Sprintf("v%d", i), fmt.Sprintf("v%d", i+1))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("five edits took %v with the database down", d)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := f.srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(f.query(t, "SELECT receipt FROM stet.records WHERE type = 'receipt'")) == 6 })
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return strings.Contains(strings.Join(logs, "\n"), "caught up") })
+	cancel()
+	<-ran
+	sameLines(t, f, h, "host_a")
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(logs, "\n")
+	if !strings.Contains(all, "local work continues") || !strings.Contains(all, "caught up") {
+		t.Fatalf("Run said:\n%s", all)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.root, "a.txt")); err != nil || string(b) != "v6\n" {
+		t.Fatalf("a.txt holds %q, %v", b, err)
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestDenyReadNeverShipped: the bytes of a deny-read file (written before
+// the rule, then changed) reach neither a line nor a blob of the
+// database; its lines keep their place in the chain, redacted, and verify.
+func TestDenyReadNeverShipped(t *testing.T) {
+	f := newFleet(t)
+	const secret = "TOKEN=hunter2-the-secret"
+	h := newHost(t, map[string]string{"config/prod.env": secret + "\nA=1\n", "main.go": "package main\n"})
+	h.edit(t, "config/prod.env", "A=1", "A=2")
+	h.write(t, "notes.txt", "public notes\n")
+	h.edit(t, "main.go", "package main", "package main // edited")
+	s, err := New(h.journal(t), Options{Host: "host_a", DenyRead: []string{"config/*.env"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Once(context.Background(), f.open(t, "host_a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Redacted == 0 {
+		t.Fatal("nothing was redacted")
+	}
+	for _, q := range []string{
+		"SELECT convert_from(line, 'UTF8') FROM stet.records WHERE line IS NOT NULL",
+		"SELECT convert_from(data, 'UTF8') FROM stet.blobs",
+		"SELECT message FROM stet.stands",
+	} {
+		for _, v := range f.query(t, q) {
+			if strings.Contains(v, "hunter2") || strings.Contains(v, "A=1") {
+				t.Fatalf("%s: the deny-read file's bytes are in the database: %.300s", q, v)
+			}
+		}
+	}
+	if got := f.query(t, "SELECT count(*)::text FROM stet.records WHERE line IS NULL AND path LIKE '%prod.env'"); got[0] == "0" {
+		t.Fatal("the deny-read file's lines are not in the chain")
+	}
+	if got := f.query(t, "SELECT convert_from(data, 'UTF8') FROM stet.blobs WHERE convert_from(data, 'UTF8') LIKE '%edited%'"); len(got) != 1 {
+		t.Fatalf("the edited file's result was not shipped for the review: %q", got)
+	}
+	vr, err := f.open(t, "reader").Verify(context.Background())
+	if err != nil || !vr.OK() || vr.Redacted != int64(rep.Redacted) {
+		t.Fatalf("verify: %+v, %v", vr, err)
+	}
+	// Without the rule the same journal would ship the secret: the test
+	// sees it when it is there.
+	f2 := newFleet(t)
+	s2, _ := New(h.journal(t), Options{Host: "host_a"})
+	if _, err := s2.Once(context.Background(), f2.open(t, "host_a")); err != nil {
+		t.Fatal(err)
+	}
+	if got := f2.query(t, "SELECT convert_from(line, 'UTF8') FROM stet.records WHERE convert_from(line, 'UTF8') LIKE '%A=1%'"); len(got) == 0 {
+		t.Fatal("without deny-read the edit's old bytes are not shipped: the check above proves nothing")
+	}
+}
+
+// TestFork: a local journal rewritten after it was shipped is refused,
+// named, and nothing of it is added.
+func TestFork(t *testing.T) {
+	f := newFleet(t)
+	h := newHost(t, map[string]string{"a.txt": "x\n"})
+	h.edit(t, "a.txt", "x", "y")
+	db := f.open(t, "host_a")
+	s, _ := New(h.journal(t), Options{Host: "host_a"})
+	if _, err := s.Once(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	before := f.query(t, "SELECT count(*)::text FROM stet.records")[0]
+	// Another journal in the same state directory's place.
+	h.ws.Close()
+	if err := os.RemoveAll(h.state); err != nil {
+		t.Fatal(err)
+	}
+	other := reopen(t, h)
+	other.edit(t, "a.txt", "y", "z")
+	other.edit(t, "a.txt", "z", "w")
+	s2, _ := New(other.journal(t), Options{Host: "host_a"})
+	_, err := s2.Once(context.Background(), db)
+	var fe *fleetdb.ForkError
+	if !errors.As(err, &fe) {
+		t.Fatalf("shipping a rewritten journal: %v, want a fork", err)
+	}
+	if !strings.Contains(err.Error(), "stet verify --all --journal") {
+		t.Fatalf("the refusal names no next step: %v", err)
+	}
+	if after := f.query(t, "SELECT count(*)::text FROM stet.records")[0]; after != before {
+		t.Fatalf("%s lines after the fork, %s before", after, before)
+	}
+}
