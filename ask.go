@@ -119,8 +119,8 @@ func (s *Session) decide(ctx context.Context, a ask) *Refusal {
 	case policy.ParentNotListed:
 		return s.notListed(ctx, a.tool, t, a.dir)
 	case policy.DirNotListed:
-		if listing := s.showDir(ctx, t); listing != nil {
-			return refuse(KindNotRead, t.spelled, "%s is a directory this session had not listed; its listing follows and now counts as listed: check that it is the directory to move, then retry the move", t.spelled).with(ShownListing, listing)
+		if listing, text := s.showDir(ctx, t); listing != nil {
+			return refuse(KindNotRead, t.spelled, "%s is a directory this session had not listed; its listing follows and now counts as listed: check that it is the directory to move, then retry the move", t.spelled).showing(listing, text)
 		}
 		return refuse(KindNotRead, t.spelled, "%s is a directory this session has not listed; list it first (list path=%s), then retry the move", t.spelled, t.spelled)
 	case policy.ExpectedMissing:
@@ -173,9 +173,9 @@ func (s *Session) notListed(ctx context.Context, tool string, t, dir target) *Re
 	if shown == "." {
 		shown = ". (the workspace root)"
 	}
-	if listing := s.showDir(ctx, dir); listing != nil {
+	if listing, text := s.showDir(ctx, dir); listing != nil {
 		return refuse(KindNotRead, t.spelled, "%s would be created in %s, which had not been listed in this session; its listing follows and now counts as listed: check that what you create is not there under another name, then retry the %s",
-			t.spelled, shown, tool).with("dir", dir.display(), ShownListing, listing)
+			t.spelled, shown, tool).with("dir", dir.display()).showing(listing, text)
 	}
 	return refuse(KindNotRead, t.spelled, "%s would be created in %s, which has not been listed in this session; list it first (list path=%s) to see what is there, then retry",
 		t.spelled, shown, dir.display()).with("dir", dir.display())

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/tools"
@@ -443,23 +441,6 @@ func count(n int, one, many string) string {
 // prints names through it, so that a name cannot forge a row or erase
 // lines on a terminal; structured results keep names raw.
 func ShowName(name string) string { return shownName(name) }
-
-// shownName is a file name as text shows it: as is, unless it holds a
-// control character, invalid UTF-8, a line or paragraph separator, or
-// starts with a double quote; then quoted and escaped (strconv.Quote), so
-// that it cannot pass for several names or rows, and a raw name cannot pass
-// for a quoted one.
-func shownName(name string) string {
-	if strings.HasPrefix(name, `"`) || !utf8.ValidString(name) {
-		return strconv.Quote(name)
-	}
-	for _, r := range name {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return strconv.Quote(name)
-		}
-	}
-	return name
-}
 
 func withDiff(msg, diff string) string {
 	if diff == "" {

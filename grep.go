@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -1045,28 +1044,6 @@ func skipHits(dst, groups []hitGroup, skip int) ([]hitGroup, int, int) {
 		total += len(grp.hits)
 	}
 	return dst, skip, total
-}
-
-// walked is the target of rel, a file the walk of t found. The walk
-// follows no symlink, so rel leads where t leads with the rest of rel
-// appended: t's resolved path is reused rather than rel walked again (one
-// confined walk per file, for each file shown).
-func (t target) walked(rel string) target {
-	if rel == t.rel {
-		return t
-	}
-	u := t
-	u.rel = rel
-	if t.resOf != t.rel || t.rel == "" {
-		u.resOf, u.res = "", ""
-		return u
-	}
-	suffix := rel
-	if t.rel != "." {
-		suffix = strings.TrimPrefix(rel, t.rel+"/")
-	}
-	u.resOf, u.res = rel, path.Join(t.res, suffix)
-	return u
 }
 
 // grepCheckEvery is how many candidate lines grep scans between

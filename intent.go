@@ -731,3 +731,60 @@ func (s *Session) verifyAtRest(f intentFile) error {
 	}
 	return receipt.Verify(pre, cur, r)
 }
+
+// adoptMoved saves, for intent recovery, the file at from that a move over
+// a file stopped by a crash left under its old name after the exchange and
+// before it handed the file to the journal: it must hold want, the
+// replaced version, which the receipt names. Adopted by rename where the
+// provider can (the name is then gone: adopted true), copied otherwise
+// (journal.Put), in which case saved holds the bytes and the caller
+// removes the file by compare. A file holding other bytes is an error: it
+// stays where it is.
+func (ws *Workspace) adoptMoved(from target, want string) (saved []byte, adopted bool, err error) {
+	p := from.root.p
+	read := func() ([]byte, error) {
+		b, err := fsys.ReadFileMax(p, from.rel, ws.opts.MaxFileBytes)
+		if err != nil {
+			return nil, err
+		}
+		if string(fsys.VersionOf(b)) != want {
+			return nil, fmt.Errorf("%s does not hold the replaced bytes, so it is left in place", from.display())
+		}
+		if _, err := ws.journal.Put(b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	ma, ok := p.(movedAdopter)
+	if !ok {
+		saved, err = read()
+		return saved, false, err
+	}
+	info, err := p.Stat(from.rel)
+	if err != nil {
+		return nil, false, err
+	}
+	a, err := ws.journal.Adopt(want, info.Size)
+	if err != nil {
+		return nil, false, err
+	}
+	defer a.Close()
+	save := func() (err error) {
+		saved, err = read()
+		return err
+	}
+	kept, err := ma.AdoptMoved(from.rel, fsys.Expected{Version: fsys.Version(want)}, fsys.Keep{Dir: a.Dir(), Name: a.Name(), Adopt: a.Take, Save: save})
+	switch {
+	case errors.Is(err, fsys.ErrConflict):
+		return nil, false, fmt.Errorf("%s does not hold the replaced bytes, so it is left in place", from.display())
+	case err != nil:
+		return nil, false, err
+	}
+	return saved, kept.Adopted, nil
+}
+
+// movedAdopter is a provider that can hand the file a crashed move over a
+// file left under the move's old name to the journal (fsys/local on Unix).
+type movedAdopter interface {
+	AdoptMoved(name string, expect fsys.Expected, keep fsys.Keep) (fsys.Kept, error)
+}

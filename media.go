@@ -11,11 +11,6 @@ import (
 	"github.com/stet-dev/stet/policy"
 )
 
-// DefaultMaxMediaBytes is the largest image or audio file read returns
-// (Options.MaxMediaBytes): base64 makes it a third larger, and a response
-// must stay under the 10 MiB clients accept.
-const DefaultMaxMediaBytes = 5 << 20
-
 // mediaType returns the MIME type of an image or audio file from its first
 // bytes, or "" for anything else (text included: an SVG is text). The
 // sniffing is net/http's, plus the audio formats it does not know.

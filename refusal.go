@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
@@ -80,6 +83,10 @@ type Refusal struct {
 	Message string         // the text a model reads, starting "refused: "
 	Details map[string]any // extra structured details (offset, limit, lines, ...)
 	Err     error          // the underlying cause, if any
+
+	// listing is the text of the listing Details[ShownListing] holds, as
+	// the list tool shows it (rendered by the facade that listed it).
+	listing string
 }
 
 // Error returns the text a model reads: the message, then what the
@@ -234,4 +241,21 @@ func (ws *Workspace) tooLarge(tool string, t target, err error) *Refusal {
 		Message: fmt.Sprintf("refused: %s is %s bytes, over the %s-byte edit limit; stet does not %s files that large (it would have to hold them whole); read it in windows (read with offset and limit) instead",
 			p, policy.Thousands(int(size)), policy.Thousands(int(ws.opts.MaxFileBytes)), what)}
 	return r.with("bytes", size, "max_bytes", ws.opts.MaxFileBytes)
+}
+
+// shownName is a file name as text shows it: as is, unless it holds a
+// control character, invalid UTF-8, a line or paragraph separator, or
+// starts with a double quote; then quoted and escaped (strconv.Quote), so
+// that it cannot pass for several names or rows, and a raw name cannot pass
+// for a quoted one.
+func shownName(name string) string {
+	if strings.HasPrefix(name, `"`) || !utf8.ValidString(name) {
+		return strconv.Quote(name)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }

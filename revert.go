@@ -8,6 +8,7 @@ import (
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/tools"
 	"github.com/stet-dev/stet/textedit"
 )
 
@@ -19,7 +20,7 @@ import (
 // revert turns t back to what it held before the receipt in d, if it still
 // holds that receipt's result. The caller holds the locks of every name the
 // revert touches (undoTargets).
-func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool string) (*MutationResult, error) {
+func (s *Session) revert(ctx context.Context, t target, d *receiptData, tool string) (*tools.MutationResult, error) {
 	if d.FromKey != "" {
 		return s.revertMove(ctx, d, tool)
 	}
@@ -99,7 +100,7 @@ func staleUndo(t target, r receipt.Receipt, now string) *Refusal {
 // name to the old, by the same proven rename as the move, and a file the
 // move replaced comes back at the new name from the journal. Everything is
 // checked before anything moves; both steps are receipts of their own.
-func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (*MutationResult, error) {
+func (s *Session) revertMove(ctx context.Context, d *receiptData, tool string) (*tools.MutationResult, error) {
 	r := d.Receipt
 	to, ref := s.resolve("undo", r.Path)
 	if ref != nil {

@@ -16,7 +16,7 @@ func (s *Session) Roots(ctx context.Context, a RootsArgs) (*RootsResult, error) 
 		return nil, ref
 	}
 	if s.scope != nil {
-		return s.scope.roots(s.ws)
+		return scopedRoots(s.scope, s.ws)
 	}
 	res := &RootsResult{Roots: make([]Root, len(s.ws.roots))}
 	for i, r := range s.ws.roots {
@@ -25,12 +25,12 @@ func (s *Session) Roots(ctx context.Context, a RootsArgs) (*RootsResult, error) 
 	return res, nil
 }
 
-// roots is what a narrowed session may reach, as the roots tool names it:
+// scopedRoots is what a narrowed session may reach, as the roots tool names it:
 // each announced directory that lies in the workspace, as an absolute path
 // inside its root (a root entire when the directory holds it). When the
 // announced directories and the workspace do not meet, nothing is served,
 // and roots is refused as every other call is, saying so.
-func (sc *scope) roots(ws *Workspace) (*RootsResult, error) {
+func scopedRoots(sc *scope, ws *Workspace) (*RootsResult, error) {
 	if len(sc.dirs) == 0 {
 		r := sc.refuse("roots", "", false)
 		return nil, r

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/tools"
 )
 
 // The commit sequence (SPEC sections 5 and 6). Every change of bytes or
@@ -39,7 +40,7 @@ import (
 // undo of a move over a file) writes one intent for all of them first and
 // then runs each change through the same steps, without an intent of its
 // own.
-func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error) {
+func (s *Session) commit(ctx context.Context, c *change) (*tools.MutationResult, error) {
 	k := s.ws.clock
 	t0 := k.start()
 	pl := c.plan()
@@ -50,7 +51,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if c.dryRun {
 		r.After = c.plannedAfter(r, after)
 		r.DryRun = true
-		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: c.diff()}, nil
+		return &tools.MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: c.diff()}, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if !c.warned {
 		msg += "; receipt " + r.ID + " (verified)"
 	}
-	res := &MutationResult{Message: msg, Receipt: r, Diff: <-diff}
+	res := &tools.MutationResult{Message: msg, Receipt: r, Diff: <-diff}
 	k.done(stepCommit, t0)
 	return res, nil
 }
@@ -266,7 +267,7 @@ func (s *Session) land(pl *plan, c *change, ready func() error) (fsys.Commit, er
 // first, as tool, and the disk then decides how the intent closes. It
 // returns the results of the changes that landed; on failure, those are the
 // ones that were taken back.
-func (s *Session) commitSeq(ctx context.Context, tool string, seq []*change, before func(c *change)) ([]*MutationResult, error) {
+func (s *Session) commitSeq(ctx context.Context, tool string, seq []*change, before func(c *change)) ([]*tools.MutationResult, error) {
 	var intent string
 	var steps []intentFile
 	if len(seq) > 1 && !seq[0].dryRun {
@@ -283,8 +284,8 @@ func (s *Session) commitSeq(ctx context.Context, tool string, seq []*change, bef
 			return nil, err
 		}
 	}
-	var out []*MutationResult
-	fail := func(err error) ([]*MutationResult, error) {
+	var out []*tools.MutationResult
+	fail := func(err error) ([]*tools.MutationResult, error) {
 		for i := len(out) - 1; i >= 0; i-- {
 			c := seq[i]
 			d := plannedFile(c, out[i].Receipt, undoData(c)).Data

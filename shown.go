@@ -7,6 +7,7 @@ import (
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/tools"
 )
 
 // Rule 5 refusals that show what the session must see (SPEC section 4):
@@ -20,7 +21,7 @@ import (
 
 // Details keys of a refusal that shows what it asks the model to see.
 const (
-	// ShownFrame holds a *ReadResult: the whole-file frame of a file the
+	// ShownFrame holds a *tools.ReadResult: the whole-file frame of a file the
 	// session had not read, or the window of lines it had not seen, now
 	// observed at its version.
 	ShownFrame = "frame"
@@ -36,13 +37,11 @@ const (
 // the frame or the listing a rule-5 refusal carries, as read or list
 // would show it, or "" when r carries neither.
 func (r *Refusal) Shown() string {
-	switch v := r.Details[ShownFrame].(type) {
-	case *ReadResult:
-		return Text(v)
+	if v, ok := r.Details[ShownFrame].(*tools.ReadResult); ok {
+		return frameText(v)
 	}
-	switch v := r.Details[ShownListing].(type) {
-	case *ListResult:
-		return Text(v)
+	if _, ok := r.Details[ShownListing].(*tools.ListResult); ok {
+		return r.listing
 	}
 	if each, ok := r.Details[ShownEach].([]*Refusal); ok {
 		parts := make([]string, len(each))
@@ -52,6 +51,22 @@ func (r *Refusal) Shown() string {
 		return strings.Join(parts, "\n\n")
 	}
 	return ""
+}
+
+// frameText is the text a model reads of a text read's result: the frame,
+// then its notes.
+func frameText(r *tools.ReadResult) string {
+	if len(r.Notes) == 0 {
+		return r.Frame
+	}
+	return r.Frame + "\nnote: " + strings.Join(r.Notes, "\nnote: ")
+}
+
+// showing attaches a directory's listing, and its text as list shows it,
+// to r.
+func (r *Refusal) showing(listing *tools.ListResult, text string) *Refusal {
+	r.listing = text
+	return r.with(ShownListing, listing)
 }
 
 // refusalText is the text a model reads of r: its message, then what it
@@ -75,7 +90,7 @@ func (s *Session) shownReadBytes() int {
 // version ver, and records it as this session's observation of t, when cur
 // is text that fits in one default read window; otherwise nil. The caller
 // holds t's lock, so the bytes shown are the bytes at ver.
-func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *ReadResult {
+func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *tools.ReadResult {
 	if checkText(t, cur) != nil || int64(len(cur)) > s.ws.opts.MaxFileBytes {
 		return nil
 	}
@@ -86,7 +101,7 @@ func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *ReadResult {
 	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, true); err != nil {
 		return nil // not recorded: the refusal says read it first
 	}
-	return &ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+	return &tools.ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
 }
 
 // showLines returns the window of lines from..to of t (which holds cur),
@@ -94,7 +109,7 @@ func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *ReadResult {
 // version, so that the call a not_seen refusal answered can land when
 // retried; nil when they do not fit one default read window (the refusal
 // then names the offset and limit to read).
-func (s *Session) showLines(t target, cur []byte, from, to int) *ReadResult {
+func (s *Session) showLines(t target, cur []byte, from, to int) *tools.ReadResult {
 	if checkText(t, cur) != nil {
 		return nil
 	}
@@ -106,19 +121,19 @@ func (s *Session) showLines(t target, cur []byte, from, to int) *ReadResult {
 	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole); err != nil {
 		return nil
 	}
-	return &ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+	return &tools.ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
 }
 
 // showDir returns the listing of dir, as a list of it with no arguments
-// shows it, and records it as observed (list does); nil when it cannot be
-// listed.
-func (s *Session) showDir(ctx context.Context, dir target) *ListResult {
-	if s.ws.denied(dir) != nil {
-		return nil
+// shows it, with its text, and records it as observed (list does); nil
+// when it cannot be listed. The list tool is the facade's (Face.ListDir).
+func (s *Session) showDir(ctx context.Context, dir target) (*tools.ListResult, string) {
+	if s.ws.denied(dir) != nil || s.ws.face.listDir == nil {
+		return nil, ""
 	}
-	res, err := s.listDir(ctx, dir, ListArgs{})
+	res, text, err := s.ws.face.listDir(ctx, s, dir)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
-	return res
+	return res, text
 }

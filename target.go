@@ -228,3 +228,25 @@ func exists(p fsys.Provider, rel string) bool {
 	_, err := p.Stat(rel)
 	return err == nil || !(errors.Is(err, fsys.ErrNotFound) || errors.Is(err, fsys.ErrNotDir))
 }
+
+// walked is the target of rel, a file the walk of t found. The walk
+// follows no symlink, so rel leads where t leads with the rest of rel
+// appended: t's resolved path is reused rather than rel walked again (one
+// confined walk per file, for each file shown).
+func (t target) walked(rel string) target {
+	if rel == t.rel {
+		return t
+	}
+	u := t
+	u.rel = rel
+	if t.resOf != t.rel || t.rel == "" {
+		u.resOf, u.res = "", ""
+		return u
+	}
+	suffix := rel
+	if t.rel != "." {
+		suffix = strings.TrimPrefix(rel, t.rel+"/")
+	}
+	u.resOf, u.res = rel, path.Join(t.res, suffix)
+	return u
+}

@@ -14,11 +14,6 @@ import (
 	"github.com/stet-dev/stet/receipt"
 )
 
-// reviewSession is the session every undo made by UndoChanges belongs to:
-// stet review and stet undo --session/--receipt. Its receipts can be
-// undone like any other (a redo).
-const reviewSession = "review"
-
 // ReviewSession is the id of the session UndoChanges records its undo
 // receipts in.
 const ReviewSession = reviewSession

@@ -22,6 +22,7 @@ import (
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/textedit"
+	"github.com/stet-dev/stet/tools"
 )
 
 // Defaults of the read frame and the size limits (SPEC section 3).
@@ -111,6 +112,7 @@ type Hooks struct {
 // Workspace is a set of roots and the policy that guards them. It is safe for
 // concurrent use; sessions share its journal and per-file locks.
 type Workspace struct {
+	face    face
 	roots   []*root
 	opts    Options
 	rules   policy.Rules
@@ -127,6 +129,15 @@ type Workspace struct {
 	bufs     textedit.Buffers // large slices an edit reads and builds in, lent per call (bufPool)
 }
 
+// face is what the engine asks of the tools above it, given at Open: the
+// engine knows no tool, so a refusal that shows a directory's listing asks
+// the facade's list tool for it.
+type face struct {
+	// listDir lists dir as the list tool does with no arguments, records it
+	// as observed, and returns the result with its text.
+	listDir func(ctx context.Context, s *Session, dir target) (*tools.ListResult, string, error)
+}
+
 type root struct {
 	dir   string // absolute, as given (cleaned)
 	real  string // after EvalSymlinks
@@ -134,12 +145,9 @@ type root struct {
 	rules ruleSet // the workspace's rules, with this root's case folding and state directory, judged in every root that holds a file
 }
 
-// Open opens a workspace over roots (at least one directory). Paths given to
-// tools are absolute inside any root, or relative: a relative path resolves
-// in the one root where it exists (in several, it is refused as ambiguous,
-// naming each); one that exists in no root (a new file) resolves in the
-// first root.
-func Open(roots []string, opts Options) (*Workspace, error) {
+// openWorkspace opens a workspace over roots, asking face for what only
+// the tools above the engine can do (see Open).
+func openWorkspace(roots []string, opts Options, face face) (*Workspace, error) {
 	if len(roots) == 0 {
 		return nil, errors.New("stet: no workspace root given")
 	}
@@ -148,6 +156,7 @@ func Open(roots []string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	ws := &Workspace{
+		face:     face,
 		opts:     opts,
 		rules:    policy.Rules{Protect: opts.Protect, DenyRead: opts.DenyRead, NoDefaultProtect: opts.NoDefaultProtect},
 		sessions: map[string]*Session{},
@@ -539,3 +548,13 @@ func (ws *Workspace) providerHooks() fsys.Hooks {
 	}
 	return h
 }
+
+// DefaultMaxMediaBytes is the largest image or audio file read returns
+// (Options.MaxMediaBytes): base64 makes it a third larger, and a response
+// must stay under the 10 MiB clients accept.
+const DefaultMaxMediaBytes = 5 << 20
+
+// reviewSession is the session every undo made by UndoChanges belongs to:
+// stet review and stet undo --session/--receipt. Its receipts can be
+// undone like any other (a redo).
+const reviewSession = "review"
