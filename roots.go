@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+
+	"github.com/stet-dev/stet/internal/engine"
 )
 
 // Roots returns every root of the workspace with its effects (the roots
@@ -15,12 +17,12 @@ func (s *Session) Roots(ctx context.Context, a RootsArgs) (*RootsResult, error) 
 	if ref := checkArgs("roots", a); ref != nil {
 		return nil, ref
 	}
-	if s.scope != nil {
-		return scopedRoots(s.scope, s.ws)
+	if s.Scope != nil {
+		return scopedRoots(s.Scope, s.ws)
 	}
-	res := &RootsResult{Roots: make([]Root, len(s.ws.roots))}
-	for i, r := range s.ws.roots {
-		res.Roots[i] = Root{Path: r.dir, Effects: string(s.ws.opts.Effects)}
+	res := &RootsResult{Roots: make([]Root, len(s.Ws.RootList))}
+	for i, r := range s.Ws.RootList {
+		res.Roots[i] = Root{Path: r.Dir, Effects: string(s.Ws.Opts.Effects)}
 	}
 	return res, nil
 }
@@ -30,23 +32,23 @@ func (s *Session) Roots(ctx context.Context, a RootsArgs) (*RootsResult, error) 
 // inside its root (a root entire when the directory holds it). When the
 // announced directories and the workspace do not meet, nothing is served,
 // and roots is refused as every other call is, saying so.
-func scopedRoots(sc *scope, ws *Workspace) (*RootsResult, error) {
-	if len(sc.dirs) == 0 {
-		r := sc.refuse("roots", "", false)
+func scopedRoots(sc *engine.Scope, ws *Workspace) (*RootsResult, error) {
+	if len(sc.Dirs) == 0 {
+		r := sc.Refuse("roots", "", false)
 		return nil, r
 	}
 	res := &RootsResult{Roots: []Root{}}
 	seen := map[string]bool{}
-	for _, d := range sc.dirs {
-		p := ws.roots[d.ri].dir
-		if d.rel != "." {
-			p = filepath.Join(p, filepath.FromSlash(d.rel))
+	for _, d := range sc.Dirs {
+		p := ws.RootList[d.Ri].Dir
+		if d.Rel != "." {
+			p = filepath.Join(p, filepath.FromSlash(d.Rel))
 		}
 		if seen[p] {
 			continue
 		}
 		seen[p] = true
-		res.Roots = append(res.Roots, Root{Path: p, Effects: string(ws.opts.Effects)})
+		res.Roots = append(res.Roots, Root{Path: p, Effects: string(ws.Opts.Effects)})
 	}
 	return res, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/journal"
 )
 
@@ -62,7 +63,7 @@ func seenOf(t testing.TB, root, state string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(s.state())
+	b, _ := json.Marshal(s.State())
 	return string(b)
 }
 
@@ -70,7 +71,7 @@ func TestSessionRebuildStartsAtItsSnapshot(t *testing.T) {
 	root, state := snapshotFixture(t)
 	want := seenOf(t, root, state) // this rebuild writes the snapshot
 	ws := openTest(t, root, state)
-	from := ws.journal.Cursor(snapshotCursor("s"))
+	from := ws.Journal.Cursor(engine.SnapshotCursor("s"))
 	ws.Close()
 	if from == 0 {
 		t.Fatal("a rebuild of a long session wrote no snapshot")
@@ -119,7 +120,7 @@ func TestForgedSnapshotIsNeverActedOn(t *testing.T) {
 	f.WriteString(forged)
 	f.Close()
 	ws := openTest(t, root, state)
-	ws.journal.SetCursor(snapshotCursor("s"), info.Size())
+	ws.Journal.SetCursor(engine.SnapshotCursor("s"), info.Size())
 	_, err = ws.Session("s")
 	ws.Close()
 	if !errors.Is(err, journal.ErrCorrupt) {
@@ -129,7 +130,7 @@ func TestForgedSnapshotIsNeverActedOn(t *testing.T) {
 	// A cursor that points anywhere but at a snapshot is ignored.
 	for _, off := range []int64{1, 7, info.Size() / 2, info.Size(), info.Size() + 100} {
 		ws := openTest(t, root, state)
-		ws.journal.SetCursor(snapshotCursor("s"), off)
+		ws.Journal.SetCursor(engine.SnapshotCursor("s"), off)
 		ws.Close()
 		if got := seenOf(t, root, state); got != want {
 			t.Fatalf("cursor %d: state differs:\n got %s\nwant %s", off, got, want)
@@ -154,11 +155,11 @@ func FuzzForgedSnapshotLine(f *testing.F) {
 		os.WriteFile(idx, append(append(append([]byte{}, orig...), line...), '\n'), 0o600)
 		defer os.WriteFile(idx, orig, 0o600)
 		ws := openTest(t, root, state)
-		ws.journal.SetCursor(snapshotCursor("s"), int64(len(orig)))
+		ws.Journal.SetCursor(engine.SnapshotCursor("s"), int64(len(orig)))
 		s, err := ws.Session("s")
 		var got string
 		if err == nil {
-			b, _ := json.Marshal(s.state())
+			b, _ := json.Marshal(s.State())
 			got = string(b)
 		}
 		ws.Close()

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func (r *Refusal) Shown() string {
 	if each, ok := r.Details[ShownEach].([]*Refusal); ok {
 		parts := make([]string, len(each))
 		for i, e := range each {
-			parts[i] = refusalText(e)
+			parts[i] = RefusalText(e)
 		}
 		return strings.Join(parts, "\n\n")
 	}
@@ -66,12 +66,12 @@ func frameText(r *tools.ReadResult) string {
 // to r.
 func (r *Refusal) showing(listing *tools.ListResult, text string) *Refusal {
 	r.listing = text
-	return r.with(ShownListing, listing)
+	return r.With(ShownListing, listing)
 }
 
 // refusalText is the text a model reads of r: its message, then what it
 // shows.
-func refusalText(r *Refusal) string {
+func RefusalText(r *Refusal) string {
 	if shown := r.Shown(); shown != "" {
 		return r.Message + "\n\n" + shown
 	}
@@ -83,25 +83,25 @@ func refusalText(r *Refusal) string {
 // stays within the context budget of a default read whatever the server
 // settings (and far below any response limit).
 func (s *Session) shownReadBytes() int {
-	return min(s.ws.opts.MaxReadBytes, DefaultMaxReadBytes)
+	return min(s.Ws.Opts.MaxReadBytes, DefaultMaxReadBytes)
 }
 
 // showFile returns the whole-file read result of cur, the bytes of t at
 // version ver, and records it as this session's observation of t, when cur
 // is text that fits in one default read window; otherwise nil. The caller
 // holds t's lock, so the bytes shown are the bytes at ver.
-func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *tools.ReadResult {
-	if checkText(t, cur) != nil || int64(len(cur)) > s.ws.opts.MaxFileBytes {
+func (s *Session) showFile(t Target, cur []byte, ver fsys.Version) *tools.ReadResult {
+	if CheckText(t, cur) != nil || int64(len(cur)) > s.Ws.Opts.MaxFileBytes {
 		return nil
 	}
 	w, err := frame.EncodeWindow(cur, frame.Options{MaxBytes: s.shownReadBytes()})
 	if err != nil || !w.Whole {
 		return nil
 	}
-	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, true); err != nil {
+	if err := s.ObserveFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, true); err != nil {
 		return nil // not recorded: the refusal says read it first
 	}
-	return &tools.ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+	return &tools.ReadResult{Path: t.Display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
 }
 
 // showLines returns the window of lines from..to of t (which holds cur),
@@ -109,8 +109,8 @@ func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *tools.ReadRe
 // version, so that the call a not_seen refusal answered can land when
 // retried; nil when they do not fit one default read window (the refusal
 // then names the offset and limit to read).
-func (s *Session) showLines(t target, cur []byte, from, to int) *tools.ReadResult {
-	if checkText(t, cur) != nil {
+func (s *Session) showLines(t Target, cur []byte, from, to int) *tools.ReadResult {
+	if CheckText(t, cur) != nil {
 		return nil
 	}
 	w, err := frame.EncodeWindow(cur, frame.Options{Offset: from, Limit: to - from + 1, MaxBytes: s.shownReadBytes()})
@@ -118,20 +118,20 @@ func (s *Session) showLines(t target, cur []byte, from, to int) *tools.ReadResul
 		return nil
 	}
 	ver := fsys.VersionOf(cur)
-	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole); err != nil {
+	if err := s.ObserveFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole); err != nil {
 		return nil
 	}
-	return &tools.ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+	return &tools.ReadResult{Path: t.Display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
 }
 
 // showDir returns the listing of dir, as a list of it with no arguments
 // shows it, with its text, and records it as observed (list does); nil
 // when it cannot be listed. The list tool is the facade's (Face.ListDir).
-func (s *Session) showDir(ctx context.Context, dir target) (*tools.ListResult, string) {
-	if s.ws.denied(dir) != nil || s.ws.face.listDir == nil {
+func (s *Session) showDir(ctx context.Context, dir Target) (*tools.ListResult, string) {
+	if s.Ws.Denied(dir) != nil || s.Ws.face.ListDir == nil {
 		return nil, ""
 	}
-	res, text, err := s.ws.face.listDir(ctx, s, dir)
+	res, text, err := s.Ws.face.ListDir(ctx, s, dir)
 	if err != nil {
 		return nil, ""
 	}
