@@ -29,7 +29,7 @@ type LogEntry struct {
 func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 	var key string
 	if path != "" {
-		t, ref := ws.Resolve("log", path)
+		t, ref := ws.e.Resolve("log", path)
 		if ref != nil {
 			return nil, ref
 		}
@@ -58,16 +58,16 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 	}
 	var err error
 	if session != "" {
-		err = ws.Journal.Session(session, fn)
+		err = ws.e.Journal.Session(session, fn)
 		if err == nil && session != engine.ReviewSession {
 			// What a person took back on the review page is undone too.
-			err = ws.Journal.Session(engine.ReviewSession, func(r journal.Record) error {
+			err = ws.e.Journal.Session(engine.ReviewSession, func(r journal.Record) error {
 				undos.Add(r)
 				return nil
 			})
 		}
 	} else {
-		err = ws.Journal.Scan(fn)
+		err = ws.e.Journal.Scan(fn)
 	}
 	if err != nil {
 		return nil, err
@@ -97,12 +97,12 @@ func (ws *Workspace) Show(id string) (LogEntry, string, error) {
 // entryDiff rebuilds the diff of a receipt as well as the journal allows.
 func (ws *Workspace) entryDiff(e LogEntry) string {
 	r := e.Receipt
-	if ws.Hides(r.Path) || ws.Hides(r.From) {
+	if ws.e.Hides(r.Path) || ws.e.Hides(r.From) {
 		return engine.HiddenDiff(r.Path)
 	}
 	var pre []byte
 	if e.data.Pre != "" {
-		if b, err := ws.Journal.Get(e.data.Pre); err == nil {
+		if b, err := ws.e.Journal.Get(e.data.Pre); err == nil {
 			pre = b
 		}
 	}
@@ -114,7 +114,7 @@ func (ws *Workspace) entryDiff(e LogEntry) string {
 	case r.After == nil && pre != nil:
 		return textedit.DiffDelete(r.Path, pre)
 	case holds && pre == nil && len(e.data.Old) == len(r.Matches):
-		if b, err := history.Preimage(ws.Journal, e.data, cur); err == nil {
+		if b, err := history.Preimage(ws.e.Journal, e.data, cur); err == nil {
 			pre = b
 		}
 	}
@@ -140,7 +140,7 @@ func (ws *Workspace) entryDiff(e LogEntry) string {
 }
 
 func (ws *Workspace) currentBytes(p string) ([]byte, bool) {
-	t, ref := ws.Resolve("show", p)
+	t, ref := ws.e.Resolve("show", p)
 	if ref != nil {
 		return nil, false
 	}
@@ -173,7 +173,7 @@ func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
 // otherwise only that receipt (and still the chain).
 func (ws *Workspace) Verify(id string) (VerifyReport, error) {
 	var rep VerifyReport
-	jr, err := ws.Journal.Verify()
+	jr, err := ws.e.Journal.Verify()
 	if err != nil {
 		return rep, err
 	}
@@ -229,7 +229,7 @@ func (ws *Workspace) intentProblems() ([]Problem, error) {
 	}
 	var pending []open
 	closed := map[string]engine.DoneData{}
-	err := ws.Journal.Session(engine.IntentSession, func(r journal.Record) error {
+	err := ws.e.Journal.Session(engine.IntentSession, func(r journal.Record) error {
 		switch r.Type {
 		case engine.RecIntent:
 			var it engine.IntentData
@@ -253,7 +253,7 @@ func (ws *Workspace) intentProblems() ([]Problem, error) {
 		switch {
 		case ok && d.State == engine.DoneUnresolved:
 			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and could not be resolved: %s", p.it.ID, d.Detail)})
-		case !ok && !ws.Alive(p.it):
+		case !ok && !ws.e.Alive(p.it):
 			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and is not resolved yet; run any stet command that may change files to resolve it", p.it.ID)})
 		}
 	}
@@ -276,7 +276,7 @@ func (ws *Workspace) checkEntry(e LogEntry, newest bool, rep *VerifyReport) []st
 		}
 	}
 	if e.data.Pre != "" {
-		b, err := ws.Journal.Get(e.data.Pre)
+		b, err := ws.e.Journal.Get(e.data.Pre)
 		switch {
 		case err != nil:
 			out = append(out, fmt.Sprintf("saved previous content %s: %v", e.data.Pre, err))
@@ -291,7 +291,7 @@ func (ws *Workspace) checkEntry(e LogEntry, newest bool, rep *VerifyReport) []st
 	if !ok || r.After == nil || r.Before == nil || string(fsys.VersionOf(cur)) != r.After.Version {
 		return out
 	}
-	pre, err := history.Preimage(ws.Journal, e.data, cur)
+	pre, err := history.Preimage(ws.e.Journal, e.data, cur)
 	if err != nil {
 		return append(out, err.Error())
 	}

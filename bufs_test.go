@@ -85,9 +85,9 @@ func TestEditLendsOnlyWhatNothingRefersTo(t *testing.T) {
 	}
 	orig := sb.String() + "MIDDLE_TOKEN here\n" + sb.String()
 	ws, s, root, _ := openIntentWS(t, map[string]string{"big.txt": orig})
-	defer ws.Close()
+	defer ws.e.Close()
 	pb := &poisonBufs{}
-	ws.Bufs = pb
+	ws.e.Bufs = pb
 	ctx := context.Background()
 	line := strings.Count(sb.String(), "\n") + 1
 	if _, err := s.Read(ctx, ReadArgs{Path: "big.txt", Offset: line, Limit: 1}); err != nil {
@@ -104,11 +104,11 @@ func TestEditLendsOnlyWhatNothingRefersTo(t *testing.T) {
 	}
 	// Nor does an edit whose commit fails after it began (a journal that
 	// cannot take the intent): its goroutines may still read them.
-	ws.Opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
+	ws.e.Opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
 	if _, err := s.Edit(ctx, EditArgs{Path: "big.txt", OldString: &miss, NewString: &repl}); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("an edit whose intent fails: %v", err)
 	}
-	ws.Opts.Hooks.BeforeIntent = nil
+	ws.e.Opts.Hooks.BeforeIntent = nil
 	if pb.puts != 0 {
 		t.Fatalf("a failed commit handed %d slices back", pb.puts)
 	}
@@ -150,9 +150,9 @@ func TestWriteLendsOnlyWhatNothingRefersTo(t *testing.T) {
 	orig := strings.Repeat("original line\n", 40<<10)
 	next := strings.Repeat("the new line\n", 30<<10)
 	ws, s, root, _ := openIntentWS(t, map[string]string{"big.txt": orig})
-	defer ws.Close()
+	defer ws.e.Close()
 	pb := &poisonBufs{}
-	ws.Bufs = pb
+	ws.e.Bufs = pb
 	ctx := context.Background()
 	if _, err := s.List(ctx, ListArgs{}); err != nil {
 		t.Fatal(err)
@@ -167,13 +167,13 @@ func TestWriteLendsOnlyWhatNothingRefersTo(t *testing.T) {
 		}
 		from = r.To + 1
 	}
-	ws.Opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
+	ws.e.Opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
 	for _, a := range []WriteArgs{{Path: "big.txt", Content: next, Overwrite: true}, {Path: "new.txt", Content: next}} {
 		if _, err := s.Write(ctx, a); err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Fatalf("a write whose intent fails: %v", err)
 		}
 	}
-	ws.Opts.Hooks.BeforeIntent = nil
+	ws.e.Opts.Hooks.BeforeIntent = nil
 	if pb.puts != 0 {
 		t.Fatalf("failed writes handed %d slices back", pb.puts)
 	}

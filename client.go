@@ -70,7 +70,7 @@ func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ..
 	// stopped, its permission prompt was declined, or its tool failed
 	// where the client sends no event for that) is settled first, against
 	// the disk as it is: open intents stay as few as the files in flight.
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	for _, id := range s.openOn(s.changeKeys(changes)) {
@@ -105,12 +105,12 @@ func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ..
 		files = append(files, f)
 	}
 	it := history.ClientIntent{ID: call.ID, Tool: call.Tool, Files: files, Unknown: unknown}
-	if err := s.Append(true, s.Rec(engine.RecClientIntent, "", it)); err != nil {
+	if err := s.e.Append(true, s.e.Rec(engine.RecClientIntent, "", it)); err != nil {
 		return nil, fmt.Errorf("%s: the journal could not record what the change replaces, so it must not run: %w", call.Tool, err)
 	}
-	s.Mu.Lock()
-	s.Clients[call.ID] = it
-	s.Mu.Unlock()
+	s.e.Mu.Lock()
+	s.e.Clients[call.ID] = it
+	s.e.Mu.Unlock()
 	return plan, nil
 }
 
@@ -140,7 +140,7 @@ func (s *Session) changeKeys(changes []any) map[string]bool {
 		if p == "" {
 			continue
 		}
-		if t, ref := s.Resolve("edit", p); ref == nil {
+		if t, ref := s.e.Resolve("edit", p); ref == nil {
 			keys[t.Key()] = true
 		}
 	}
@@ -150,10 +150,10 @@ func (s *Session) changeKeys(changes []any) map[string]bool {
 // openOn returns the ids of the open client intents that name one of the
 // keys, in the order of their ids.
 func (s *Session) openOn(names map[string]bool) []string {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.e.Mu.Lock()
+	defer s.e.Mu.Unlock()
 	var ids []string
-	for id, it := range s.Clients {
+	for id, it := range s.e.Clients {
 		for _, f := range it.Files {
 			if names[f.Key] || (f.Data.FromKey != "" && names[f.Data.FromKey]) {
 				ids = append(ids, id)
@@ -188,23 +188,23 @@ func (s *Session) planClient(ctx context.Context, change any) (plan *ClientPlan,
 		}
 		return &ClientPlan{Receipts: res.Receipts, Diff: res.Diff}, false, nil
 	case ClientRewrite:
-		if err := s.CatchUp(); err != nil {
+		if err := s.e.CatchUp(); err != nil {
 			return nil, false, err
 		}
-		t, unlock, err := s.Claim(ctx, "write", a.Path)
+		t, unlock, err := s.e.Claim(ctx, "write", a.Path)
 		if err != nil {
 			return nil, false, err
 		}
 		defer unlock()
-		cur, err := t.ReadMax(s.Ws.Opts.MaxFileBytes)
+		cur, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
 		if err != nil {
-			return nil, false, s.Ws.FileErr("write", t, err)
+			return nil, false, s.e.Ws.FileErr("write", t, err)
 		}
 		c, ref := s.planReplace(ctx, "write", t, cur, cur, "", true, true)
 		if ref != nil {
 			return nil, false, ref
 		}
-		res, err := s.Commit(ctx, c)
+		res, err := s.e.Commit(ctx, c)
 		p, _, err := one(res, err)
 		return p, true, err
 	}
@@ -215,14 +215,14 @@ func (s *Session) planClient(ctx context.Context, change any) (plan *ClientPlan,
 // source, for a move) as a blob, after checking they are still the ones the
 // plan was made from, and returns the intent's entry for it.
 func (s *Session) saveClientFile(ctx context.Context, r receipt.Receipt) (engine.IntentFile, error) {
-	t, ref := s.Resolve(r.Tool, r.Path)
+	t, ref := s.e.Resolve(r.Tool, r.Path)
 	if ref != nil {
 		return engine.IntentFile{}, ref
 	}
 	f := engine.IntentFile{Key: t.Key(), Data: engine.ReceiptData{Receipt: r}}
 	src := t
 	if r.From != "" {
-		if src, ref = s.Resolve(r.Tool, r.From); ref != nil {
+		if src, ref = s.e.Resolve(r.Tool, r.From); ref != nil {
 			return engine.IntentFile{}, ref
 		}
 		f.Data.FromKey = src.Key()
@@ -230,20 +230,20 @@ func (s *Session) saveClientFile(ctx context.Context, r receipt.Receipt) (engine
 	if r.Before == nil {
 		return f, nil
 	}
-	unlock, err := s.Ws.LockAll(ctx, src)
+	unlock, err := s.e.Ws.LockAll(ctx, src)
 	if err != nil {
 		return engine.IntentFile{}, err
 	}
 	defer unlock()
-	cur, err := src.ReadMax(s.Ws.Opts.MaxFileBytes)
+	cur, err := src.ReadMax(s.e.Ws.Opts.MaxFileBytes)
 	if err != nil {
-		return engine.IntentFile{}, s.Ws.FileErr(r.Tool, src, err)
+		return engine.IntentFile{}, s.e.Ws.FileErr(r.Tool, src, err)
 	}
 	if v := string(fsys.VersionOf(cur)); v != r.Before.Version {
 		return engine.IntentFile{}, engine.Refuse(KindChanged, src.Spelled, "%s changed while stet checked the change (%s, was %s); read it again, then make the change",
 			src.Spelled, v, r.Before.Version)
 	}
-	if f.Data.Pre, err = s.Ws.Journal.Put(cur); err != nil {
+	if f.Data.Pre, err = s.e.Ws.Journal.Put(cur); err != nil {
 		return engine.IntentFile{}, fmt.Errorf("%s %s: the journal could not save the bytes the change replaces, so it must not run: %w", r.Tool, src.Spelled, err)
 	}
 	return f, nil
@@ -286,23 +286,23 @@ func (s *Session) FinishClient(ctx context.Context, id string) ([]*MutationResul
 // with what other processes appended (a hook's events are processes of
 // their own); ok is false when none is open.
 func (s *Session) openClient(id string) (it history.ClientIntent, ok bool, err error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return it, false, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	it, ok = s.Clients[id]
+	s.e.Mu.Lock()
+	defer s.e.Mu.Unlock()
+	it, ok = s.e.Clients[id]
 	return it, ok, nil
 }
 
 // closeClient closes the client intent of call id with its outcome.
 func (s *Session) closeClient(id, state string) error {
-	if err := s.Append(false, s.Rec(engine.RecClientDone, "", history.ClientDone{ID: id, State: state})); err != nil {
+	if err := s.e.Append(false, s.e.Rec(engine.RecClientDone, "", history.ClientDone{ID: id, State: state})); err != nil {
 		return err
 	}
-	s.Mu.Lock()
-	delete(s.Clients, id)
-	s.Mu.Unlock()
+	s.e.Mu.Lock()
+	delete(s.e.Clients, id)
+	s.e.Mu.Unlock()
 	return nil
 }
 
@@ -319,7 +319,7 @@ func (s *Session) FailClient(ctx context.Context, id string) error {
 	}
 	landed := len(it.Files) > 0 && !it.Unknown
 	for _, f := range it.Files {
-		t, err := s.Ws.TargetOfKey(f.Key)
+		t, err := s.e.Ws.TargetOfKey(f.Key)
 		if err != nil {
 			return err
 		}
@@ -354,12 +354,12 @@ func (h held) version() string {
 
 // readHeld reads what t holds now.
 func (s *Session) readHeld(t engine.Target) (held, error) {
-	b, err := t.ReadMax(s.Ws.Opts.MaxFileBytes)
+	b, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
 		return held{}, nil
 	case err != nil:
-		return held{}, s.Ws.FileErr("read", t, err)
+		return held{}, s.e.Ws.FileErr("read", t, err)
 	}
 	return held{b: b, exists: true}, nil
 }
@@ -368,17 +368,17 @@ func (s *Session) readHeld(t engine.Target) (held, error) {
 // nothing when the file was left as it was.
 func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent, f engine.IntentFile) (*MutationResult, error) {
 	r := f.Data.Receipt
-	t, err := s.Ws.TargetOfKey(f.Key)
+	t, err := s.e.Ws.TargetOfKey(f.Key)
 	if err != nil {
 		return nil, err
 	}
 	src := t
 	if f.Data.FromKey != "" {
-		if src, err = s.Ws.TargetOfKey(f.Data.FromKey); err != nil {
+		if src, err = s.e.Ws.TargetOfKey(f.Data.FromKey); err != nil {
 			return nil, err
 		}
 	}
-	unlock, err := s.Ws.LockAll(ctx, t, src)
+	unlock, err := s.e.Ws.LockAll(ctx, t, src)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +395,7 @@ func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent,
 	}
 	var pre []byte
 	if r.Before != nil {
-		if pre, err = history.Preimage(s.Ws.Journal, &f.Data, nil); err != nil {
+		if pre, err = history.Preimage(s.e.Ws.Journal, &f.Data, nil); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", it.Tool, r.Path, err)
 		}
 	}
@@ -415,10 +415,10 @@ func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent,
 	if f.Data.FromKey != "" {
 		c.Src = &src
 	}
-	if o, ok := s.Observed(src.Key()); ok {
+	if o, ok := s.e.Observed(src.Key()); ok {
 		c.Seen = &o
 	}
-	r.Time = s.Ws.Now()
+	r.Time = s.e.Ws.Now()
 	landed := !it.Unknown && s.holdsPlan(r, f.Data.FromKey != "", pre, now, from)
 	if landed {
 		r.Verified = true
@@ -428,7 +428,7 @@ func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent,
 	}
 	data := f.Data
 	data.Receipt = r
-	if err := s.Record(c, &data); err != nil {
+	if err := s.e.Record(c, &data); err != nil {
 		return nil, err
 	}
 	msg := fmt.Sprintf("%s %s: receipt %s (verified)", it.Tool, t.Shown(), r.ID)
@@ -508,22 +508,22 @@ type ClientRead struct {
 // file and one it cannot read, as read does, and observes nothing then; a
 // file that does not hold the Shown text is not observed either.
 func (s *Session) ObserveClient(ctx context.Context, r ClientRead) error {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return err
 	}
-	t, ref := s.Resolve("read", r.Path)
+	t, ref := s.e.Resolve("read", r.Path)
 	if ref != nil {
 		return ref
 	}
-	if ref := s.Ws.Denied(t); ref != nil {
+	if ref := s.e.Ws.Denied(t); ref != nil {
 		return ref
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := t.ReadMax(s.Ws.Opts.MaxFileBytes)
+	b, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
 	if err != nil {
-		return s.Ws.FileErr("read", t, err)
+		return s.e.Ws.FileErr("read", t, err)
 	}
 	lines := receipt.Lines(b)
 	from := max(r.Offset, 1)
@@ -536,7 +536,7 @@ func (s *Session) ObserveClient(ctx context.Context, r ClientRead) error {
 		return nil
 	}
 	whole := seen.Start == 0 && seen.End == len(b)
-	return s.ObserveFile(t, string(fsys.VersionOf(b)), len(b), lines, seen, whole)
+	return s.e.ObserveFile(t, string(fsys.VersionOf(b)), len(b), lines, seen, whole)
 }
 
 // sameText reports whether a span of a file holds the text a client's
@@ -567,11 +567,11 @@ func lineSpan(b []byte, from, to int) policy.Range {
 // workspace, or a deny-read file (or the state directory). It reads
 // nothing. A deny-read refusal is journaled for review.
 func (s *Session) CheckClientRead(tool, path string) error {
-	t, ref := s.Resolve("read", path)
+	t, ref := s.e.Resolve("read", path)
 	if ref != nil {
 		return ref
 	}
-	if ref := s.Ws.Denied(t); ref != nil {
+	if ref := s.e.Ws.Denied(t); ref != nil {
 		s.NoteRefusal(tool, ref)
 		return ref
 	}
@@ -587,20 +587,20 @@ func (s *Session) CheckClientRead(tool, path string) error {
 // again. The receipt is verified when they give the file exactly; when
 // they cannot be taken back it is a *Refusal, and nothing is recorded.
 func (s *Session) RecordClientEdits(ctx context.Context, call ClientCall, path string, edits []EditOp) (*MutationResult, error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
-	t, unlock, err := s.Claim(ctx, "edit", path)
+	t, unlock, err := s.e.Claim(ctx, "edit", path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if ref := s.Ws.Denied(t); ref != nil {
+	if ref := s.e.Ws.Denied(t); ref != nil {
 		return nil, ref
 	}
-	cur, err := t.ReadMax(s.Ws.Opts.MaxFileBytes)
+	cur, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
 	if err != nil {
-		return nil, s.Ws.FileErr("edit", t, err)
+		return nil, s.e.Ws.FileErr("edit", t, err)
 	}
 	pre := cur
 	for i := len(edits) - 1; i >= 0; i-- {
@@ -615,26 +615,26 @@ func (s *Session) RecordClientEdits(ctx context.Context, call ClientCall, path s
 	for i, e := range edits {
 		ops[i] = textedit.Edit{Old: e.OldString, New: e.NewString}
 	}
-	res, err := textedit.ApplyContext(ctx, pre, ops, int(s.Ws.Opts.MaxFileBytes))
+	res, err := textedit.ApplyContext(ctx, pre, ops, int(s.e.Ws.Opts.MaxFileBytes))
 	if err != nil || !bytes.Equal(res.Text, cur) {
 		return nil, engine.Refuse(KindAmbiguous, t.Spelled, "%s's edits of %s do not give the file as it is when applied to the bytes worked out before them; nothing was recorded; `stet review` shows %s as changed outside",
 			call.Tool, t.Spelled, t.Spelled)
 	}
-	blob, err := s.Ws.Journal.Put(pre)
+	blob, err := s.e.Ws.Journal.Put(pre)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: the journal could not save the bytes before the change: %w", call.Tool, t.Spelled, err)
 	}
 	c := &engine.Change{Tool: call.Tool, T: t, Key: t.Key(), Pre: pre, PreVer: fsys.VersionOf(pre), Post: cur, Matches: res.Matches, Eol: res.EOL, Intent: call.ID}
-	if o, ok := s.Observed(c.Key); ok {
+	if o, ok := s.e.Observed(c.Key); ok {
 		c.Seen = &o
 	}
-	r := s.NewReceipt(c)
+	r := s.e.NewReceipt(c)
 	r.After = receipt.StateOf(cur)
 	r.After.Mode = r.Before.Mode
 	r.Verified = receipt.Verify(pre, cur, r) == nil
 	r.Notes = append(r.Notes, call.Tool+" told stet of this change only after it landed: stet's rules did not check it, and the bytes before were worked out from the edits")
 	data := &engine.ReceiptData{Receipt: r, Pre: blob}
-	if err := s.Record(c, data); err != nil {
+	if err := s.e.Record(c, data); err != nil {
 		return nil, err
 	}
 	return &MutationResult{Message: fmt.Sprintf("%s %s: receipt %s, recorded after the fact", call.Tool, t.Shown(), r.ID), Receipt: r, Diff: c.Diff()}, nil

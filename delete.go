@@ -14,27 +14,27 @@ import (
 // Delete removes a file the session has read (never a directory). Its bytes
 // go to the journal first; undo brings them back.
 func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("delete", a); ref != nil {
 		return nil, ref
 	}
-	t, unlock, err := s.Claim(ctx, "delete", a.Path)
+	t, unlock, err := s.e.Claim(ctx, "delete", a.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	cur, err := t.ReadMax(s.Ws.Opts.MaxFileBytes)
+	cur, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fsys.ErrIsDir) {
 			return nil, engine.Refuse(KindNotRegular, t.Spelled, "%s is a directory; delete removes single files only (never a directory tree); delete its files one by one if that is really the task", t.Spelled)
 		}
-		return nil, s.Ws.FileErr("delete", t, err)
+		return nil, s.e.Ws.FileErr("delete", t, err)
 	}
 	ver := fsys.VersionOf(cur)
-	f, o := s.Existing(policy.OpDelete, t, cur, ver, "")
-	if ref := s.Decide(ctx, engine.Ask{Tool: "delete", T: t, F: f, Cur: cur, Ver: ver, O: o, What: "delete it"}); ref != nil {
+	f, o := s.e.Existing(policy.OpDelete, t, cur, ver, "")
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "delete", T: t, F: f, Cur: cur, Ver: ver, O: o, What: "delete it"}); ref != nil {
 		return nil, ref
 	}
 	key := t.Key()
@@ -44,10 +44,10 @@ func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, er
 		Matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: 0, Line: 1, Old: cur, New: []byte{}}},
 		Eol:     "none",
 	}
-	if s.WasCreated(key) {
+	if s.e.WasCreated(key) {
 		c.Message = fmt.Sprintf("deleted %s (%s), a file this session created; its content is saved — undo brings it back", t.Shown(), engine.LinesWord(receipt.Lines(cur)))
 	} else {
 		c.Message, c.Warned = policy.DeletedMessage(t.Spelled, counts), true
 	}
-	return s.Commit(ctx, c)
+	return s.e.Commit(ctx, c)
 }

@@ -32,16 +32,16 @@ func editOps(a EditArgs) ([]textedit.Edit, *Refusal) {
 // Edit applies literal replacements to a file the session has read: all of
 // them or none, atomically, verified by reading the file back.
 func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	edits, ref := editOps(a)
 	if ref != nil {
 		return nil, ref
 	}
-	k := s.Ws.Clock
+	k := s.e.Ws.Clock
 	t0 := k.Start()
-	t, unlock, err := s.Claim(ctx, "edit", a.Path)
+	t, unlock, err := s.e.Claim(ctx, "edit", a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -51,9 +51,9 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	// refers to them (the result's matches and diff are copies, and the
 	// commit waited for every goroutine that reads them). A call that
 	// fails leaves them to the garbage collector.
-	cur, err := t.ReadInto(s.Ws.Opts.MaxFileBytes, s.Ws.Bufs.Get)
+	cur, err := t.ReadInto(s.e.Ws.Opts.MaxFileBytes, s.e.Ws.Bufs.Get)
 	if err != nil {
-		return nil, s.Ws.FileErr("edit", t, err)
+		return nil, s.e.Ws.FileErr("edit", t, err)
 	}
 	k.Done(engine.StepRead, t0)
 	t0 = k.Start()
@@ -62,8 +62,8 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	// so the refusals keep their order.
 	var res textedit.Result
 	var preLines int
-	ver, ph, ref := s.EditableVersion(t, cur, func() {
-		res, err = textedit.ApplyBuffers(ctx, cur, edits, int(s.Ws.Opts.MaxFileBytes), s.Ws.Bufs)
+	ver, ph, ref := s.e.EditableVersion(t, cur, func() {
+		res, err = textedit.ApplyBuffers(ctx, cur, edits, int(s.e.Ws.Opts.MaxFileBytes), s.e.Ws.Bufs)
 		preLines = receipt.Lines(cur) // counted once, beside the hash
 	})
 	if ref != nil {
@@ -72,11 +72,11 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
-	f, o := s.Existing(policy.OpEdit, t, cur, ver, a.ExpectedVersion)
+	f, o := s.e.Existing(policy.OpEdit, t, cur, ver, a.ExpectedVersion)
 	f.Unmatched, f.Regions = err != nil, regions(res.Matches)
 	q := engine.Ask{Tool: "edit", T: t, F: f, Cur: cur, Ver: ver, O: o,
 		Unmatched: func() *Refusal { return editRefusal(t, err, edits) }}
-	if ref := s.Decide(ctx, q); ref != nil {
+	if ref := s.e.Decide(ctx, q); ref != nil {
 		return nil, ref
 	}
 	c := &engine.Change{
@@ -97,10 +97,10 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	c.Message = fmt.Sprintf("edited %s: %s at %s (%s → %s)", t.Shown(), engine.Plural(res.Count, "replacement"),
 		engine.LineList(res.Matches), engine.LinesWord(c.PreLines), engine.LinesWord(c.PostLines))
 	k.Done(engine.StepPlan, t0)
-	out, err := s.Commit(ctx, c)
+	out, err := s.e.Commit(ctx, c)
 	if err == nil {
-		s.Ws.Bufs.Put(res.Text)
-		s.Ws.Bufs.Put(cur)
+		s.e.Ws.Bufs.Put(res.Text)
+		s.e.Ws.Bufs.Put(cur)
 	}
 	return out, err
 }

@@ -50,7 +50,7 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 	if keep < 0 {
 		return GCReport{}, fmt.Errorf("stet: gc: negative retention %v", keep)
 	}
-	cutoff := ws.Opts.Now().Add(-keep).UTC()
+	cutoff := ws.e.Opts.Now().Add(-keep).UTC()
 	var intents history.Intents // which intents are open, and when each was written
 	// What a session's rules stand on, whatever its age: its current turn
 	// (the pinned request and declared inputs of the input guard) and, for
@@ -101,7 +101,7 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 		},
 		BlobsBefore: cutoff,
 	}
-	jr, err := ws.Journal.Compact(opts)
+	jr, err := ws.e.Journal.Compact(opts)
 	if err != nil {
 		return GCReport{}, fmt.Errorf("stet: gc: %w", err)
 	}

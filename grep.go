@@ -513,7 +513,7 @@ func roundBuf(want int) int { return (want + 64<<10 - 1) &^ (64<<10 - 1) }
 // describes it, rel names it, named says the call named it (its errors are
 // then the call's).
 func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, info fsys.Info, w *grepBuf, rel string, named bool) fileHits {
-	if max := s.Ws.Opts.MaxFileBytes; info.Size > max && !q.multiline {
+	if max := s.e.Ws.Opts.MaxFileBytes; info.Size > max && !q.multiline {
 		h, err := q.scanLarge(ctx, f, q.before, q.after, max)
 		if err != nil && (named || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			return fileHits{err: err}
@@ -521,7 +521,7 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 		h.large = true
 		return h
 	}
-	data, binary, err := w.load(f, info, rel, s.Ws.Opts.MaxFileBytes)
+	data, binary, err := w.load(f, info, rel, s.e.Ws.Opts.MaxFileBytes)
 	if err != nil {
 		if named {
 			return fileHits{err: err}
@@ -564,7 +564,7 @@ func grepWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 16) }
 func (s *Session) grepFiles(ctx context.Context, t engine.Target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
 	info, err := t.Root.P.Stat(t.Rel)
 	if err != nil {
-		return s.Ws.FileErr("grep", t, err)
+		return s.e.Ws.FileErr("grep", t, err)
 	}
 	switch info.Type {
 	case fsys.TypeFile:
@@ -712,7 +712,7 @@ func (sel grepSel) wants(rel, name string) bool {
 // grepWalk walks t and hands its files, up to grepBatch from up to
 // grepBatchDirs directories at a time, to order (the reader's queue) and then jobs (the workers').
 func (s *Session) grepWalk(ctx context.Context, t engine.Target, a GrepArgs, sel grepSel, unreadable *[]string, jobs, order chan<- *grepJob) error {
-	hidden := s.Ws.LinkGuard(ctx)
+	hidden := s.e.Ws.LinkGuard(ctx)
 	var cur *grepJob // the files of one directory not yet handed over
 	flush := func() error {
 		j := cur
@@ -865,7 +865,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	if ref := checkArgs("grep", a); ref != nil {
 		return false, ref
 	}
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return false, err
 	}
 	if roots := s.rootPaths(a.Path); roots != nil {
@@ -880,11 +880,11 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	if err != nil {
 		return false, argRefusal("grep", err)
 	}
-	t, ref := s.Resolve("grep", a.Path)
+	t, ref := s.e.Resolve("grep", a.Path)
 	if ref != nil {
 		return false, ref
 	}
-	if ref := s.Ws.Denied(t); ref != nil {
+	if ref := s.e.Ws.Denied(t); ref != nil {
 		return false, ref
 	}
 	p := newGrepPager(s, t, a, q, each)
@@ -900,7 +900,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 		}
 		var pe *fsys.PathError
 		if errors.As(err, &pe) {
-			return false, s.Ws.FileErr("grep", t, err)
+			return false, s.e.Ws.FileErr("grep", t, err)
 		}
 		return false, err
 	}
@@ -1058,18 +1058,18 @@ func (s *Session) grepObserve(t engine.Target, version string, size, lines int, 
 		return nil
 	}
 	key := t.Key()
-	s.Mu.Lock()
-	o := s.Files[key]
+	s.e.Mu.Lock()
+	o := s.e.Files[key]
 	if o == nil || o.Version != version {
 		o = &engine.Observation{Version: version}
 	}
 	next := &engine.Observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: size, Lines: lines}
 	if next.Same(o) {
-		s.Mu.Unlock()
+		s.e.Mu.Unlock()
 		return nil // nothing new was shown: the journal already holds it
 	}
-	s.Files[key] = next
-	s.Mu.Unlock()
-	r := s.Rec(engine.RecObserve, key, next)
+	s.e.Files[key] = next
+	s.e.Mu.Unlock()
+	r := s.e.Rec(engine.RecObserve, key, next)
 	return &r
 }

@@ -41,12 +41,12 @@ func mediaType(head []byte) string {
 // content). The read counts as an observation of the whole file at its
 // version. A file over the media limit is refused as too_large.
 func (s *Session) readMedia(t engine.Target, f io.Reader, head []byte, whole bool, mime string) (*ReadResult, func() error, error) {
-	limit := s.Ws.Opts.MaxMediaBytes
+	limit := s.e.Ws.Opts.MaxMediaBytes
 	data := head
 	if !whole || int64(len(data)) > limit {
 		rest, err := io.ReadAll(io.LimitReader(f, max(0, limit+1-int64(len(data)))))
 		if err != nil {
-			return nil, nil, s.Ws.FileErr("read", t, err)
+			return nil, nil, s.e.Ws.FileErr("read", t, err)
 		}
 		data = append(data, rest...)
 		if int64(len(data)) > limit {
@@ -57,7 +57,7 @@ func (s *Session) readMedia(t engine.Target, f io.Reader, head []byte, whole boo
 	version := string(fsys.VersionOf(data))
 	res := &ReadResult{Path: t.Display(), Version: version, MimeType: mime, Bytes: len(data), Data: data}
 	observe := func() error {
-		return s.ObserveFile(t, version, len(data), engine.FrameLines(data), policy.Range{Start: 0, End: len(data)}, true)
+		return s.e.ObserveFile(t, version, len(data), engine.FrameLines(data), policy.Range{Start: 0, End: len(data)}, true)
 	}
 	return res, observe, nil
 }

@@ -12,7 +12,7 @@ import (
 // Mkdir creates a directory and its missing parents inside the workspace.
 // Each directory it creates counts as observed.
 func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -21,11 +21,11 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 	if ref := checkArgs("mkdir", a); ref != nil {
 		return nil, ref
 	}
-	t, ref := s.Resolve("mkdir", a.Path)
+	t, ref := s.e.Resolve("mkdir", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.GateWrite("mkdir", t); ref != nil {
+	if ref := s.e.GateWrite("mkdir", t); ref != nil {
 		return nil, ref
 	}
 	if info, err := t.Root.P.Stat(t.Rel); err == nil {
@@ -48,9 +48,9 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 		made = append(made, u)
 	}
 	if err := t.Root.P.MkdirAll(t.Rel); err != nil {
-		return nil, s.Ws.FileErr("mkdir", t, err)
+		return nil, s.e.Ws.FileErr("mkdir", t, err)
 	}
-	if err := s.ObserveDirs(made...); err != nil {
+	if err := s.e.ObserveDirs(made...); err != nil {
 		return nil, err
 	}
 	return &MkdirResult{Message: fmt.Sprintf("created directory %s", t.Display()), Path: t.Display(), Created: true}, nil

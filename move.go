@@ -20,18 +20,18 @@ import (
 // swap), the swap proves both names (fsys.Provider Rename), and undo
 // restores both.
 func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("move", a); ref != nil {
 		return nil, ref
 	}
-	from, ref := s.ResolveHeld("move", a.From)
+	from, ref := s.e.ResolveHeld("move", a.From)
 	if ref != nil {
 		return nil, ref
 	}
 	defer from.H.Close()
-	to, ref := s.ResolveHeld("move", a.To)
+	to, ref := s.e.ResolveHeld("move", a.To)
 	if ref != nil {
 		return nil, ref
 	}
@@ -43,7 +43,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 		return nil, engine.Refuse(KindInvalid, a.From, "the workspace root cannot be moved")
 	}
 	for _, t := range []engine.Target{from, to} {
-		if ref := s.GateWrite("move", t); ref != nil {
+		if ref := s.e.GateWrite("move", t); ref != nil {
 			return nil, ref
 		}
 	}
@@ -61,14 +61,14 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 	if link, ok := finalLink(to); ok {
 		return nil, engine.Refuse(KindNotRegular, to.Spelled, "%s is a symlink (to %s); a move does not land on a link; choose another name, or move onto %s itself", to.Spelled, link, link)
 	}
-	unlock, err := s.Ws.LockAll(ctx, from, to)
+	unlock, err := s.e.Ws.LockAll(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	info, err := from.Stat()
 	if err != nil {
-		return nil, s.Ws.FileErr("move", from, err)
+		return nil, s.e.Ws.FileErr("move", from, err)
 	}
 	var c *engine.Change
 	if info.Type == fsys.TypeDir {
@@ -83,7 +83,7 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 		}
 		c.PreMode = info.Mode // the receipt's before mode: no second walk
 	}
-	return s.Commit(ctx, c)
+	return s.e.Commit(ctx, c)
 }
 
 // finalLink reports whether t's last name is a symlink (inside the root:
@@ -103,13 +103,13 @@ func finalLink(t engine.Target) (string, bool) {
 // planMove checks a file move against rules 5–9 on both names and builds
 // its change. The caller holds both locks.
 func (s *Session) planMove(ctx context.Context, from, to engine.Target, overwrite bool) (*engine.Change, error) {
-	cur, err := from.ReadMax(s.Ws.Opts.MaxFileBytes)
+	cur, err := from.ReadMax(s.e.Ws.Opts.MaxFileBytes)
 	if err != nil {
-		return nil, s.Ws.FileErr("move", from, err)
+		return nil, s.e.Ws.FileErr("move", from, err)
 	}
 	ver := fsys.VersionOf(cur)
-	f, o := s.Existing(policy.OpMoveFrom, from, cur, ver, "")
-	if ref := s.Decide(ctx, engine.Ask{Tool: "move", T: from, F: f, Cur: cur, Ver: ver, O: o, What: "move it away"}); ref != nil {
+	f, o := s.e.Existing(policy.OpMoveFrom, from, cur, ver, "")
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: from, F: f, Cur: cur, Ver: ver, O: o, What: "move it away"}); ref != nil {
 		return nil, ref
 	}
 	c := &engine.Change{
@@ -117,23 +117,23 @@ func (s *Session) planMove(ctx context.Context, from, to engine.Target, overwrit
 		Matches: []receipt.Match{}, Eol: "none", Seen: &o,
 	}
 	c.Message = fmt.Sprintf("moved %s to %s", from.Shown(), to.Shown())
-	old, err := to.ReadMax(s.Ws.Opts.MaxFileBytes)
+	old, err := to.ReadMax(s.e.Ws.Opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
 		// The new name is a create: overwrite is no sign the user asked
 		// for a file the session removed from there to be replaced.
-		ft, dir, counts, ref := s.Creating("move", to, cur, to.Parent().Key() == from.Parent().Key())
+		ft, dir, counts, ref := s.e.Creating("move", to, cur, to.Parent().Key() == from.Parent().Key())
 		if ref != nil {
 			return nil, ref
 		}
-		if ref := s.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Dir: dir, What: "put another file at its name", Counts: counts}); ref != nil {
+		if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Dir: dir, What: "put another file at its name", Counts: counts}); ref != nil {
 			return nil, ref
 		}
 		return c, nil
 	case errors.Is(err, fsys.ErrIsDir):
 		return nil, engine.Refuse(KindExists, to.Spelled, "%s is a directory; a move never replaces a directory; choose another name (to move into it, give the full new path: %s/%s)", to.Spelled, to.Spelled, from.Display())
 	case err != nil:
-		return nil, s.Ws.FileErr("move", to, err)
+		return nil, s.e.Ws.FileErr("move", to, err)
 	}
 	if !overwrite {
 		return nil, engine.Refuse(KindExists, to.Spelled, "%s already exists (%s); pass overwrite: true to replace it (its content is saved), or choose another name", to.Spelled, engine.LinesWord(receipt.Lines(old)))
@@ -142,9 +142,9 @@ func (s *Session) planMove(ctx context.Context, from, to engine.Target, overwrit
 	// overwrite is what any move over a file needs, so it is no sign that
 	// the user asked for this file to be replaced: only the request itself
 	// lifts the guard here (Facts.Overwrite stays false).
-	ft, oo := s.Existing(policy.OpReplace, to, old, oldVer, "")
+	ft, oo := s.e.Existing(policy.OpReplace, to, old, oldVer, "")
 	counts := policy.Counts(len(old), receipt.Lines(old), len(cur), receipt.Lines(cur))
-	if ref := s.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Cur: old, Ver: oldVer, O: oo, What: "replace it", Counts: counts}); ref != nil {
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Cur: old, Ver: oldVer, O: oo, What: "replace it", Counts: counts}); ref != nil {
 		return nil, ref
 	}
 	mine := ft.Created
@@ -165,23 +165,23 @@ func (s *Session) planMove(ctx context.Context, from, to engine.Target, overwrit
 // must have listed the directory, and nothing may be at the new name.
 func (s *Session) planMoveDir(ctx context.Context, from, to engine.Target) (*engine.Change, error) {
 	// Rule 4 on everything under the directory comes before rule 5.
-	if err := s.GateTree(ctx, "move", from, to); err != nil {
+	if err := s.e.GateTree(ctx, "move", from, to); err != nil {
 		return nil, err
 	}
-	f := s.Facts(policy.OpMoveDir, from)
-	f.Observed, f.DeclaredUnder = s.DirObserved(from.Key()), s.DeclaredUnder(from)
-	if ref := s.Decide(ctx, engine.Ask{Tool: "move", T: from, F: f, What: "move it away"}); ref != nil {
+	f := s.e.Facts(policy.OpMoveDir, from)
+	f.Observed, f.DeclaredUnder = s.e.DirObserved(from.Key()), s.e.DeclaredUnder(from)
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: from, F: f, What: "move it away"}); ref != nil {
 		return nil, ref
 	}
 	if _, err := to.Stat(); err == nil {
 		return nil, engine.Refuse(KindExists, to.Spelled, "%s already exists; a directory is never moved over something else; choose another name", to.Spelled)
 	}
-	ft, dir, _, ref := s.Creating("move", to, nil, to.Parent().Key() == from.Parent().Key())
+	ft, dir, _, ref := s.e.Creating("move", to, nil, to.Parent().Key() == from.Parent().Key())
 	if ref != nil {
 		return nil, ref
 	}
 	ft.Removed = false // a directory puts no bytes where a removed file stood
-	if ref := s.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Dir: dir, What: "put another file at its name"}); ref != nil {
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Dir: dir, What: "put another file at its name"}); ref != nil {
 		return nil, ref
 	}
 	c := &engine.Change{

@@ -17,7 +17,7 @@ import (
 // blobFile is the path of the blob holding data in ws's journal.
 func blobFile(ws *Workspace, data []byte) string {
 	h := strings.TrimPrefix(string(fsys.VersionOf(data)), "sha256:")
-	return filepath.Join(ws.Journal.Dir(), "objects", h[:2], h[2:])
+	return filepath.Join(ws.e.Journal.Dir(), "objects", h[:2], h[2:])
 }
 
 func statOf(t *testing.T, name string) os.FileInfo {
@@ -123,12 +123,12 @@ func TestMoveStoppedBeforeItsHandoverAdoptsTheReplacedFile(t *testing.T) {
 		}
 		ws, s, root, state := openIntentWS(t, map[string]string{"b.txt": string(moved), "a.txt": string(at)})
 		was := statOf(t, filepath.Join(root, "a.txt"))
-		from, _ := ws.Resolve("move", "a.txt")
-		to, _ := ws.Resolve("move", "b.txt")
-		r := receipt.Receipt{ID: "r_move", Session: s.Id, Tool: "move", Path: "b.txt", From: "a.txt",
+		from, _ := ws.e.Resolve("move", "a.txt")
+		to, _ := ws.e.Resolve("move", "b.txt")
+		r := receipt.Receipt{ID: "r_move", Session: s.e.Id, Tool: "move", Path: "b.txt", From: "a.txt",
 			Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
 		over := string(receipt.StateOf(replaced).Version)
-		it := engine.IntentData{ID: "r_move", Session: s.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: to.Key(),
+		it := engine.IntentData{ID: "r_move", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: to.Key(),
 			Data: engine.ReceiptData{Receipt: r, FromKey: from.Key(), Over: over}}}}
 		appendIntent(t, ws, it)
 		ws2 := reopen(t, ws, root, Options{State: state})
@@ -149,7 +149,7 @@ func TestMoveStoppedBeforeItsHandoverAdoptsTheReplacedFile(t *testing.T) {
 		if !os.SameFile(statOf(t, filepath.Join(state, "objects", h[:2], h[2:])), was) {
 			t.Error("the blob is not the replaced file: copied, not adopted")
 		}
-		s2, _ := ws2.Session(s.Id)
+		s2, _ := ws2.Session(s.e.Id)
 		if _, err := s2.Undo(context.Background(), UndoArgs{Path: "b.txt"}); err != nil {
 			t.Fatalf("undo of the finished move: %v", err)
 		}

@@ -33,7 +33,7 @@ type planned struct {
 // every step is proven possible before the first byte moves; a failure while
 // landing (another writer, the disk) rolls the files already changed back.
 func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("patch", a); ref != nil {
@@ -53,7 +53,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	if ref != nil {
 		return nil, ref
 	}
-	unlock, err := s.Ws.LockAll(ctx, all...)
+	unlock, err := s.e.Ws.LockAll(ctx, all...)
 	if err != nil {
 		return nil, err
 	}
@@ -83,10 +83,10 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		return nil, unreadRefusal(unread, len(files))
 	}
 	seq := patchSeq(plans, a.DryRun)
-	outs, err := s.CommitSeq(ctx, "patch", seq, func(c *engine.Change) {
+	outs, err := s.e.CommitSeq(ctx, "patch", seq, func(c *engine.Change) {
 		if c.Src != nil {
 			// The move of an updated file starts from the update's result.
-			o, _ := s.Observed(c.Src.Key())
+			o, _ := s.e.Observed(c.Src.Key())
 			c.Seen = &o
 		}
 	})
@@ -122,14 +122,14 @@ func (s *Session) patchTargets(files []patch.File) (targets []engine.Target, mov
 	moves = make([]*engine.Target, len(files))
 	seen := map[string]string{}
 	for i, f := range files {
-		t, ref := s.Resolve("patch", f.Path)
+		t, ref := s.e.Resolve("patch", f.Path)
 		if ref != nil {
 			return nil, nil, nil, ref
 		}
 		targets[i] = t
 		all = append(all, t)
 		if f.MoveTo != "" {
-			m, ref := s.Resolve("patch", f.MoveTo)
+			m, ref := s.e.Resolve("patch", f.MoveTo)
 			if ref != nil {
 				return nil, nil, nil, ref
 			}
@@ -145,7 +145,7 @@ func (s *Session) patchTargets(files []patch.File) (targets []engine.Target, mov
 			return nil, nil, nil, engine.Refuse(KindInvalid, t.Spelled, "the patch changes %s twice (also as %s); merge those parts into one file section", t.Spelled, prev)
 		}
 		seen[t.Key()] = t.Spelled
-		if ref := s.GateWrite("patch", t); ref != nil {
+		if ref := s.e.GateWrite("patch", t); ref != nil {
 			return nil, nil, nil, ref
 		}
 	}
@@ -287,10 +287,10 @@ func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Ta
 	if f.Kind == patch.Update && len(f.Hunks) == 0 && move == nil {
 		return s.planModeOnly(t, f)
 	}
-	cur, err := fsys.ReadFileMax(p, t.Rel, s.Ws.Opts.MaxFileBytes)
+	cur, err := fsys.ReadFileMax(p, t.Rel, s.e.Ws.Opts.MaxFileBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
-		return planned{}, engine.ToRefusal(s.Ws.FileErr("patch", t, err))
+		return planned{}, engine.ToRefusal(s.e.Ws.FileErr("patch", t, err))
 	}
 	switch f.Kind {
 	case patch.Add:
@@ -305,11 +305,11 @@ func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Ta
 			mode := modeNote(t, c, "", f.NewMode)
 			return planned{c: c, verb: c.Message, mode: mode}, nil
 		}
-		af, dir, counts, ref := s.Creating("patch", t, f.Content, false)
+		af, dir, counts, ref := s.e.Creating("patch", t, f.Content, false)
 		if ref != nil {
 			return planned{}, ref
 		}
-		if ref := s.Decide(ctx, engine.Ask{Tool: "patch", T: t, F: af, Dir: dir, What: "recreate it", Counts: counts}); ref != nil {
+		if ref := s.e.Decide(ctx, engine.Ask{Tool: "patch", T: t, F: af, Dir: dir, What: "recreate it", Counts: counts}); ref != nil {
 			return planned{}, ref
 		}
 		c := &engine.Change{Tool: "patch", T: t, Key: t.Key(), Post: f.Content, Create: true, DryRun: dryRun,
@@ -333,8 +333,8 @@ func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Ta
 			return planned{}, engine.Refuse(KindNotFound, t.Spelled, "%s does not exist, so the patch cannot delete it; drop that section", t.Spelled)
 		}
 		ver := fsys.VersionOf(cur)
-		df, o := s.Existing(policy.OpDelete, t, cur, ver, "")
-		if ref := s.Decide(ctx, engine.Ask{Tool: "patch", T: t, F: df, Cur: cur, Ver: ver, O: o, What: "delete it"}); ref != nil {
+		df, o := s.e.Existing(policy.OpDelete, t, cur, ver, "")
+		if ref := s.e.Decide(ctx, engine.Ask{Tool: "patch", T: t, F: df, Cur: cur, Ver: ver, O: o, What: "delete it"}); ref != nil {
 			return planned{}, ref
 		}
 		// A unified diff's deletion gives the file's lines: they must be
@@ -349,7 +349,7 @@ func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Ta
 			Matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), Line: 1, Old: cur, New: []byte{}}}, Eol: "none"}
 		c.Message = "deleted " + t.Display()
 		verb := c.Message
-		if !s.WasCreated(t.Key()) {
+		if !s.e.WasCreated(t.Key()) {
 			verb = policy.DeletedMessage(t.Spelled, policy.Count(len(cur), receipt.Lines(cur)))
 		}
 		return planned{c: c, verb: verb}, nil
@@ -363,7 +363,7 @@ func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Ta
 		return planned{}, engine.Refuse(KindNotRegular, t.Spelled, "%s is a symlink (to %s); a link moves only within its directory (elsewhere a relative link would lead elsewhere); update and move %s itself, or make a new link",
 			engine.ShownName(t.Spelled), engine.ShownName(link), engine.ShownName(link))
 	}
-	if ref := s.CheckEditable(t, cur); ref != nil {
+	if ref := s.e.CheckEditable(t, cur); ref != nil {
 		return planned{}, ref
 	}
 	ver := fsys.VersionOf(cur)
@@ -375,11 +375,11 @@ func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Ta
 			ms[i] = receipt.Match{Offset: r.Offset, OldBytes: r.OldBytes, NewBytes: len(r.New), Line: r.Line, Old: cur[r.Offset : r.Offset+r.OldBytes], New: r.New}
 		}
 	}
-	uf, o := s.Existing(policy.OpEdit, t, cur, ver, "")
+	uf, o := s.e.Existing(policy.OpEdit, t, cur, ver, "")
 	uf.Unmatched, uf.Regions, uf.MovesAway = err != nil, regions(ms), move != nil
 	q := engine.Ask{Tool: "patch", T: t, F: uf, Cur: cur, Ver: ver, O: o, What: "move it away",
 		Unmatched: func() *Refusal { return hunkRefusal(t, err, f.Hunks) }}
-	if ref := s.Decide(ctx, q); ref != nil {
+	if ref := s.e.Decide(ctx, q); ref != nil {
 		return planned{}, ref
 	}
 	eol := textedit.DetectEOL(cur)
@@ -402,11 +402,11 @@ func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Ta
 		if _, err := p.Stat(move.Rel); err == nil {
 			return planned{}, engine.Refuse(KindExists, move.Spelled, "%s already exists; the patch would move %s over it; choose another name or delete it first", move.Spelled, t.Spelled)
 		}
-		mf, dir, counts, ref := s.Creating("patch", *move, ap.Text, move.Parent().Key() == t.Parent().Key())
+		mf, dir, counts, ref := s.e.Creating("patch", *move, ap.Text, move.Parent().Key() == t.Parent().Key())
 		if ref != nil {
 			return planned{}, ref
 		}
-		if ref := s.Decide(ctx, engine.Ask{Tool: "patch", T: *move, F: mf, Dir: dir, What: "put another file at its name", Counts: counts}); ref != nil {
+		if ref := s.e.Decide(ctx, engine.Ask{Tool: "patch", T: *move, F: mf, Dir: dir, What: "put another file at its name", Counts: counts}); ref != nil {
 			return planned{}, ref
 		}
 		verb += " and moved it to " + move.Display()
@@ -424,7 +424,7 @@ func (s *Session) planModeOnly(t engine.Target, f patch.File) (planned, *Refusal
 	case errors.Is(err, fsys.ErrNotFound):
 		return planned{}, engine.Refuse(KindNotFound, t.Spelled, "%s does not exist, so the patch cannot change its mode; check the path (find or list), or drop that section", t.Spelled)
 	case err != nil:
-		return planned{}, engine.ToRefusal(s.Ws.FileErr("patch", t, err))
+		return planned{}, engine.ToRefusal(s.e.Ws.FileErr("patch", t, err))
 	case info.Type == fsys.TypeDir:
 		return planned{}, engine.Refuse(KindNotRegular, t.Spelled, "%s is a directory; a patch changes files only: drop that section", t.Spelled)
 	}

@@ -19,27 +19,27 @@ func (s *Session) ReadBytes(ctx context.Context, path string) (*ReadResult, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if path == "" {
 		return nil, engine.Refuse(KindInvalid, "", "read needs a path")
 	}
-	t, ref := s.Resolve("read", path)
+	t, ref := s.e.Resolve("read", path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.Ws.Denied(t); ref != nil {
+	if ref := s.e.Ws.Denied(t); ref != nil {
 		return nil, ref
 	}
 	f, info, err := fsys.Open(t.Root.P, t.Rel)
 	if err != nil {
-		return nil, s.Ws.FileErr("read", t, err)
+		return nil, s.e.Ws.FileErr("read", t, err)
 	}
 	defer f.Close()
 	head, whole, err := readHead(f, info.Size, wholeReadBytes)
 	if err != nil {
-		return nil, s.Ws.FileErr("read", t, err)
+		return nil, s.e.Ws.FileErr("read", t, err)
 	}
 	mime := mediaType(head)
 	if mime == "" {

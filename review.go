@@ -261,7 +261,7 @@ func (s *Session) NoteRefusal(tool string, r *Refusal) {
 // people reviewing the session, and the call was refused either way.
 func (s *Session) noteRefusal(tool string, err error) {
 	r, ok := AsRefusal(err)
-	if !ok || s.Id == engine.ReviewSession {
+	if !ok || s.e.Id == engine.ReviewSession {
 		return
 	}
 	if r.Tool != "" {
@@ -275,7 +275,7 @@ func (s *Session) noteRefusal(tool string, err error) {
 		}
 		msg = msg[:cut] + "…"
 	}
-	_ = s.Append(false, s.Rec(recRefusal, "", refusalData{Kind: r.Kind, Tool: tool, Path: r.Path, Message: msg}))
+	_ = s.e.Append(false, s.e.Rec(recRefusal, "", refusalData{Kind: r.Kind, Tool: tool, Path: r.Path, Message: msg}))
 }
 
 // event is one receipt as review reads it.
@@ -336,7 +336,7 @@ type current struct {
 func (ws *Workspace) readHistory() (*reviewLog, error) {
 	h := &reviewLog{ws: ws, byID: map[string]*event{}, sessions: map[string]*sessionInfo{},
 		byBefore: map[string][]*event{}, known: map[string][]byte{}, tried: map[string]bool{}, cur: map[string]current{}}
-	err := ws.Journal.Scan(func(r journal.Record) error {
+	err := ws.e.Journal.Scan(func(r journal.Record) error {
 		// Filtered by record type, never by a session's name: whatever
 		// session a receipt names, the review shows it.
 		if r.Session == "" {
@@ -407,12 +407,12 @@ func (h *reviewLog) current(p string) current {
 	var c current
 	// A file the workspace hides (deny-read, the state directory, through
 	// any name) is not shown by the review either: it counts as unreadable.
-	if t, ref := h.ws.Resolve("review", p); ref == nil && h.ws.Denied(t) == nil {
+	if t, ref := h.ws.e.Resolve("review", p); ref == nil && h.ws.e.Denied(t) == nil {
 		if info, err := t.Root.P.Stat(t.Rel); err == nil {
 			c.exists = true
 			if info.Type == fsys.TypeDir {
 				c.dir = true
-			} else if b, err := fsys.ReadFileMax(t.Root.P, t.Rel, h.ws.Opts.MaxFileBytes); err == nil {
+			} else if b, err := fsys.ReadFileMax(t.Root.P, t.Rel, h.ws.e.Opts.MaxFileBytes); err == nil {
 				c.b = b
 			}
 		}
@@ -443,7 +443,7 @@ func (h *reviewLog) bytesOf(ver string) ([]byte, bool) {
 			return b, true
 		}
 	}
-	if b, err := h.ws.Journal.Get(ver); err == nil {
+	if b, err := h.ws.e.Journal.Get(ver); err == nil {
 		h.known[ver] = b
 		return b, true
 	}
@@ -452,7 +452,7 @@ func (h *reviewLog) bytesOf(ver string) ([]byte, bool) {
 		if !ok {
 			continue
 		}
-		if pre, err := history.Preimage(h.ws.Journal, &e.d, after); err == nil {
+		if pre, err := history.Preimage(h.ws.e.Journal, &e.d, after); err == nil {
 			h.known[ver] = pre
 			return pre, true
 		}
@@ -511,7 +511,7 @@ func (h *reviewLog) change(g *group, withDiff bool) FileDiff {
 	}
 	fc.Created = first.Before == nil
 	fc.Deleted = last.After == nil
-	if h.ws.Hides(g.path) || h.ws.Hides(g.from) {
+	if h.ws.e.Hides(g.path) || h.ws.e.Hides(g.from) {
 		return FileDiff{FileChange: fc, Diff: engine.HiddenDiff(g.path)}
 	}
 	if fc.Created && fc.Deleted {
@@ -630,7 +630,7 @@ func (h *reviewLog) sessionView(si *sessionInfo) SessionView {
 func (h *reviewLog) selected(session string, turn int, path string) ([]*event, error) {
 	var key string
 	if path != "" {
-		t, ref := h.ws.Resolve("diff", path)
+		t, ref := h.ws.e.Resolve("diff", path)
 		if ref != nil {
 			return nil, ref
 		}

@@ -17,12 +17,12 @@ func (s *Session) Roots(ctx context.Context, a RootsArgs) (*RootsResult, error) 
 	if ref := checkArgs("roots", a); ref != nil {
 		return nil, ref
 	}
-	if s.Scope != nil {
-		return scopedRoots(s.Scope, s.ws)
+	if s.e.Scope != nil {
+		return scopedRoots(s.e.Scope, s.ws)
 	}
-	res := &RootsResult{Roots: make([]Root, len(s.Ws.RootList))}
-	for i, r := range s.Ws.RootList {
-		res.Roots[i] = Root{Path: r.Dir, Effects: string(s.Ws.Opts.Effects)}
+	res := &RootsResult{Roots: make([]Root, len(s.e.Ws.RootList))}
+	for i, r := range s.e.Ws.RootList {
+		res.Roots[i] = Root{Path: r.Dir, Effects: string(s.e.Ws.Opts.Effects)}
 	}
 	return res, nil
 }
@@ -40,7 +40,7 @@ func scopedRoots(sc *engine.Scope, ws *Workspace) (*RootsResult, error) {
 	res := &RootsResult{Roots: []Root{}}
 	seen := map[string]bool{}
 	for _, d := range sc.Dirs {
-		p := ws.RootList[d.Ri].Dir
+		p := ws.e.RootList[d.Ri].Dir
 		if d.Rel != "." {
 			p = filepath.Join(p, filepath.FromSlash(d.Rel))
 		}
@@ -48,7 +48,7 @@ func scopedRoots(sc *engine.Scope, ws *Workspace) (*RootsResult, error) {
 			continue
 		}
 		seen[p] = true
-		res.Roots = append(res.Roots, Root{Path: p, Effects: string(ws.Opts.Effects)})
+		res.Roots = append(res.Roots, Root{Path: p, Effects: string(ws.e.Opts.Effects)})
 	}
 	return res, nil
 }

@@ -152,13 +152,13 @@ const maxIgnoreFileBytes = 1 << 20
 // f.exclude covers is skipped. The start itself is always walked: ignore
 // rules filter what a walk meets, never what a call names.
 func (ws *Workspace) walk(ctx context.Context, t engine.Target, maxDepth int, f walkFilter, fn walkFn) error {
-	paths := ws.RulePaths(t)
+	paths := ws.e.RulePaths(t)
 	w := &walker{ws: ws, ctx: ctx, t: t, maxDepth: maxDepth, f: f, fn: fn,
 		real:       paths[len(paths)-1], // where t leads, if a symlink is on its way
 		prefix:     t.Rel + "/",
-		hiddenLink: ws.LinkGuard(ctx),
+		hiddenLink: ws.e.LinkGuard(ctx),
 		exclude:    compileGlobs(f.exclude), // once, not for every entry
-		linksHide:  ws.AnyDenied(),          // a hard link here may be a hidden file of any root
+		linksHide:  ws.e.AnyDenied(),        // a hard link here may be a hidden file of any root
 	}
 	if t.Rel == "." {
 		w.prefix = ""
@@ -402,7 +402,7 @@ func (ws *Workspace) hiddenEntry(t engine.Target, child, real string, e fsys.Inf
 	if e.Type == fsys.TypeSymlink {
 		u := t
 		u.Rel = child
-		return ws.Denied(u) != nil
+		return ws.e.Denied(u) != nil
 	}
 	return false
 }
@@ -419,22 +419,22 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if ref := checkArgs("list", a); ref != nil {
 		return nil, ref
 	}
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if roots := s.rootPaths(a.Path); roots != nil {
 		return s.listRoots(ctx, a, roots)
 	}
-	t, ref := s.Resolve("list", a.Path)
+	t, ref := s.e.Resolve("list", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.Ws.Denied(t); ref != nil {
+	if ref := s.e.Ws.Denied(t); ref != nil {
 		return nil, ref
 	}
 	info, err := t.Root.P.Stat(t.Rel)
 	if err != nil {
-		return nil, s.Ws.FileErr("list", t, err)
+		return nil, s.e.Ws.FileErr("list", t, err)
 	}
 	if info.Type != fsys.TypeDir {
 		return nil, engine.Refuse(KindInvalid, t.Spelled, "%s is a file, not a directory; read it instead (read path=%s)", t.Spelled, t.Spelled)
@@ -477,14 +477,14 @@ func (s *Session) listDir(ctx context.Context, t engine.Target, a ListArgs) (*Li
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopWalk) {
-		return nil, s.Ws.FileErr("list", t, err)
+		return nil, s.e.Ws.FileErr("list", t, err)
 	}
 	res.Notes = unreadableNote(unreadable)
 	sortEntries(res, a.Sort, shown)
 	if a.Limit == 0 {
 		dirs = pageEntries(res, dirs, prefix)
 	}
-	if err := s.ObserveDirs(dirs...); err != nil {
+	if err := s.e.ObserveDirs(dirs...); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -497,17 +497,17 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if ref := checkArgs("find", a); ref != nil {
 		return nil, ref
 	}
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if roots := s.rootPaths(a.Path); roots != nil {
 		return s.findRoots(ctx, a, roots)
 	}
-	t, ref := s.Resolve("find", a.Path)
+	t, ref := s.e.Resolve("find", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.Ws.Denied(t); ref != nil {
+	if ref := s.e.Ws.Denied(t); ref != nil {
 		return nil, ref
 	}
 	limit := a.Limit
@@ -541,7 +541,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopWalk) {
-		return nil, s.Ws.FileErr("find", t, err)
+		return nil, s.e.Ws.FileErr("find", t, err)
 	}
 	res.Notes = unreadableNote(unreadable)
 	return res, nil

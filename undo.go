@@ -12,7 +12,7 @@ import (
 // undone (undo receipts themselves are skipped, so undo walks back).
 func (s *Session) lastChange(key string) (*engine.ReceiptData, error) {
 	var x history.Index
-	err := s.Ws.Journal.Session(s.Id, func(r journal.Record) error {
+	err := s.e.Ws.Journal.Session(s.e.Id, func(r journal.Record) error {
 		if r.Type == engine.RecReceipt && r.Path != key {
 			// Only key's receipts are kept; a move away from key names it
 			// as its source.
@@ -22,9 +22,9 @@ func (s *Session) lastChange(key string) (*engine.ReceiptData, error) {
 		}
 		return x.Add(r)
 	})
-	if err == nil && s.Id != engine.ReviewSession && len(x.Changes(key)) > 0 {
+	if err == nil && s.e.Id != engine.ReviewSession && len(x.Changes(key)) > 0 {
 		// A change a person took back on the review page is undone too.
-		err = s.Ws.Journal.Session(engine.ReviewSession, func(r journal.Record) error {
+		err = s.e.Ws.Journal.Session(engine.ReviewSession, func(r journal.Record) error {
 			x.Undos.Add(r)
 			return nil
 		})
@@ -43,7 +43,7 @@ func (s *Session) lastChange(key string) (*engine.ReceiptData, error) {
 // its tool said), or "".
 func (s *Session) lastUnverified(key string) string {
 	var last *engine.ReceiptData
-	s.Ws.Journal.Session(s.Id, func(r journal.Record) error {
+	s.e.Ws.Journal.Session(s.e.Id, func(r journal.Record) error {
 		if r.Type == engine.RecReceipt && r.Path == key {
 			if d, err := history.Decode[engine.ReceiptData](r); err == nil {
 				last = &d
@@ -63,17 +63,17 @@ func (s *Session) lastUnverified(key string) string {
 // takes both names back: the file returns to its old name and a file the
 // move replaced returns to the new one, byte for byte.
 func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("undo", a); ref != nil {
 		return nil, ref
 	}
-	t, ref := s.Resolve("undo", a.Path)
+	t, ref := s.e.Resolve("undo", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.GateWrite("undo", t); ref != nil {
+	if ref := s.e.GateWrite("undo", t); ref != nil {
 		return nil, ref
 	}
 	for range 3 {
@@ -92,7 +92,7 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 		if ref != nil {
 			return nil, ref
 		}
-		unlock, err := s.Ws.LockAll(ctx, names...)
+		unlock, err := s.e.Ws.LockAll(ctx, names...)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 			}
 			continue
 		}
-		res, err := s.Revert(ctx, t, d, "undo")
+		res, err := s.e.Revert(ctx, t, d, "undo")
 		unlock()
 		return res, err
 	}
@@ -121,11 +121,11 @@ func (s *Session) undoTargets(t engine.Target, d *engine.ReceiptData) ([]engine.
 	}
 	var out []engine.Target
 	for _, p := range []string{d.Receipt.Path, d.Receipt.From} {
-		n, ref := s.Resolve("undo", p)
+		n, ref := s.e.Resolve("undo", p)
 		if ref != nil {
 			return nil, ref
 		}
-		if ref := s.GateWrite("undo", n); ref != nil {
+		if ref := s.e.GateWrite("undo", n); ref != nil {
 			return nil, ref
 		}
 		out = append(out, n)

@@ -105,14 +105,14 @@ type planStep struct {
 // It sees only stet's receipts: a file changed by a shell command or an
 // editor refuses the undo of every change it holds (changed since).
 func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResult, error) {
-	if ws.Opts.Effects == policy.ReadOnly {
+	if ws.e.Opts.Effects == policy.ReadOnly {
 		return nil, engine.Refuse(KindReadOnly, "", "nothing was undone: this workspace is read-only (--effects read-only)")
 	}
 	s, err := ws.session(engine.ReviewSession)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	h, err := ws.readHistory()
@@ -140,7 +140,7 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	if ref != nil {
 		return nil, ref
 	}
-	unlock, err := ws.LockAll(ctx, all...)
+	unlock, err := ws.e.LockAll(ctx, all...)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 		res.Message = fmt.Sprintf("dry run, nothing written: would undo %s of %s", engine.Plural(len(plan), "change"), engine.Plural(len(res.Files), "file"))
 		return res, nil
 	}
-	outs, err := s.CommitSeq(ctx, "undo", seq, nil)
+	outs, err := s.e.CommitSeq(ctx, "undo", seq, nil)
 	if err != nil {
 		if len(outs) == len(seq) {
 			return nil, fmt.Errorf("undo: %w", err)
@@ -202,11 +202,11 @@ func (s *Session) undoNames(events []*event) ([]engine.Target, map[string]engine
 		if _, ok := names[p]; ok {
 			return nil
 		}
-		t, ref := s.Resolve("undo", p)
+		t, ref := s.e.Resolve("undo", p)
 		if ref != nil {
 			return ref
 		}
-		if ref := s.GateWrite("undo", t); ref != nil {
+		if ref := s.e.GateWrite("undo", t); ref != nil {
 			return ref
 		}
 		names[p] = t
@@ -319,13 +319,13 @@ func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event
 		switch {
 		case errors.Is(err, fsys.ErrNotFound):
 		case err != nil:
-			return nil, engine.ToRefusal(s.Ws.FileErr("undo", t, err))
+			return nil, engine.ToRefusal(s.e.Ws.FileErr("undo", t, err))
 		case info.Type == fsys.TypeDir:
 			f.exists, f.dir = true, true
 		default:
-			b, err := fsys.ReadFileMax(p, t.Rel, s.Ws.Opts.MaxFileBytes)
+			b, err := fsys.ReadFileMax(p, t.Rel, s.e.Ws.Opts.MaxFileBytes)
 			if err != nil {
-				return nil, engine.ToRefusal(s.Ws.FileErr("undo", t, err))
+				return nil, engine.ToRefusal(s.e.Ws.FileErr("undo", t, err))
 			}
 			f.exists, f.b = true, b
 		}
@@ -341,7 +341,7 @@ func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event
 			return nil, ref
 		}
 		if e.d.FromKey == "" {
-			c, err := s.PlanRevert(t, &e.d, "undo", to.b, to.exists && !to.dir)
+			c, err := s.e.PlanRevert(t, &e.d, "undo", to.b, to.exists && !to.dir)
 			if err != nil {
 				return nil, h.blocked(e, t, to, err)
 			}
@@ -367,7 +367,7 @@ func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event
 		if r.Before == nil {
 			toExists = to.dir
 		}
-		cs, err := s.PlanMoveBack(ctx, &e.d, "undo", ft, t, from.exists, to.b, toExists)
+		cs, err := s.e.PlanMoveBack(ctx, &e.d, "undo", ft, t, from.exists, to.b, toExists)
 		if err != nil {
 			return nil, h.blocked(e, t, to, err)
 		}
@@ -396,7 +396,7 @@ func (s *Session) dirFree(t engine.Target, state map[string]*simFile) *Refusal {
 		} else if info, err := dir.Root.P.Stat(dir.Rel); err == nil {
 			exists, isDir = true, info.Type == fsys.TypeDir
 		} else if !errors.Is(err, fsys.ErrNotFound) && !errors.Is(err, fsys.ErrNotDir) {
-			return engine.ToRefusal(s.Ws.FileErr("undo", dir, err))
+			return engine.ToRefusal(s.e.Ws.FileErr("undo", dir, err))
 		}
 		if exists && !isDir {
 			return engine.Refuse(KindNotFound, t.Spelled, "cannot bring back %s: %s is a file now, not a directory; move or delete it first, then undo again", t.Spelled, dir.Display())

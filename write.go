@@ -14,27 +14,27 @@ import (
 
 // Write creates a file, or replaces one the session has read whole.
 func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, error) {
-	if err := s.CatchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("write", a); ref != nil {
 		return nil, ref
 	}
-	k := s.Ws.Clock
+	k := s.e.Ws.Clock
 	t0 := k.Start()
-	t, unlock, err := s.Claim(ctx, "write", a.Path)
+	t, unlock, err := s.e.Claim(ctx, "write", a.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if int64(len(a.Content)) > s.Ws.Opts.MaxFileBytes {
+	if int64(len(a.Content)) > s.e.Ws.Opts.MaxFileBytes {
 		return nil, engine.Refuse(KindTooLarge, t.Spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
-			t.Spelled, policy.Thousands(len(a.Content)), policy.Thousands(int(s.Ws.Opts.MaxFileBytes)))
+			t.Spelled, policy.Thousands(len(a.Content)), policy.Thousands(int(s.e.Ws.Opts.MaxFileBytes)))
 	}
 	// The new bytes and the current ones are in memory the workspace lends
 	// (bufPool), handed back once the call has succeeded (lendBack).
-	post := append(s.Ws.Bufs.Get(len(a.Content)), a.Content...)
-	cur, err := t.ReadInto(s.Ws.Opts.MaxFileBytes, s.Ws.Bufs.Get)
+	post := append(s.e.Ws.Bufs.Get(len(a.Content)), a.Content...)
+	cur, err := t.ReadInto(s.e.Ws.Opts.MaxFileBytes, s.e.Ws.Bufs.Get)
 	k.Done(engine.StepRead, t0)
 	t0 = k.Start()
 	if errors.Is(err, fsys.ErrNotFound) {
@@ -42,14 +42,14 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		return s.lendBack(res, err, post)
 	}
 	if err != nil {
-		return nil, s.Ws.FileErr("write", t, err)
+		return nil, s.e.Ws.FileErr("write", t, err)
 	}
 	c, ref := s.planReplace(ctx, "write", t, cur, post, a.ExpectedVersion, a.Overwrite, a.DryRun)
 	if ref != nil {
 		return nil, ref
 	}
 	k.Done(engine.StepPlan, t0)
-	res, err := s.Commit(ctx, c)
+	res, err := s.e.Commit(ctx, c)
 	return s.lendBack(res, err, post, cur)
 }
 
@@ -67,7 +67,7 @@ func (s *Session) lendBack(res *MutationResult, err error, bufs ...[]byte) (*Mut
 		res.Receipt.Matches[i].Old, res.Receipt.Matches[i].New = nil, nil
 	}
 	for _, b := range bufs {
-		s.Ws.Bufs.Put(b)
+		s.e.Ws.Bufs.Put(b)
 	}
 	return res, nil
 }
@@ -92,10 +92,10 @@ func (s *Session) planReplace(ctx context.Context, tool string, t engine.Target,
 	ver, preLines := fsys.VersionOf(cur), receipt.Lines(cur)
 	<-counted
 	after := engine.StateOf(post, postLines, dryRun, nil)
-	f, o := s.Existing(policy.OpReplace, t, cur, ver, expectedVersion)
+	f, o := s.e.Existing(policy.OpReplace, t, cur, ver, expectedVersion)
 	f.Overwrite = overwrite
 	counts := policy.Counts(len(cur), preLines, len(post), postLines)
-	if ref := s.Decide(ctx, engine.Ask{Tool: tool, T: t, F: f, Cur: cur, Ver: ver, O: o, What: "replace it", Counts: counts, RuleText: true}); ref != nil {
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: tool, T: t, F: f, Cur: cur, Ver: ver, O: o, What: "replace it", Counts: counts, RuleText: true}); ref != nil {
 		return nil, ref
 	}
 	key := t.Key()
@@ -117,12 +117,12 @@ func (s *Session) planReplace(ctx context.Context, tool string, t engine.Target,
 // create writes a new file: its parent directory (or the nearest existing
 // ancestor) must have been observed.
 func (s *Session) create(ctx context.Context, t engine.Target, post []byte, a WriteArgs) (*MutationResult, error) {
-	f, dir, counts, ref := s.Creating("write", t, post, false)
+	f, dir, counts, ref := s.e.Creating("write", t, post, false)
 	if ref != nil {
 		return nil, ref
 	}
 	f.ExpectedVersion, f.Overwrite = a.ExpectedVersion, a.Overwrite
-	if ref := s.Decide(ctx, engine.Ask{Tool: "write", T: t, F: f, Dir: dir, What: "recreate it", Counts: counts}); ref != nil {
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "write", T: t, F: f, Dir: dir, What: "recreate it", Counts: counts}); ref != nil {
 		return nil, ref
 	}
 	c := &engine.Change{
@@ -131,5 +131,5 @@ func (s *Session) create(ctx context.Context, t engine.Target, post []byte, a Wr
 		Eol:     textedit.DetectEOL(post),
 	}
 	c.Message = fmt.Sprintf("created %s (%s, %s)", t.Shown(), engine.LinesWord(receipt.Lines(post)), count(len(post), "byte", "bytes"))
-	return s.Commit(ctx, c)
+	return s.e.Commit(ctx, c)
 }

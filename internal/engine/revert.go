@@ -8,8 +8,8 @@ import (
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/receipt"
-	"github.com/stet-dev/stet/tools"
 	"github.com/stet-dev/stet/textedit"
+	"github.com/stet-dev/stet/tools"
 )
 
 // Revert planning: the changes that take a receipt back (a file's previous

@@ -112,12 +112,12 @@ type Hooks struct {
 // Workspace is a set of roots and the policy that guards them. It is safe for
 // concurrent use; sessions share its journal and per-file locks.
 type Workspace struct {
-	face    Face
-	RootList   []*Root
-	Opts    Options
-	rules   policy.Rules
-	Journal *journal.Journal
-	id      string
+	face     Face
+	RootList []*Root
+	Opts     Options
+	rules    policy.Rules
+	Journal  *journal.Journal
+	id       string
 
 	Mu       sync.Mutex
 	Sessions map[string]*Session
