@@ -54,7 +54,7 @@ func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage,
 		r := engine.Refuse(KindInvalid, "", "there is no tool %q; the tools are %s", name, strings.Join(tools.Names(false), ", "))
 		return s.refused(name, r), nil
 	}
-	if mutating && s.e.Ws.Opts.Effects == policy.ReadOnly {
+	if mutating && s.e.WS.Opts.Effects == policy.ReadOnly {
 		r := engine.Refuse(KindReadOnly, "", "%s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)
 		return s.refused(name, r), nil
 	}

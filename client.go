@@ -196,9 +196,9 @@ func (s *Session) planClient(ctx context.Context, change any) (plan *ClientPlan,
 			return nil, false, err
 		}
 		defer unlock()
-		cur, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
+		cur, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 		if err != nil {
-			return nil, false, s.e.Ws.FileErr("write", t, err)
+			return nil, false, s.e.WS.FileErr("write", t, err)
 		}
 		c, ref := s.planReplace(ctx, "write", t, cur, cur, "", true, true)
 		if ref != nil {
@@ -230,20 +230,20 @@ func (s *Session) saveClientFile(ctx context.Context, r receipt.Receipt) (engine
 	if r.Before == nil {
 		return f, nil
 	}
-	unlock, err := s.e.Ws.LockAll(ctx, src)
+	unlock, err := s.e.WS.LockAll(ctx, src)
 	if err != nil {
 		return engine.IntentFile{}, err
 	}
 	defer unlock()
-	cur, err := src.ReadMax(s.e.Ws.Opts.MaxFileBytes)
+	cur, err := src.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
-		return engine.IntentFile{}, s.e.Ws.FileErr(r.Tool, src, err)
+		return engine.IntentFile{}, s.e.WS.FileErr(r.Tool, src, err)
 	}
 	if v := string(fsys.VersionOf(cur)); v != r.Before.Version {
 		return engine.IntentFile{}, engine.Refuse(KindChanged, src.Spelled, "%s changed while stet checked the change (%s, was %s); read it again, then make the change",
 			src.Spelled, v, r.Before.Version)
 	}
-	if f.Data.Pre, err = s.e.Ws.Journal.Put(cur); err != nil {
+	if f.Data.Pre, err = s.e.WS.Journal.Put(cur); err != nil {
 		return engine.IntentFile{}, fmt.Errorf("%s %s: the journal could not save the bytes the change replaces, so it must not run: %w", r.Tool, src.Spelled, err)
 	}
 	return f, nil
@@ -319,7 +319,7 @@ func (s *Session) FailClient(ctx context.Context, id string) error {
 	}
 	landed := len(it.Files) > 0 && !it.Unknown
 	for _, f := range it.Files {
-		t, err := s.e.Ws.TargetOfKey(f.Key)
+		t, err := s.e.WS.TargetOfKey(f.Key)
 		if err != nil {
 			return err
 		}
@@ -354,12 +354,12 @@ func (h held) version() string {
 
 // readHeld reads what t holds now.
 func (s *Session) readHeld(t engine.Target) (held, error) {
-	b, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
+	b, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
 		return held{}, nil
 	case err != nil:
-		return held{}, s.e.Ws.FileErr("read", t, err)
+		return held{}, s.e.WS.FileErr("read", t, err)
 	}
 	return held{b: b, exists: true}, nil
 }
@@ -368,17 +368,17 @@ func (s *Session) readHeld(t engine.Target) (held, error) {
 // nothing when the file was left as it was.
 func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent, f engine.IntentFile) (*MutationResult, error) {
 	r := f.Data.Receipt
-	t, err := s.e.Ws.TargetOfKey(f.Key)
+	t, err := s.e.WS.TargetOfKey(f.Key)
 	if err != nil {
 		return nil, err
 	}
 	src := t
 	if f.Data.FromKey != "" {
-		if src, err = s.e.Ws.TargetOfKey(f.Data.FromKey); err != nil {
+		if src, err = s.e.WS.TargetOfKey(f.Data.FromKey); err != nil {
 			return nil, err
 		}
 	}
-	unlock, err := s.e.Ws.LockAll(ctx, t, src)
+	unlock, err := s.e.WS.LockAll(ctx, t, src)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +395,7 @@ func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent,
 	}
 	var pre []byte
 	if r.Before != nil {
-		if pre, err = history.Preimage(s.e.Ws.Journal, &f.Data, nil); err != nil {
+		if pre, err = history.Preimage(s.e.WS.Journal, &f.Data, nil); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", it.Tool, r.Path, err)
 		}
 	}
@@ -418,7 +418,7 @@ func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent,
 	if o, ok := s.e.Observed(src.Key()); ok {
 		c.Seen = &o
 	}
-	r.Time = s.e.Ws.Now()
+	r.Time = s.e.WS.Now()
 	landed := !it.Unknown && s.holdsPlan(r, f.Data.FromKey != "", pre, now, from)
 	if landed {
 		r.Verified = true
@@ -515,15 +515,15 @@ func (s *Session) ObserveClient(ctx context.Context, r ClientRead) error {
 	if ref != nil {
 		return ref
 	}
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return ref
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
+	b, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
-		return s.e.Ws.FileErr("read", t, err)
+		return s.e.WS.FileErr("read", t, err)
 	}
 	lines := receipt.Lines(b)
 	from := max(r.Offset, 1)
@@ -571,7 +571,7 @@ func (s *Session) CheckClientRead(tool, path string) error {
 	if ref != nil {
 		return ref
 	}
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		s.NoteRefusal(tool, ref)
 		return ref
 	}
@@ -595,12 +595,12 @@ func (s *Session) RecordClientEdits(ctx context.Context, call ClientCall, path s
 		return nil, err
 	}
 	defer unlock()
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
-	cur, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
+	cur, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
-		return nil, s.e.Ws.FileErr("edit", t, err)
+		return nil, s.e.WS.FileErr("edit", t, err)
 	}
 	pre := cur
 	for i := len(edits) - 1; i >= 0; i-- {
@@ -615,12 +615,12 @@ func (s *Session) RecordClientEdits(ctx context.Context, call ClientCall, path s
 	for i, e := range edits {
 		ops[i] = textedit.Edit{Old: e.OldString, New: e.NewString}
 	}
-	res, err := textedit.ApplyContext(ctx, pre, ops, int(s.e.Ws.Opts.MaxFileBytes))
+	res, err := textedit.ApplyContext(ctx, pre, ops, int(s.e.WS.Opts.MaxFileBytes))
 	if err != nil || !bytes.Equal(res.Text, cur) {
 		return nil, engine.Refuse(KindAmbiguous, t.Spelled, "%s's edits of %s do not give the file as it is when applied to the bytes worked out before them; nothing was recorded; `stet review` shows %s as changed outside",
 			call.Tool, t.Spelled, t.Spelled)
 	}
-	blob, err := s.e.Ws.Journal.Put(pre)
+	blob, err := s.e.WS.Journal.Put(pre)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: the journal could not save the bytes before the change: %w", call.Tool, t.Spelled, err)
 	}

@@ -25,12 +25,12 @@ func (s *Session) Delete(ctx context.Context, a DeleteArgs) (*MutationResult, er
 		return nil, err
 	}
 	defer unlock()
-	cur, err := t.ReadMax(s.e.Ws.Opts.MaxFileBytes)
+	cur, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fsys.ErrIsDir) {
 			return nil, engine.Refuse(KindNotRegular, t.Spelled, "%s is a directory; delete removes single files only (never a directory tree); delete its files one by one if that is really the task", t.Spelled)
 		}
-		return nil, s.e.Ws.FileErr("delete", t, err)
+		return nil, s.e.WS.FileErr("delete", t, err)
 	}
 	ver := fsys.VersionOf(cur)
 	f, o := s.e.Existing(policy.OpDelete, t, cur, ver, "")

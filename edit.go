@@ -39,7 +39,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if ref != nil {
 		return nil, ref
 	}
-	k := s.e.Ws.Clock
+	k := s.e.WS.Clock
 	t0 := k.Start()
 	t, unlock, err := s.e.Claim(ctx, "edit", a.Path)
 	if err != nil {
@@ -51,9 +51,9 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	// refers to them (the result's matches and diff are copies, and the
 	// commit waited for every goroutine that reads them). A call that
 	// fails leaves them to the garbage collector.
-	cur, err := t.ReadInto(s.e.Ws.Opts.MaxFileBytes, s.e.Ws.Bufs.Get)
+	cur, err := t.ReadInto(s.e.WS.Opts.MaxFileBytes, s.e.WS.Bufs.Get)
 	if err != nil {
-		return nil, s.e.Ws.FileErr("edit", t, err)
+		return nil, s.e.WS.FileErr("edit", t, err)
 	}
 	k.Done(engine.StepRead, t0)
 	t0 = k.Start()
@@ -63,7 +63,7 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	var res textedit.Result
 	var preLines int
 	ver, ph, ref := s.e.EditableVersion(t, cur, func() {
-		res, err = textedit.ApplyBuffers(ctx, cur, edits, int(s.e.Ws.Opts.MaxFileBytes), s.e.Ws.Bufs)
+		res, err = textedit.ApplyBuffers(ctx, cur, edits, int(s.e.WS.Opts.MaxFileBytes), s.e.WS.Bufs)
 		preLines = receipt.Lines(cur) // counted once, beside the hash
 	})
 	if ref != nil {
@@ -99,8 +99,8 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	k.Done(engine.StepPlan, t0)
 	out, err := s.e.Commit(ctx, c)
 	if err == nil {
-		s.e.Ws.Bufs.Put(res.Text)
-		s.e.Ws.Bufs.Put(cur)
+		s.e.WS.Bufs.Put(res.Text)
+		s.e.WS.Bufs.Put(cur)
 	}
 	return out, err
 }

@@ -513,7 +513,7 @@ func roundBuf(want int) int { return (want + 64<<10 - 1) &^ (64<<10 - 1) }
 // describes it, rel names it, named says the call named it (its errors are
 // then the call's).
 func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, info fsys.Info, w *grepBuf, rel string, named bool) fileHits {
-	if max := s.e.Ws.Opts.MaxFileBytes; info.Size > max && !q.multiline {
+	if max := s.e.WS.Opts.MaxFileBytes; info.Size > max && !q.multiline {
 		h, err := q.scanLarge(ctx, f, q.before, q.after, max)
 		if err != nil && (named || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			return fileHits{err: err}
@@ -521,7 +521,7 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 		h.large = true
 		return h
 	}
-	data, binary, err := w.load(f, info, rel, s.e.Ws.Opts.MaxFileBytes)
+	data, binary, err := w.load(f, info, rel, s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
 		if named {
 			return fileHits{err: err}
@@ -564,7 +564,7 @@ func grepWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 16) }
 func (s *Session) grepFiles(ctx context.Context, t engine.Target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
 	info, err := t.Root.P.Stat(t.Rel)
 	if err != nil {
-		return s.e.Ws.FileErr("grep", t, err)
+		return s.e.WS.FileErr("grep", t, err)
 	}
 	switch info.Type {
 	case fsys.TypeFile:
@@ -712,7 +712,7 @@ func (sel grepSel) wants(rel, name string) bool {
 // grepWalk walks t and hands its files, up to grepBatch from up to
 // grepBatchDirs directories at a time, to order (the reader's queue) and then jobs (the workers').
 func (s *Session) grepWalk(ctx context.Context, t engine.Target, a GrepArgs, sel grepSel, unreadable *[]string, jobs, order chan<- *grepJob) error {
-	hidden := s.e.Ws.LinkGuard(ctx)
+	hidden := s.e.WS.LinkGuard(ctx)
 	var cur *grepJob // the files of one directory not yet handed over
 	flush := func() error {
 		j := cur
@@ -884,7 +884,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	if ref != nil {
 		return false, ref
 	}
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return false, ref
 	}
 	p := newGrepPager(s, t, a, q, each)
@@ -900,7 +900,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 		}
 		var pe *fsys.PathError
 		if errors.As(err, &pe) {
-			return false, s.e.Ws.FileErr("grep", t, err)
+			return false, s.e.WS.FileErr("grep", t, err)
 		}
 		return false, err
 	}

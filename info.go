@@ -34,12 +34,12 @@ func (s *Session) Info(ctx context.Context, a InfoArgs) (*InfoResult, error) {
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
 	st, err := t.Root.P.Stat(t.Rel)
 	if err != nil {
-		return nil, s.e.Ws.FileErr("info", t, err)
+		return nil, s.e.WS.FileErr("info", t, err)
 	}
 	res := &InfoResult{Path: t.Display(), Type: string(st.Type), Size: st.Size, Mode: receipt.FormatMode(st.Mode), Links: max(st.Links, 1)}
 	if !st.ModTime.IsZero() {
@@ -50,7 +50,7 @@ func (s *Session) Info(ctx context.Context, a InfoArgs) (*InfoResult, error) {
 	}
 	f, info, err := fsys.Open(t.Root.P, t.Rel)
 	if err != nil {
-		return nil, s.e.Ws.FileErr("info", t, err)
+		return nil, s.e.WS.FileErr("info", t, err)
 	}
 	defer f.Close()
 	sum, err := scanInfo(ctx, f)

@@ -134,10 +134,10 @@ func TestUnresolvedIntentIsReported(t *testing.T) {
 		t.Fatal(ref)
 	}
 	old, nw := []byte("one\n"), []byte("uno\n")
-	r := receipt.Receipt{ID: "r_interrupted", Session: s.e.Id, Tool: "edit", Path: "a.txt",
+	r := receipt.Receipt{ID: "r_interrupted", Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 		Before: receipt.StateOf(old), After: receipt.StateOf(nw),
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 3, NewBytes: 3, Line: 1}}}
-	it := engine.IntentData{ID: r.ID, Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(), Data: engine.ReceiptData{Receipt: r, Old: []string{"one"}}}}}
+	it := engine.IntentData{ID: r.ID, Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(), Data: engine.ReceiptData{Receipt: r, Old: []string{"one"}}}}}
 	appendIntent(t, ws, it) // as a process that is gone wrote it
 	// Someone else wrote other bytes before the next start.
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("edited by hand\n"), 0o644)
@@ -183,12 +183,12 @@ func TestChainedIntentIsResolved(t *testing.T) {
 				t.Fatal(ref)
 			}
 			link := func(id string, from, to []byte) engine.IntentFile {
-				r := receipt.Receipt{ID: id, Session: s.e.Id, Tool: "edit", Path: "a.txt",
+				r := receipt.Receipt{ID: id, Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 					Before: receipt.StateOf(from), After: receipt.StateOf(to), EOL: "lf",
 					Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
 				return engine.IntentFile{Key: tgt.Key(), Data: engine.ReceiptData{Receipt: r, Old: []string{string(from)}}}
 			}
-			it := engine.IntentData{ID: "p_chain", Session: s.e.Id, PID: 1 << 30,
+			it := engine.IntentData{ID: "p_chain", Session: s.e.ID(), PID: 1 << 30,
 				Files: []engine.IntentFile{link("r_first", v0, v1), link("r_second", v1, v2)}}
 			appendIntent(t, ws, it)
 			ws2 := reopen(t, ws, root, Options{State: state})
@@ -223,9 +223,9 @@ func TestMoveStoppedAfterItsExchangeIsFinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := receipt.Receipt{ID: "r_move", Session: s.e.Id, Tool: "move", Path: "b.txt", From: "a.txt",
+	r := receipt.Receipt{ID: "r_move", Session: s.e.ID(), Tool: "move", Path: "b.txt", From: "a.txt",
 		Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
-	it := engine.IntentData{ID: "r_move", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: to.Key(),
+	it := engine.IntentData{ID: "r_move", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: to.Key(),
 		Data: engine.ReceiptData{Receipt: r, FromKey: from.Key(), Over: blob}}}}
 	appendIntent(t, ws, it)
 	ws2 := reopen(t, ws, root, Options{State: state})
@@ -235,7 +235,7 @@ func TestMoveStoppedAfterItsExchangeIsFinished(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(root, "b.txt")); string(got) != string(moved) {
 		t.Errorf("b.txt = %q, want the moved bytes", got)
 	}
-	s2, _ := ws2.Session(s.e.Id)
+	s2, _ := ws2.Session(s.e.ID())
 	if _, err := s2.Undo(context.Background(), UndoArgs{Path: "b.txt"}); err != nil {
 		t.Fatalf("undo of the finished move: %v", err)
 	}
@@ -282,14 +282,14 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 				return tg.Key()
 			}
 			edit := func(id, path, from, to string) engine.IntentFile {
-				r := receipt.Receipt{ID: id, Session: s.e.Id, Tool: "patch", Path: path,
+				r := receipt.Receipt{ID: id, Session: s.e.ID(), Tool: "patch", Path: path,
 					Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
 					Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
 				return engine.IntentFile{Key: key(path), Data: engine.ReceiptData{Receipt: r, Old: []string{from}}}
 			}
-			mv := receipt.Receipt{ID: "r_2", Session: s.e.Id, Tool: "move", Path: "d.txt", From: "a.txt",
+			mv := receipt.Receipt{ID: "r_2", Session: s.e.ID(), Tool: "move", Path: "d.txt", From: "a.txt",
 				Before: receipt.StateOf([]byte(a1)), After: receipt.StateOf([]byte(a1)), Matches: []receipt.Match{}, EOL: "none"}
-			it := engine.IntentData{ID: "p_seq", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{
+			it := engine.IntentData{ID: "p_seq", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{
 				edit("r_1", "a.txt", a0, a1),
 				{Key: key("d.txt"), Data: engine.ReceiptData{Receipt: mv, FromKey: key("a.txt")}},
 				edit("r_3", "b.txt", b0, b1),
@@ -310,7 +310,7 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 				t.Errorf("outcome %q, want %q", outcome, c.outcome)
 			}
 			if c.outcome == engine.DoneCompleted {
-				log, err := ws2.Log(s.e.Id, "")
+				log, err := ws2.Log(s.e.ID(), "")
 				if err != nil || len(log) != 3 {
 					t.Fatalf("completed receipts: %v %+v", err, log)
 				}
@@ -345,10 +345,10 @@ func TestRecordedTempFileIsRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := receipt.Receipt{ID: "r_tmp", Session: s.e.Id, Tool: "edit", Path: "a.txt",
+	r := receipt.Receipt{ID: "r_tmp", Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 		Before: receipt.StateOf([]byte("one\n")), After: receipt.StateOf([]byte("two\n")), EOL: "lf",
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 4, NewBytes: 4, Line: 1}}}
-	it := engine.IntentData{ID: "r_tmp", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(),
+	it := engine.IntentData{ID: "r_tmp", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(),
 		Data: engine.ReceiptData{Receipt: r, Old: []string{"one\n"}}, Temp: recorded},
 		{Key: tgt.Key(), Data: engine.ReceiptData{Receipt: r, Old: []string{"one\n"}}, Temp: inGit}}}
 	appendIntent(t, ws, it)
@@ -433,10 +433,10 @@ func TestIntentOfALiveWriterIsLeftAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	tgt, _ := ws.e.Resolve("edit", "a.txt")
-	r := receipt.Receipt{ID: "r_live", Session: s.e.Id, Tool: "edit", Path: "a.txt",
+	r := receipt.Receipt{ID: "r_live", Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 		Before: receipt.StateOf([]byte("zero\n")), After: receipt.StateOf([]byte("one\n")), EOL: "lf",
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 5, NewBytes: 4, Line: 1}}}
-	it := engine.IntentData{ID: "r_live", Session: s.e.Id, PID: 1 << 30, Live: live, Files: []engine.IntentFile{{Key: tgt.Key(),
+	it := engine.IntentData{ID: "r_live", Session: s.e.ID(), PID: 1 << 30, Live: live, Files: []engine.IntentFile{{Key: tgt.Key(),
 		Data: engine.ReceiptData{Receipt: r, Old: []string{"zero\n"}}}}}
 	appendIntent(t, ws, it)
 	ws2 := reopen(t, ws, root, Options{State: state})
@@ -466,14 +466,14 @@ func TestNestedRollbackIsSettledOnce(t *testing.T) {
 		return tg.Key()
 	}
 	step := func(id, tool, path, from, to string) engine.IntentFile {
-		r := receipt.Receipt{ID: id, Session: s.e.Id, Tool: tool, Path: path,
+		r := receipt.Receipt{ID: id, Session: s.e.ID(), Tool: tool, Path: path,
 			Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
 			Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
 		return engine.IntentFile{Key: key(path), Data: engine.ReceiptData{Receipt: r, Old: []string{from}}}
 	}
 	for _, it := range []engine.IntentData{
-		{ID: "p_outer", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{step("r_a", "patch", "a.txt", v0, v1), step("r_b", "patch", "b.txt", v0, v1), step("r_c", "patch", "c.txt", v0, v1)}},
-		{ID: "r_inner", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{step("r_back", "rollback", "b.txt", v1, v0)}},
+		{ID: "p_outer", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{step("r_a", "patch", "a.txt", v0, v1), step("r_b", "patch", "b.txt", v0, v1), step("r_c", "patch", "c.txt", v0, v1)}},
+		{ID: "r_inner", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{step("r_back", "rollback", "b.txt", v1, v0)}},
 	} {
 		appendIntent(t, ws, it)
 	}
@@ -485,7 +485,7 @@ func TestNestedRollbackIsSettledOnce(t *testing.T) {
 		if got, _ := os.ReadFile(filepath.Join(root, n)); string(got) != v0 {
 			t.Errorf("%s = %q, want the patch rolled back", n, got)
 		}
-		log, err := ws2.Log(s.e.Id, n)
+		log, err := ws2.Log(s.e.ID(), n)
 		if err != nil || len(log) != 1 || log[0].Receipt.Tool != "rollback" {
 			var tools []string
 			for _, e := range log {
@@ -518,12 +518,12 @@ func TestRecoveryKeepsToTheFloor(t *testing.T) {
 		return tg.Key()
 	}
 	step := func(id, path, from, to string) engine.IntentFile {
-		r := receipt.Receipt{ID: id, Session: s.e.Id, Tool: "patch", Path: path,
+		r := receipt.Receipt{ID: id, Session: s.e.ID(), Tool: "patch", Path: path,
 			Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
 			Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
 		return engine.IntentFile{Key: key(path), Data: engine.ReceiptData{Receipt: r, Old: []string{from}}}
 	}
-	it := engine.IntentData{ID: "p_forged", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{
+	it := engine.IntentData{ID: "p_forged", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{
 		step("r_1", ".git/config", "[core]\n\tfsmonitor = evil\n", "real\n"),
 		step("r_2", "a.txt", "a zero\n", "a one\n"),
 	}}
@@ -551,10 +551,10 @@ func TestRecoverySavesForeignBytesInATemp(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, temp), []byte("someone else's\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := receipt.Receipt{ID: "r_x", Session: s.e.Id, Tool: "edit", Path: "a.txt",
+	r := receipt.Receipt{ID: "r_x", Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 		Before: receipt.StateOf([]byte("one\n")), After: receipt.StateOf([]byte("two\n")), EOL: "lf",
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 4, NewBytes: 4, Line: 1}}}
-	appendIntent(t, ws, engine.IntentData{ID: "r_x", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(),
+	appendIntent(t, ws, engine.IntentData{ID: "r_x", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(),
 		Data: engine.ReceiptData{Receipt: r, Old: []string{"one\n"}}, Temp: temp}}})
 	ws2 := reopen(t, ws, root, Options{State: state})
 	if _, err := os.Stat(filepath.Join(root, temp)); !os.IsNotExist(err) {

@@ -61,7 +61,7 @@ func TestAdoptDisplaced(t *testing.T) {
 	if ref != nil {
 		t.Fatal(ref)
 	}
-	it := engine.IntentData{ID: "r_gone", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(), Temp: displaced}, {Key: tgt.Key(), Temp: other}}}
+	it := engine.IntentData{ID: "r_gone", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(), Temp: displaced}, {Key: tgt.Key(), Temp: other}}}
 	appendIntent(t, ws, it)
 	held, err := ws.e.HeldTemps()
 	if err != nil {

@@ -41,12 +41,12 @@ func mediaType(head []byte) string {
 // content). The read counts as an observation of the whole file at its
 // version. A file over the media limit is refused as too_large.
 func (s *Session) readMedia(t engine.Target, f io.Reader, head []byte, whole bool, mime string) (*ReadResult, func() error, error) {
-	limit := s.e.Ws.Opts.MaxMediaBytes
+	limit := s.e.WS.Opts.MaxMediaBytes
 	data := head
 	if !whole || int64(len(data)) > limit {
 		rest, err := io.ReadAll(io.LimitReader(f, max(0, limit+1-int64(len(data)))))
 		if err != nil {
-			return nil, nil, s.e.Ws.FileErr("read", t, err)
+			return nil, nil, s.e.WS.FileErr("read", t, err)
 		}
 		data = append(data, rest...)
 		if int64(len(data)) > limit {

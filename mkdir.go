@@ -48,7 +48,7 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 		made = append(made, u)
 	}
 	if err := t.Root.P.MkdirAll(t.Rel); err != nil {
-		return nil, s.e.Ws.FileErr("mkdir", t, err)
+		return nil, s.e.WS.FileErr("mkdir", t, err)
 	}
 	if err := s.e.ObserveDirs(made...); err != nil {
 		return nil, err

@@ -61,14 +61,14 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 	if link, ok := finalLink(to); ok {
 		return nil, engine.Refuse(KindNotRegular, to.Spelled, "%s is a symlink (to %s); a move does not land on a link; choose another name, or move onto %s itself", to.Spelled, link, link)
 	}
-	unlock, err := s.e.Ws.LockAll(ctx, from, to)
+	unlock, err := s.e.WS.LockAll(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	info, err := from.Stat()
 	if err != nil {
-		return nil, s.e.Ws.FileErr("move", from, err)
+		return nil, s.e.WS.FileErr("move", from, err)
 	}
 	var c *engine.Change
 	if info.Type == fsys.TypeDir {
@@ -103,9 +103,9 @@ func finalLink(t engine.Target) (string, bool) {
 // planMove checks a file move against rules 5–9 on both names and builds
 // its change. The caller holds both locks.
 func (s *Session) planMove(ctx context.Context, from, to engine.Target, overwrite bool) (*engine.Change, error) {
-	cur, err := from.ReadMax(s.e.Ws.Opts.MaxFileBytes)
+	cur, err := from.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
-		return nil, s.e.Ws.FileErr("move", from, err)
+		return nil, s.e.WS.FileErr("move", from, err)
 	}
 	ver := fsys.VersionOf(cur)
 	f, o := s.e.Existing(policy.OpMoveFrom, from, cur, ver, "")
@@ -117,7 +117,7 @@ func (s *Session) planMove(ctx context.Context, from, to engine.Target, overwrit
 		Matches: []receipt.Match{}, Eol: "none", Seen: &o,
 	}
 	c.Message = fmt.Sprintf("moved %s to %s", from.Shown(), to.Shown())
-	old, err := to.ReadMax(s.e.Ws.Opts.MaxFileBytes)
+	old, err := to.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
 		// The new name is a create: overwrite is no sign the user asked
@@ -133,7 +133,7 @@ func (s *Session) planMove(ctx context.Context, from, to engine.Target, overwrit
 	case errors.Is(err, fsys.ErrIsDir):
 		return nil, engine.Refuse(KindExists, to.Spelled, "%s is a directory; a move never replaces a directory; choose another name (to move into it, give the full new path: %s/%s)", to.Spelled, to.Spelled, from.Display())
 	case err != nil:
-		return nil, s.e.Ws.FileErr("move", to, err)
+		return nil, s.e.WS.FileErr("move", to, err)
 	}
 	if !overwrite {
 		return nil, engine.Refuse(KindExists, to.Spelled, "%s already exists (%s); pass overwrite: true to replace it (its content is saved), or choose another name", to.Spelled, engine.LinesWord(receipt.Lines(old)))

@@ -125,10 +125,10 @@ func TestMoveStoppedBeforeItsHandoverAdoptsTheReplacedFile(t *testing.T) {
 		was := statOf(t, filepath.Join(root, "a.txt"))
 		from, _ := ws.e.Resolve("move", "a.txt")
 		to, _ := ws.e.Resolve("move", "b.txt")
-		r := receipt.Receipt{ID: "r_move", Session: s.e.Id, Tool: "move", Path: "b.txt", From: "a.txt",
+		r := receipt.Receipt{ID: "r_move", Session: s.e.ID(), Tool: "move", Path: "b.txt", From: "a.txt",
 			Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
 		over := string(receipt.StateOf(replaced).Version)
-		it := engine.IntentData{ID: "r_move", Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: to.Key(),
+		it := engine.IntentData{ID: "r_move", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: to.Key(),
 			Data: engine.ReceiptData{Receipt: r, FromKey: from.Key(), Over: over}}}}
 		appendIntent(t, ws, it)
 		ws2 := reopen(t, ws, root, Options{State: state})
@@ -149,7 +149,7 @@ func TestMoveStoppedBeforeItsHandoverAdoptsTheReplacedFile(t *testing.T) {
 		if !os.SameFile(statOf(t, filepath.Join(state, "objects", h[:2], h[2:])), was) {
 			t.Error("the blob is not the replaced file: copied, not adopted")
 		}
-		s2, _ := ws2.Session(s.e.Id)
+		s2, _ := ws2.Session(s.e.ID())
 		if _, err := s2.Undo(context.Background(), UndoArgs{Path: "b.txt"}); err != nil {
 			t.Fatalf("undo of the finished move: %v", err)
 		}

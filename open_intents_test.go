@@ -38,7 +38,7 @@ func TestOpenIntentsOneRule(t *testing.T) {
 	temps := map[string]string{}
 	for _, id := range []string{"r_open", "r_done", "r_unresolved"} {
 		temps[id] = fsys.TempName(p)
-		appendIntent(t, ws, engine.IntentData{ID: id, Session: s.e.Id, PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(), Temp: temps[id]}}})
+		appendIntent(t, ws, engine.IntentData{ID: id, Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(), Temp: temps[id]}}})
 	}
 	if _, err := ws.e.Journal.Append(engine.DoneRecord("r_done", engine.DoneCommitted, ""), engine.DoneRecord("r_unresolved", engine.DoneUnresolved, "")); err != nil {
 		t.Fatal(err)

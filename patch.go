@@ -53,7 +53,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	if ref != nil {
 		return nil, ref
 	}
-	unlock, err := s.e.Ws.LockAll(ctx, all...)
+	unlock, err := s.e.WS.LockAll(ctx, all...)
 	if err != nil {
 		return nil, err
 	}
@@ -287,10 +287,10 @@ func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Ta
 	if f.Kind == patch.Update && len(f.Hunks) == 0 && move == nil {
 		return s.planModeOnly(t, f)
 	}
-	cur, err := fsys.ReadFileMax(p, t.Rel, s.e.Ws.Opts.MaxFileBytes)
+	cur, err := fsys.ReadFileMax(p, t.Rel, s.e.WS.Opts.MaxFileBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
-		return planned{}, engine.ToRefusal(s.e.Ws.FileErr("patch", t, err))
+		return planned{}, engine.ToRefusal(s.e.WS.FileErr("patch", t, err))
 	}
 	switch f.Kind {
 	case patch.Add:
@@ -424,7 +424,7 @@ func (s *Session) planModeOnly(t engine.Target, f patch.File) (planned, *Refusal
 	case errors.Is(err, fsys.ErrNotFound):
 		return planned{}, engine.Refuse(KindNotFound, t.Spelled, "%s does not exist, so the patch cannot change its mode; check the path (find or list), or drop that section", t.Spelled)
 	case err != nil:
-		return planned{}, engine.ToRefusal(s.e.Ws.FileErr("patch", t, err))
+		return planned{}, engine.ToRefusal(s.e.WS.FileErr("patch", t, err))
 	case info.Type == fsys.TypeDir:
 		return planned{}, engine.Refuse(KindNotRegular, t.Spelled, "%s is a directory; a patch changes files only: drop that section", t.Spelled)
 	}

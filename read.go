@@ -18,7 +18,7 @@ import (
 // Read returns the numbered frame of a file, or a window of it, and records
 // what was shown as seen by this session (SPEC section 3).
 func (s *Session) Read(ctx context.Context, a ReadArgs) (*ReadResult, error) {
-	return s.ReadWithin(ctx, a, s.e.Ws.Opts.MaxReadBytes)
+	return s.ReadWithin(ctx, a, s.e.WS.Opts.MaxReadBytes)
 }
 
 // ReadWithin is Read with a smaller byte bound for the window, for a surface
@@ -44,8 +44,8 @@ func (s *Session) ReadWithin(ctx context.Context, a ReadArgs, maxBytes int) (*Re
 // large to send) calls observe only for the result it sends, so the session
 // never counts as seen what the model was not shown.
 func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (res *ReadResult, observe func() error, err error) {
-	if maxBytes <= 0 || maxBytes > s.e.Ws.Opts.MaxReadBytes {
-		maxBytes = s.e.Ws.Opts.MaxReadBytes
+	if maxBytes <= 0 || maxBytes > s.e.WS.Opts.MaxReadBytes {
+		maxBytes = s.e.WS.Opts.MaxReadBytes
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -60,17 +60,17 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 	if ref != nil {
 		return nil, nil, ref
 	}
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, nil, ref
 	}
 	f, info, err := fsys.Open(t.Root.P, t.Rel)
 	if err != nil {
-		return nil, nil, s.e.Ws.FileErr("read", t, err)
+		return nil, nil, s.e.WS.FileErr("read", t, err)
 	}
 	defer f.Close()
 	data, whole, err := readHead(f, info.Size, wholeReadBytes)
 	if err != nil {
-		return nil, nil, s.e.Ws.FileErr("read", t, err)
+		return nil, nil, s.e.WS.FileErr("read", t, err)
 	}
 	if mime := mediaType(data); mime != "" {
 		return s.readMedia(t, f, data, whole, mime)
@@ -88,11 +88,11 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 			}
 			f.Close()
 			if f, _, err = fsys.Open(t.Root.P, t.Rel); err != nil {
-				return nil, nil, s.e.Ws.FileErr("read", t, err)
+				return nil, nil, s.e.WS.FileErr("read", t, err)
 			}
 			defer f.Close()
 			if data, whole, err = readHead(f, info.Size, wholeReadBytes); err != nil {
-				return nil, nil, s.e.Ws.FileErr("read", t, err)
+				return nil, nil, s.e.WS.FileErr("read", t, err)
 			}
 		}
 		opts.Offset, opts.Limit = tailWindow(lines, lastNL, a.Tail)
@@ -126,9 +126,9 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 	}
 	version := sc.version
 	res = &ReadResult{Path: t.Display(), Version: version, Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
-	if int64(sc.size) > s.e.Ws.Opts.MaxFileBytes {
+	if int64(sc.size) > s.e.WS.Opts.MaxFileBytes {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s is %s bytes, over the %s-byte edit limit: it can be read in windows but not edited",
-			t.Spelled, policy.Thousands(sc.size), policy.Thousands(int(s.e.Ws.Opts.MaxFileBytes))))
+			t.Spelled, policy.Thousands(sc.size), policy.Thousands(int(s.e.WS.Opts.MaxFileBytes))))
 	}
 	observe = func() error {
 		return s.e.ObserveFile(t, version, sc.size, w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole)

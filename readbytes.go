@@ -29,17 +29,17 @@ func (s *Session) ReadBytes(ctx context.Context, path string) (*ReadResult, erro
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
 	f, info, err := fsys.Open(t.Root.P, t.Rel)
 	if err != nil {
-		return nil, s.e.Ws.FileErr("read", t, err)
+		return nil, s.e.WS.FileErr("read", t, err)
 	}
 	defer f.Close()
 	head, whole, err := readHead(f, info.Size, wholeReadBytes)
 	if err != nil {
-		return nil, s.e.Ws.FileErr("read", t, err)
+		return nil, s.e.WS.FileErr("read", t, err)
 	}
 	mime := mediaType(head)
 	if mime == "" {

@@ -25,7 +25,7 @@ func (s *Session) ReadFiles(ctx context.Context, a ReadArgs) (*ReadFilesResult, 
 	if paths == nil {
 		paths = []string{a.Path}
 	}
-	budget := max(s.e.Ws.Opts.MaxReadBytes/len(paths), min(4<<10, s.e.Ws.Opts.MaxReadBytes))
+	budget := max(s.e.WS.Opts.MaxReadBytes/len(paths), min(4<<10, s.e.WS.Opts.MaxReadBytes))
 	media := int64(0)
 	res := &ReadFilesResult{Files: make([]any, 0, len(paths))}
 	for _, p := range paths {
@@ -33,9 +33,9 @@ func (s *Session) ReadFiles(ctx context.Context, a ReadArgs) (*ReadFilesResult, 
 		one.Path, one.Paths = p, nil
 		r, observe, err := s.prepareRead(ctx, one, budget)
 		if err == nil && r.Data != nil {
-			if media += int64(len(r.Data)); media > s.e.Ws.Opts.MaxMediaBytes {
+			if media += int64(len(r.Data)); media > s.e.WS.Opts.MaxMediaBytes {
 				err = engine.Refuse(KindTooLarge, p, "%s (%s, %s bytes) would take this read past the %s-byte limit for images and audio in one call; read it alone",
-					p, r.MimeType, policy.Thousands(len(r.Data)), policy.Thousands(int(s.e.Ws.Opts.MaxMediaBytes))).With("max_bytes", s.e.Ws.Opts.MaxMediaBytes)
+					p, r.MimeType, policy.Thousands(len(r.Data)), policy.Thousands(int(s.e.WS.Opts.MaxMediaBytes))).With("max_bytes", s.e.WS.Opts.MaxMediaBytes)
 				r = nil
 			}
 		}

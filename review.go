@@ -261,7 +261,7 @@ func (s *Session) NoteRefusal(tool string, r *Refusal) {
 // people reviewing the session, and the call was refused either way.
 func (s *Session) noteRefusal(tool string, err error) {
 	r, ok := AsRefusal(err)
-	if !ok || s.e.Id == engine.ReviewSession {
+	if !ok || s.e.ID() == engine.ReviewSession {
 		return
 	}
 	if r.Tool != "" {

@@ -20,9 +20,9 @@ func (s *Session) Roots(ctx context.Context, a RootsArgs) (*RootsResult, error) 
 	if s.e.Scope != nil {
 		return scopedRoots(s.e.Scope, s.ws)
 	}
-	res := &RootsResult{Roots: make([]Root, len(s.e.Ws.RootList))}
-	for i, r := range s.e.Ws.RootList {
-		res.Roots[i] = Root{Path: r.Dir, Effects: string(s.e.Ws.Opts.Effects)}
+	res := &RootsResult{Roots: make([]Root, len(s.e.WS.RootList))}
+	for i, r := range s.e.WS.RootList {
+		res.Roots[i] = Root{Path: r.Dir, Effects: string(s.e.WS.Opts.Effects)}
 	}
 	return res, nil
 }

@@ -429,12 +429,12 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
 	info, err := t.Root.P.Stat(t.Rel)
 	if err != nil {
-		return nil, s.e.Ws.FileErr("list", t, err)
+		return nil, s.e.WS.FileErr("list", t, err)
 	}
 	if info.Type != fsys.TypeDir {
 		return nil, engine.Refuse(KindInvalid, t.Spelled, "%s is a file, not a directory; read it instead (read path=%s)", t.Spelled, t.Spelled)
@@ -477,7 +477,7 @@ func (s *Session) listDir(ctx context.Context, t engine.Target, a ListArgs) (*Li
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopWalk) {
-		return nil, s.e.Ws.FileErr("list", t, err)
+		return nil, s.e.WS.FileErr("list", t, err)
 	}
 	res.Notes = unreadableNote(unreadable)
 	sortEntries(res, a.Sort, shown)
@@ -507,7 +507,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.e.Ws.Denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
 	limit := a.Limit
@@ -541,7 +541,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopWalk) {
-		return nil, s.e.Ws.FileErr("find", t, err)
+		return nil, s.e.WS.FileErr("find", t, err)
 	}
 	res.Notes = unreadableNote(unreadable)
 	return res, nil

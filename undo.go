@@ -12,7 +12,7 @@ import (
 // undone (undo receipts themselves are skipped, so undo walks back).
 func (s *Session) lastChange(key string) (*engine.ReceiptData, error) {
 	var x history.Index
-	err := s.e.Ws.Journal.Session(s.e.Id, func(r journal.Record) error {
+	err := s.e.WS.Journal.Session(s.e.ID(), func(r journal.Record) error {
 		if r.Type == engine.RecReceipt && r.Path != key {
 			// Only key's receipts are kept; a move away from key names it
 			// as its source.
@@ -22,9 +22,9 @@ func (s *Session) lastChange(key string) (*engine.ReceiptData, error) {
 		}
 		return x.Add(r)
 	})
-	if err == nil && s.e.Id != engine.ReviewSession && len(x.Changes(key)) > 0 {
+	if err == nil && s.e.ID() != engine.ReviewSession && len(x.Changes(key)) > 0 {
 		// A change a person took back on the review page is undone too.
-		err = s.e.Ws.Journal.Session(engine.ReviewSession, func(r journal.Record) error {
+		err = s.e.WS.Journal.Session(engine.ReviewSession, func(r journal.Record) error {
 			x.Undos.Add(r)
 			return nil
 		})
@@ -43,7 +43,7 @@ func (s *Session) lastChange(key string) (*engine.ReceiptData, error) {
 // its tool said), or "".
 func (s *Session) lastUnverified(key string) string {
 	var last *engine.ReceiptData
-	s.e.Ws.Journal.Session(s.e.Id, func(r journal.Record) error {
+	s.e.WS.Journal.Session(s.e.ID(), func(r journal.Record) error {
 		if r.Type == engine.RecReceipt && r.Path == key {
 			if d, err := history.Decode[engine.ReceiptData](r); err == nil {
 				last = &d
@@ -92,7 +92,7 @@ func (s *Session) Undo(ctx context.Context, a UndoArgs) (*MutationResult, error)
 		if ref != nil {
 			return nil, ref
 		}
-		unlock, err := s.e.Ws.LockAll(ctx, names...)
+		unlock, err := s.e.WS.LockAll(ctx, names...)
 		if err != nil {
 			return nil, err
 		}

@@ -319,13 +319,13 @@ func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event
 		switch {
 		case errors.Is(err, fsys.ErrNotFound):
 		case err != nil:
-			return nil, engine.ToRefusal(s.e.Ws.FileErr("undo", t, err))
+			return nil, engine.ToRefusal(s.e.WS.FileErr("undo", t, err))
 		case info.Type == fsys.TypeDir:
 			f.exists, f.dir = true, true
 		default:
-			b, err := fsys.ReadFileMax(p, t.Rel, s.e.Ws.Opts.MaxFileBytes)
+			b, err := fsys.ReadFileMax(p, t.Rel, s.e.WS.Opts.MaxFileBytes)
 			if err != nil {
-				return nil, engine.ToRefusal(s.e.Ws.FileErr("undo", t, err))
+				return nil, engine.ToRefusal(s.e.WS.FileErr("undo", t, err))
 			}
 			f.exists, f.b = true, b
 		}
@@ -396,7 +396,7 @@ func (s *Session) dirFree(t engine.Target, state map[string]*simFile) *Refusal {
 		} else if info, err := dir.Root.P.Stat(dir.Rel); err == nil {
 			exists, isDir = true, info.Type == fsys.TypeDir
 		} else if !errors.Is(err, fsys.ErrNotFound) && !errors.Is(err, fsys.ErrNotDir) {
-			return engine.ToRefusal(s.e.Ws.FileErr("undo", dir, err))
+			return engine.ToRefusal(s.e.WS.FileErr("undo", dir, err))
 		}
 		if exists && !isDir {
 			return engine.Refuse(KindNotFound, t.Spelled, "cannot bring back %s: %s is a file now, not a directory; move or delete it first, then undo again", t.Spelled, dir.Display())

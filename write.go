@@ -20,21 +20,21 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 	if ref := checkArgs("write", a); ref != nil {
 		return nil, ref
 	}
-	k := s.e.Ws.Clock
+	k := s.e.WS.Clock
 	t0 := k.Start()
 	t, unlock, err := s.e.Claim(ctx, "write", a.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if int64(len(a.Content)) > s.e.Ws.Opts.MaxFileBytes {
+	if int64(len(a.Content)) > s.e.WS.Opts.MaxFileBytes {
 		return nil, engine.Refuse(KindTooLarge, t.Spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
-			t.Spelled, policy.Thousands(len(a.Content)), policy.Thousands(int(s.e.Ws.Opts.MaxFileBytes)))
+			t.Spelled, policy.Thousands(len(a.Content)), policy.Thousands(int(s.e.WS.Opts.MaxFileBytes)))
 	}
 	// The new bytes and the current ones are in memory the workspace lends
 	// (bufPool), handed back once the call has succeeded (lendBack).
-	post := append(s.e.Ws.Bufs.Get(len(a.Content)), a.Content...)
-	cur, err := t.ReadInto(s.e.Ws.Opts.MaxFileBytes, s.e.Ws.Bufs.Get)
+	post := append(s.e.WS.Bufs.Get(len(a.Content)), a.Content...)
+	cur, err := t.ReadInto(s.e.WS.Opts.MaxFileBytes, s.e.WS.Bufs.Get)
 	k.Done(engine.StepRead, t0)
 	t0 = k.Start()
 	if errors.Is(err, fsys.ErrNotFound) {
@@ -42,7 +42,7 @@ func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, erro
 		return s.lendBack(res, err, post)
 	}
 	if err != nil {
-		return nil, s.e.Ws.FileErr("write", t, err)
+		return nil, s.e.WS.FileErr("write", t, err)
 	}
 	c, ref := s.planReplace(ctx, "write", t, cur, post, a.ExpectedVersion, a.Overwrite, a.DryRun)
 	if ref != nil {
@@ -67,7 +67,7 @@ func (s *Session) lendBack(res *MutationResult, err error, bufs ...[]byte) (*Mut
 		res.Receipt.Matches[i].Old, res.Receipt.Matches[i].New = nil, nil
 	}
 	for _, b := range bufs {
-		s.e.Ws.Bufs.Put(b)
+		s.e.WS.Bufs.Put(b)
 	}
 	return res, nil
 }

@@ -85,7 +85,7 @@ func (s *Session) Creating(tool string, t Target, post []byte, sameDir bool) (po
 // facts fills what every target shares: the gate switch, the binding
 // mode, whether t is declared, the pinned request.
 func (s *Session) Facts(op policy.Op, t Target) policy.Facts {
-	f := policy.Facts{Op: op, NoGate: s.Ws.Opts.NoGate, Binding: s.Ws.Opts.Binding, Path: t.Spelled}
+	f := policy.Facts{Op: op, NoGate: s.WS.Opts.NoGate, Binding: s.WS.Opts.Binding, Path: t.Spelled}
 	if f.NoGate {
 		return f // Decide reads no more: nothing to gather
 	}
@@ -198,7 +198,7 @@ func (s *Session) nearestDir(tool string, t Target) (Target, *Refusal) {
 			break
 		}
 		if errors.Is(err, fsys.ErrOutside) {
-			return Target{}, ToRefusal(s.Ws.FileErr(tool, dir, err))
+			return Target{}, ToRefusal(s.WS.FileErr(tool, dir, err))
 		}
 		if dir.Rel == "." {
 			break
@@ -213,7 +213,7 @@ func (s *Session) nearestDir(tool string, t Target) (Target, *Refusal) {
 // gap is the first byte range the call needed and was not shown.
 func (s *Session) unseen(t Target, cur []byte, windowed bool, gap policy.Range, whole bool) *Refusal {
 	n := FrameLines(cur)
-	if s.Ws.Opts.Binding == policy.BindFull {
+	if s.WS.Opts.Binding == policy.BindFull {
 		if !windowed {
 			return Refuse(KindNotSeen, t.Spelled, "%s must be read whole before it is changed (--binding full); read it without offset or limit, then retry", t.Spelled).With("offset", 1, "limit", n)
 		}

@@ -92,11 +92,11 @@ type ReceiptData = history.Receipt
 // the verification.
 func (s *Session) NewReceipt(c *Change) receipt.Receipt {
 	r := receipt.Receipt{
-		ID: c.id, Session: s.Id, Tool: c.Tool, Path: c.T.Display(),
-		Matches: c.Matches, EOL: c.Eol, Notes: c.Notes, Time: s.Ws.Now(),
+		ID: c.id, Session: s.id, Tool: c.Tool, Path: c.T.Display(),
+		Matches: c.Matches, EOL: c.Eol, Notes: c.Notes, Time: s.WS.Now(),
 	}
 	if r.ID == "" {
-		r.ID = s.Ws.newID("r_")
+		r.ID = s.WS.newID("r_")
 	}
 	if c.Src != nil {
 		r.From = c.Src.Display()
@@ -357,12 +357,12 @@ func (s *Session) settle(ready func() error, it *IntentData, moved bool) {
 	if !moved && len(it.Files) == 1 {
 		// Trust the disk over the error's kind: only a file that does not
 		// hold the change's new bytes makes the intent dropped.
-		if at, err := s.Ws.landed(it.Files); err == nil && at.steps != len(it.Files) {
-			s.Ws.Journal.AppendLazy(DoneRecord(it.ID, DoneDropped, ""))
+		if at, err := s.WS.landed(it.Files); err == nil && at.steps != len(it.Files) {
+			s.WS.Journal.AppendLazy(DoneRecord(it.ID, DoneDropped, ""))
 			return
 		}
 	}
-	s.Ws.resolveIntent(context.Background(), *it)
+	s.WS.resolveIntent(context.Background(), *it)
 }
 
 // refusedBeforeSwap reports whether a provider error means nothing moved:

@@ -19,13 +19,13 @@ import (
 // policy gate: rules 3 (effects) and 4 (protected and deny-read paths,
 // checked on every name t goes by). Confinement (rule 2) is the backend's.
 func (s *Session) GateWrite(tool string, t Target) *Refusal {
-	if s.Ws.Opts.Effects == policy.ReadOnly {
+	if s.WS.Opts.Effects == policy.ReadOnly {
 		return Refuse(KindReadOnly, t.Spelled, "%s was not changed: this workspace is read-only (--effects read-only); report the change you would make instead", t.Spelled)
 	}
-	if ref := s.Ws.Denied(t); ref != nil {
+	if ref := s.WS.Denied(t); ref != nil {
 		return ref
 	}
-	return s.Ws.protected(t)
+	return s.WS.protected(t)
 }
 
 // rulePaths returns every name t goes by, for the path rules: the path as
@@ -282,7 +282,7 @@ func (ws *Workspace) gitDir(r *Root, rel string, h fsys.Handle) (string, bool) {
 // A directory shaped like a git directory anywhere in the tree counts as
 // protected. It returns a *Refusal, or ctx's error.
 func (s *Session) GateTree(ctx context.Context, tool string, t Target, dest ...Target) error {
-	ws := s.Ws
+	ws := s.WS
 	rules := t.Root.Rules
 	paths := ws.RulePaths(t)
 	real := paths[len(paths)-1]
@@ -364,7 +364,7 @@ func (s *Session) Claim(ctx context.Context, tool, p string) (Target, func(), er
 		t.H.Close()
 		return Target{}, nil, ref
 	}
-	unlock, err := s.Ws.LockAll(ctx, t)
+	unlock, err := s.WS.LockAll(ctx, t)
 	if err != nil {
 		t.H.Close()
 		return Target{}, nil, err
@@ -377,9 +377,9 @@ func (s *Session) CheckEditable(t Target, cur []byte) *Refusal {
 	if ref := CheckText(t, cur); ref != nil {
 		return ref
 	}
-	if int64(len(cur)) > s.Ws.Opts.MaxFileBytes {
+	if int64(len(cur)) > s.WS.Opts.MaxFileBytes {
 		return Refuse(KindTooLarge, t.Spelled, "%s is %s bytes, over the %s-byte edit limit; it can be read in windows but not changed by stet",
-			t.Spelled, policy.Thousands(len(cur)), policy.Thousands(int(s.Ws.Opts.MaxFileBytes))).With("bytes", len(cur))
+			t.Spelled, policy.Thousands(len(cur)), policy.Thousands(int(s.WS.Opts.MaxFileBytes))).With("bytes", len(cur))
 	}
 	return nil
 }
@@ -425,5 +425,5 @@ func JournalRefusal(tool string, t Target, err error) error {
 // fitsOneWindow reports whether a default read returns all of cur (n lines)
 // in one window.
 func (s *Session) fitsOneWindow(cur []byte, n int) bool {
-	return n <= frame.DefaultLimit && len(cur) <= s.Ws.Opts.MaxReadBytes
+	return n <= frame.DefaultLimit && len(cur) <= s.WS.Opts.MaxReadBytes
 }

@@ -14,7 +14,7 @@ func (s *Session) isDeclared(t Target) bool {
 	}
 	key := t.Key()
 	for _, in := range inputs {
-		if it, ref := s.Ws.Resolve("turn", in); ref == nil && it.Key() == key {
+		if it, ref := s.WS.Resolve("turn", in); ref == nil && it.Key() == key {
 			return true
 		}
 	}
@@ -27,7 +27,7 @@ func (s *Session) DeclaredUnder(t Target) string {
 	_, inputs := s.pinned()
 	prefix := t.Key() + "/"
 	for _, in := range inputs {
-		if it, ref := s.Ws.Resolve("turn", in); ref == nil && strings.HasPrefix(it.Key(), prefix) {
+		if it, ref := s.WS.Resolve("turn", in); ref == nil && strings.HasPrefix(it.Key(), prefix) {
 			return in
 		}
 	}

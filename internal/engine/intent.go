@@ -145,21 +145,21 @@ func (s *Session) writeIntent(id string, files []IntentFile) error {
 // that finds the index behind takes the line from the log, so recovery
 // sees every durable intent.
 func (s *Session) writeIntentThen(id string, files []IntentFile, durable func()) error {
-	if h := s.Ws.Opts.Hooks.BeforeIntent; h != nil {
+	if h := s.WS.Opts.Hooks.BeforeIntent; h != nil {
 		if err := h(id); err != nil {
 			return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 		}
 	}
-	live, err := s.Ws.Journal.Live()
+	live, err := s.WS.Journal.Live()
 	if err != nil {
 		return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 	}
-	it := IntentData{ID: id, Session: s.Id, PID: os.Getpid(), Start: selfStart(), Live: live, Files: files}
+	it := IntentData{ID: id, Session: s.id, PID: os.Getpid(), Start: selfStart(), Live: live, Files: files}
 	b, err := json.Marshal(it)
 	if err != nil {
 		return err
 	}
-	_, err = s.Ws.Journal.AppendThen(durable, journal.Record{Type: RecIntent, Session: IntentSession, Data: b})
+	_, err = s.WS.Journal.AppendThen(durable, journal.Record{Type: RecIntent, Session: IntentSession, Data: b})
 	if err != nil {
 		return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 	}
@@ -612,11 +612,11 @@ func (s *Session) intentGated(it IntentData) (string, bool) {
 			if key == "" {
 				continue
 			}
-			t, err := s.Ws.TargetOfKey(key)
+			t, err := s.WS.TargetOfKey(key)
 			if err != nil {
 				return key, false
 			}
-			if s.Ws.Denied(t) != nil || s.Ws.protected(t) != nil {
+			if s.WS.Denied(t) != nil || s.WS.protected(t) != nil {
 				return t.Display(), false
 			}
 		}
@@ -629,7 +629,7 @@ func (s *Session) intentGated(it IntentData) (string, bool) {
 // get to record.
 func (s *Session) completeReceipts(it IntentData) error {
 	have := map[string]bool{}
-	err := s.Ws.Journal.Session(s.Id, func(r journal.Record) error {
+	err := s.WS.Journal.Session(s.id, func(r journal.Record) error {
 		if r.Type == RecReceipt {
 			var d ReceiptData
 			if json.Unmarshal(r.Data, &d) == nil {
@@ -692,7 +692,7 @@ func (s *Session) completeReceipts(it IntentData) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	_, err = s.Ws.Journal.Append(recs...)
+	_, err = s.WS.Journal.Append(recs...)
 	return err
 }
 
@@ -702,7 +702,7 @@ func (s *Session) verifyAtRest(f IntentFile) error {
 	if f.Dir {
 		return nil
 	}
-	t, err := s.Ws.TargetOfKey(f.Key)
+	t, err := s.WS.TargetOfKey(f.Key)
 	if err != nil {
 		return err
 	}
@@ -717,7 +717,7 @@ func (s *Session) verifyAtRest(f IntentFile) error {
 		if f.Data.Pre == "" {
 			return errors.New("no saved preimage")
 		}
-		pre, err := s.Ws.Journal.Get(f.Data.Pre)
+		pre, err := s.WS.Journal.Get(f.Data.Pre)
 		if err != nil {
 			return err
 		}

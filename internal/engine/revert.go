@@ -24,10 +24,10 @@ func (s *Session) Revert(ctx context.Context, t Target, d *ReceiptData, tool str
 	if d.FromKey != "" {
 		return s.revertMove(ctx, d, tool)
 	}
-	cur, err := fsys.ReadFileMax(t.Root.P, t.Rel, s.Ws.Opts.MaxFileBytes)
+	cur, err := fsys.ReadFileMax(t.Root.P, t.Rel, s.WS.Opts.MaxFileBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
-		return nil, s.Ws.FileErr("undo", t, err)
+		return nil, s.WS.FileErr("undo", t, err)
 	}
 	c, err := s.PlanRevert(t, d, tool, cur, exists)
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *Session) PlanRevert(t Target, d *ReceiptData, tool string, cur []byte, 
 	var pre []byte
 	var err error
 	if r.Before != nil {
-		if pre, err = history.Preimage(s.Ws.Journal, d, cur); err != nil {
+		if pre, err = history.Preimage(s.WS.Journal, d, cur); err != nil {
 			return nil, err
 		}
 	}
@@ -67,7 +67,7 @@ func (s *Session) PlanRevert(t Target, d *ReceiptData, tool string, cur []byte, 
 	case r.After == nil: // undo a delete: bring the file back
 		// Under the name it had: through a symlink, that is where the link
 		// leads (the link itself was kept).
-		if rt, err := s.Ws.TargetOfKey(key); err == nil {
+		if rt, err := s.WS.TargetOfKey(key); err == nil {
 			c.T = rt
 		}
 		c.Post, c.Create = pre, true
@@ -115,7 +115,7 @@ func (s *Session) revertMove(ctx context.Context, d *ReceiptData, tool string) (
 	if _, err := p.Stat(from.Rel); err == nil {
 		fromExists = true
 	} else if !errors.Is(err, fsys.ErrNotFound) {
-		return nil, s.Ws.FileErr("undo", from, err)
+		return nil, s.WS.FileErr("undo", from, err)
 	}
 	var cur []byte
 	toExists := true
@@ -123,12 +123,12 @@ func (s *Session) revertMove(ctx context.Context, d *ReceiptData, tool string) (
 		info, err := p.Stat(to.Rel)
 		toExists = err == nil && info.Type == fsys.TypeDir
 	} else {
-		b, err := fsys.ReadFileMax(p, to.Rel, s.Ws.Opts.MaxFileBytes)
+		b, err := fsys.ReadFileMax(p, to.Rel, s.WS.Opts.MaxFileBytes)
 		switch {
 		case errors.Is(err, fsys.ErrNotFound):
 			toExists = false
 		case err != nil:
-			return nil, s.Ws.FileErr("undo", to, err)
+			return nil, s.WS.FileErr("undo", to, err)
 		}
 		cur = b
 	}
@@ -187,7 +187,7 @@ func (s *Session) PlanMoveBack(ctx context.Context, d *ReceiptData, tool string,
 	if d.Over == "" {
 		return []*Change{back}, nil
 	}
-	over, err := s.Ws.Journal.Get(d.Over)
+	over, err := s.WS.Journal.Get(d.Over)
 	if err != nil {
 		return nil, fmt.Errorf("undo %s: the saved content of %s, which move %s replaced, is unreadable: %w", r.Path, r.Path, r.ID, err)
 	}
@@ -206,5 +206,5 @@ func (s *Session) PlanMoveBack(ctx context.Context, d *ReceiptData, tool string,
 // preimage returns the bytes a receipt's file held before (see
 // history.Preimage).
 func (s *Session) preimage(d *ReceiptData, cur []byte) ([]byte, error) {
-	return history.Preimage(s.Ws.Journal, d, cur)
+	return history.Preimage(s.WS.Journal, d, cur)
 }

@@ -50,16 +50,16 @@ func (s *Session) Within(dirs []string) *Session {
 		v.Scope = nil
 		return &v
 	}
-	sc := &Scope{announced: append([]string(nil), dirs...), served: s.Ws.Roots()}
+	sc := &Scope{announced: append([]string(nil), dirs...), served: s.WS.Roots()}
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) {
 			continue
 		}
-		t, ref := s.Ws.Resolve("roots", d)
+		t, ref := s.WS.Resolve("roots", d)
 		if ref != nil {
 			// Not inside a root: it may hold whole roots, which it then
 			// leaves as they are; otherwise it narrows nothing.
-			sc.Dirs = append(sc.Dirs, s.Ws.rootsUnder(d)...)
+			sc.Dirs = append(sc.Dirs, s.WS.rootsUnder(d)...)
 			continue
 		}
 		rel, ok := resolved(t)
@@ -178,7 +178,7 @@ func (ws *Workspace) realOutside(dir string) (string, bool) {
 // does, and refuses it as outside when the session is narrowed (Within) and
 // the path, as spelled or resolved, leaves the announced directories.
 func (s *Session) Resolve(tool, p string) (Target, *Refusal) {
-	t, ref := s.Ws.Resolve(tool, p)
+	t, ref := s.WS.Resolve(tool, p)
 	return s.scoped(tool, t, ref)
 }
 
@@ -186,7 +186,7 @@ func (s *Session) Resolve(tool, p string) (Target, *Refusal) {
 // (Workspace.resolveHeld). On a refusal nothing stays held; otherwise the
 // caller closes the target's handle.
 func (s *Session) ResolveHeld(tool, p string) (Target, *Refusal) {
-	t, ref := s.Ws.resolveHeld(tool, p)
+	t, ref := s.WS.resolveHeld(tool, p)
 	h := t.H
 	t, ref = s.scoped(tool, t, ref)
 	if ref != nil && h != nil {

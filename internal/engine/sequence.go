@@ -41,7 +41,7 @@ import (
 // then runs each change through the same steps, without an intent of its
 // own.
 func (s *Session) Commit(ctx context.Context, c *Change) (*tools.MutationResult, error) {
-	k := s.Ws.Clock
+	k := s.WS.Clock
 	t0 := k.Start()
 	pl := c.plan()
 	r := s.NewReceipt(c)
@@ -56,7 +56,7 @@ func (s *Session) Commit(ctx context.Context, c *Change) (*tools.MutationResult,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s.Ws.sweep(c.T)
+	s.WS.sweep(c.T)
 	data, it, ready := s.prepare(c, &r, after)
 	defer func() {
 		t := k.Start()
@@ -74,7 +74,7 @@ func (s *Session) Commit(ctx context.Context, c *Change) (*tools.MutationResult,
 	r.After = c.plannedAfter(r, after)
 	if err != nil {
 		s.settle(ready, it, !refusedBeforeSwap(err))
-		return nil, s.Ws.FileErr(c.Tool, c.T, err)
+		return nil, s.WS.FileErr(c.Tool, c.T, err)
 	}
 	if pl.diskMode && c.mode == 0 && r.After != nil {
 		// A new file's mode is what the umask left; every other change keeps
@@ -84,7 +84,7 @@ func (s *Session) Commit(ctx context.Context, c *Change) (*tools.MutationResult,
 		}
 	}
 	r.Notes = append(r.Notes, cm.Notes...)
-	if h := s.Ws.Opts.Hooks.BeforeReadback; h != nil {
+	if h := s.WS.Opts.Hooks.BeforeReadback; h != nil {
 		h(c.T.Rel)
 	}
 	t := k.Start()
@@ -127,7 +127,7 @@ func (s *Session) Commit(ctx context.Context, c *Change) (*tools.MutationResult,
 func (s *Session) prepare(c *Change, r *receipt.Receipt, after func() *receipt.State) (data *ReceiptData, it *IntentData, ready func() error) {
 	pl := c.plan()
 	data = undoData(c)
-	s.Ws.planTemp(c)
+	s.WS.planTemp(c)
 	it = &IntentData{ID: c.Intent}
 	saved := s.saveStep(c)
 	logged := make(chan error, 1)
@@ -137,11 +137,11 @@ func (s *Session) prepare(c *Change, r *receipt.Receipt, after func() *receipt.S
 		// The intent's copy of data is taken here, before the save's blob
 		// name is filled in (plannedFile names it by its hash).
 		go func(d ReceiptData) {
-			k := s.Ws.Clock
+			k := s.WS.Clock
 			t := k.Start()
 			planned := *r
 			planned.After = c.plannedAfter(*r, after)
-			*it = IntentData{ID: r.ID, Session: s.Id, Files: []IntentFile{plannedFile(c, planned, &d)}}
+			*it = IntentData{ID: r.ID, Session: s.id, Files: []IntentFile{plannedFile(c, planned, &d)}}
 			// The swap may go on once the intent is durable (in the log and
 			// its index, by a sync shared with concurrent appends).
 			done := false
@@ -164,7 +164,7 @@ func (s *Session) prepare(c *Change, r *receipt.Receipt, after func() *receipt.S
 				if lerr == nil && c.Intent == "" {
 					// The intent is durable but the save failed: nothing
 					// will move, so the intent is closed as dropped.
-					s.Ws.Journal.AppendLazy(DoneRecord(it.ID, DoneDropped, ""))
+					s.WS.Journal.AppendLazy(DoneRecord(it.ID, DoneDropped, ""))
 					it.ID = ""
 				}
 				serr = fmt.Errorf("%s %s: %w", c.Tool, c.T.Spelled, err)
@@ -214,9 +214,9 @@ func (s *Session) saveStep(c *Change) <-chan savedBlob {
 		return out
 	}
 	go func() {
-		k := s.Ws.Clock
+		k := s.WS.Clock
 		t := k.Start()
-		name, err := s.Ws.Journal.Put(b)
+		name, err := s.WS.Journal.Put(b)
 		k.Done(stepSave, t)
 		if err != nil {
 			err = fmt.Errorf("saving the previous content (nothing was changed): %w", err)
@@ -232,7 +232,7 @@ func (s *Session) saveStep(c *Change) <-chan savedBlob {
 // bytes are durable in their temp file; otherwise ready is waited for
 // before the call.
 func (s *Session) land(pl *plan, c *Change, ready func() error) (fsys.Commit, error) {
-	k := s.Ws.Clock
+	k := s.WS.Clock
 	var wait time.Duration
 	wready := ready
 	if k != nil {
@@ -271,11 +271,11 @@ func (s *Session) CommitSeq(ctx context.Context, tool string, seq []*Change, bef
 	var intent string
 	var steps []IntentFile
 	if len(seq) > 1 && !seq[0].DryRun {
-		intent = s.Ws.newID("p_")
+		intent = s.WS.newID("p_")
 		steps = make([]IntentFile, len(seq))
 		for i, c := range seq {
-			c.id, c.Intent = s.Ws.newID("r_"), intent
-			s.Ws.planTemp(c)
+			c.id, c.Intent = s.WS.newID("r_"), intent
+			s.WS.planTemp(c)
 			r := s.NewReceipt(c)
 			r.After = c.plannedAfter(r, c.AfterState())
 			steps[i] = plannedFile(c, r, undoData(c))
@@ -296,7 +296,7 @@ func (s *Session) CommitSeq(ctx context.Context, tool string, seq []*Change, bef
 			// after its swap, or a change the rollback could not take back,
 			// is rolled back now or reported, never recorded as rolled back
 			// unseen.
-			s.Ws.resolveIntent(ctx, IntentData{ID: intent, Session: s.Id, Files: steps})
+			s.WS.resolveIntent(ctx, IntentData{ID: intent, Session: s.id, Files: steps})
 		}
 		return out, err
 	}
@@ -314,7 +314,7 @@ func (s *Session) CommitSeq(ctx context.Context, tool string, seq []*Change, bef
 		out = append(out, res)
 	}
 	if intent != "" {
-		if _, err := s.Ws.Journal.AppendLazy(DoneRecord(intent, DoneCommitted, "")); err != nil {
+		if _, err := s.WS.Journal.AppendLazy(DoneRecord(intent, DoneCommitted, "")); err != nil {
 			return out, fmt.Errorf("landed, but the journal could not close its intent %s: %w", intent, err)
 		}
 	}
@@ -341,7 +341,7 @@ func (s *Session) startHandover(c *Change) *handover {
 	ch := make(chan openedKeep, 1)
 	ver, old := c.taken()
 	go func() {
-		k, done, err := s.Ws.KeepFor(c.T.Root.P, ver, old)
+		k, done, err := s.WS.KeepFor(c.T.Root.P, ver, old)
 		ch <- openedKeep{keep: k, done: done, err: err}
 	}()
 	return &handover{wait: sync.OnceValue(func() openedKeep { return <-ch })}
@@ -353,7 +353,7 @@ func (h *handover) keep(s *Session, c *Change) fsys.Keep {
 	_, old := c.taken()
 	return fsys.Keep{
 		Save: func() error {
-			_, err := s.Ws.Journal.Put(old)
+			_, err := s.WS.Journal.Put(old)
 			return err
 		},
 		Open: func() (fsys.Keep, error) {

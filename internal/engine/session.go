@@ -18,8 +18,8 @@ import (
 // the journal, so a later process (a CLI call) with the same id continues
 // where the last one stopped. A Session is safe for concurrent use.
 type Session struct {
-	Ws *Workspace
-	Id string
+	WS *Workspace
+	id string
 	*sessionState
 	Scope *Scope // the directories a view is narrowed to; nil: the whole workspace
 }
@@ -50,8 +50,8 @@ type Observation = history.Observation
 
 func newSession(ws *Workspace, id string) *Session {
 	return &Session{
-		Ws: ws,
-		Id: id,
+		WS: ws,
+		id: id,
 		sessionState: &sessionState{
 			Files:   map[string]*Observation{},
 			dirs:    map[string]bool{},
@@ -64,7 +64,7 @@ func newSession(ws *Workspace, id string) *Session {
 }
 
 // ID returns the session's id.
-func (s *Session) ID() string { return s.Id }
+func (s *Session) ID() string { return s.id }
 
 // Journal record types written by sessions.
 const (
@@ -94,8 +94,8 @@ func (s *Session) load() error {
 }
 
 func (s *Session) loadLocked() error {
-	j := s.Ws.Journal
-	if from := j.Cursor(SnapshotCursor(s.Id)); from > 0 {
+	j := s.WS.Journal
+	if from := j.Cursor(SnapshotCursor(s.id)); from > 0 {
 		end, snapEnd, err := s.replay(from)
 		if err == nil {
 			s.loaded = end
@@ -122,7 +122,7 @@ func (s *Session) loadLocked() error {
 // where the snapshot's line ends (0 when from is 0).
 func (s *Session) replay(from int64) (end, snapEnd int64, err error) {
 	first := true
-	end, err = s.Ws.Journal.SessionFrom(s.Id, from, func(r journal.Record, off int64) error {
+	end, err = s.WS.Journal.SessionFrom(s.id, from, func(r journal.Record, off int64) error {
 		if first && from > 0 {
 			first = false
 			if r.Type != recSnapshot || off != from {
@@ -154,9 +154,9 @@ func (s *Session) replay(from int64) (end, snapEnd int64, err error) {
 func (s *Session) journalErr(err error) error {
 	if errors.Is(err, journal.ErrCorrupt) {
 		return &Refusal{Kind: KindConflict, Err: err,
-			Message: fmt.Sprintf("refused: the journal's records of session %s do not check out against its hash chain, so nothing was done; run stet verify --all and tell the user what it reports", s.Id)}
+			Message: fmt.Sprintf("refused: the journal's records of session %s do not check out against its hash chain, so nothing was done; run stet verify --all and tell the user what it reports", s.id)}
 	}
-	return fmt.Errorf("stet: session %s: %w", s.Id, err)
+	return fmt.Errorf("stet: session %s: %w", s.id, err)
 }
 
 // catchUp applies what other processes (or other Workspaces on the same
@@ -174,7 +174,7 @@ func (s *Session) CatchUp() error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	from := s.loaded
-	end, err := s.Ws.Journal.SessionFrom(s.Id, from, s.applyNew)
+	end, err := s.WS.Journal.SessionFrom(s.id, from, s.applyNew)
 	if from > 0 && (err != nil || end < from) {
 		// The index was rewritten under us (stet gc): rebuild the session
 		// from what the journal holds now.
@@ -278,9 +278,9 @@ func (s *Session) apply(r journal.Record) error {
 // lazily as AppendLazy), and remembers their seqs so that catchUp does not
 // apply again what the caller applies itself.
 func (s *Session) Append(durable bool, recs ...journal.Record) error {
-	write := s.Ws.Journal.AppendLazy
+	write := s.WS.Journal.AppendLazy
 	if durable {
-		write = s.Ws.Journal.Append
+		write = s.WS.Journal.Append
 	}
 	out, err := write(recs...)
 	if err != nil {
@@ -288,7 +288,7 @@ func (s *Session) Append(durable bool, recs ...journal.Record) error {
 	}
 	s.Mu.Lock()
 	for _, r := range out {
-		if r.Session == s.Id {
+		if r.Session == s.id {
 			s.own[r.Seq] = true
 		}
 	}
@@ -298,7 +298,7 @@ func (s *Session) Append(durable bool, recs ...journal.Record) error {
 
 // rec builds a journal record of this session.
 func (s *Session) Rec(typ, key string, data any) journal.Record {
-	r := journal.Record{Type: typ, Session: s.Id, Path: key}
+	r := journal.Record{Type: typ, Session: s.id, Path: key}
 	if b, err := history.Encode(data); err == nil {
 		r.Data = b
 	}
@@ -441,7 +441,7 @@ func (s *Session) distinctInputs(in []string) []string {
 	seen := map[string]bool{}
 	out := in[:0:0]
 	for _, p := range in {
-		if t, ref := s.Ws.Resolve("turn", p); ref == nil {
+		if t, ref := s.WS.Resolve("turn", p); ref == nil {
 			if k := t.Key(); seen[k] {
 				continue
 			} else {

@@ -83,7 +83,7 @@ func RefusalText(r *Refusal) string {
 // stays within the context budget of a default read whatever the server
 // settings (and far below any response limit).
 func (s *Session) shownReadBytes() int {
-	return min(s.Ws.Opts.MaxReadBytes, DefaultMaxReadBytes)
+	return min(s.WS.Opts.MaxReadBytes, DefaultMaxReadBytes)
 }
 
 // showFile returns the whole-file read result of cur, the bytes of t at
@@ -91,7 +91,7 @@ func (s *Session) shownReadBytes() int {
 // is text that fits in one default read window; otherwise nil. The caller
 // holds t's lock, so the bytes shown are the bytes at ver.
 func (s *Session) showFile(t Target, cur []byte, ver fsys.Version) *tools.ReadResult {
-	if CheckText(t, cur) != nil || int64(len(cur)) > s.Ws.Opts.MaxFileBytes {
+	if CheckText(t, cur) != nil || int64(len(cur)) > s.WS.Opts.MaxFileBytes {
 		return nil
 	}
 	w, err := frame.EncodeWindow(cur, frame.Options{MaxBytes: s.shownReadBytes()})
@@ -128,10 +128,10 @@ func (s *Session) showLines(t Target, cur []byte, from, to int) *tools.ReadResul
 // shows it, with its text, and records it as observed (list does); nil
 // when it cannot be listed. The list tool is the facade's (Face.ListDir).
 func (s *Session) showDir(ctx context.Context, dir Target) (*tools.ListResult, string) {
-	if s.Ws.Denied(dir) != nil || s.Ws.face.ListDir == nil {
+	if s.WS.Denied(dir) != nil || s.WS.face.ListDir == nil {
 		return nil, ""
 	}
-	res, text, err := s.Ws.face.ListDir(ctx, s, dir)
+	res, text, err := s.WS.face.ListDir(ctx, s, dir)
 	if err != nil {
 		return nil, ""
 	}

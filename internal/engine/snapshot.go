@@ -108,9 +108,9 @@ func (s *Session) compact(from, snapEnd, end int64) {
 	if err != nil {
 		return
 	}
-	j := s.Ws.Journal
-	ok, err := j.AppendAtSessionEnd(s.Id, end, journal.Record{Type: recSnapshot, Session: s.Id, Data: b})
+	j := s.WS.Journal
+	ok, err := j.AppendAtSessionEnd(s.id, end, journal.Record{Type: recSnapshot, Session: s.id, Data: b})
 	if err == nil && ok {
-		j.SetCursor(SnapshotCursor(s.Id), end) // derived data: a lost update only costs a longer rebuild
+		j.SetCursor(SnapshotCursor(s.id), end) // derived data: a lost update only costs a longer rebuild
 	}
 }
