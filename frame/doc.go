@@ -22,9 +22,6 @@
 // hold; Decode and DecodeWindow read a frame back (decode.go); LineCount,
 // LineStart and LineOf number lines as a frame does.
 //
-// Echoes tells whether a model's answer only repeats text a tool already
-// returned, looking through frames in both directions.
-//
 // This package must not do IO, hold state between calls, or know where the
 // text came from: it is a pure function of the bytes it is given (a
 // WindowWriter holds only the window of the one text written to it).

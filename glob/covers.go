@@ -2,25 +2,18 @@ package glob
 
 import "strings"
 
-// Covers reports whether pattern matches name or any directory above it, as
-// a .gitignore pattern does: a pattern that matches a directory covers
-// everything under it. So "secrets" covers "secrets", "secrets/key.txt" and
-// "app/secrets/key.txt"; "a/*.go" covers "a/x.go/y"; "build/" covers
-// "build/out/x.o". A malformed pattern covers nothing.
-func Covers(pattern, name string) bool {
-	p, err := Compile(pattern)
-	return err == nil && p.Covers(name)
-}
-
-// CoversFold is Covers for names a filesystem may take for one another
-// (see CompileFold).
+// CoversFold reports whether pattern, compiled by CompileFold, covers name
+// (see Pattern.Covers). A malformed pattern covers nothing.
 func CoversFold(pattern, name string) bool {
 	p, err := CompileFold(pattern)
 	return err == nil && p.Covers(name)
 }
 
-// Covers reports whether p matches name or any directory above it (see the
-// function Covers).
+// Covers reports whether p matches name or any directory above it, as a
+// .gitignore pattern does: a pattern that matches a directory covers
+// everything under it. So "secrets" covers "secrets", "secrets/key.txt" and
+// "app/secrets/key.txt"; "a/*.go" covers "a/x.go/y"; "build/" covers
+// "build/out/x.o".
 func (p *Pattern) Covers(name string) bool {
 	if p.covered(name) {
 		return true

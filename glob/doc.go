@@ -27,21 +27,23 @@
 //     pattern containing a "/" is anchored too: "a/*.go" does not match
 //     "x/a/b.go" (write "**/a/*.go" for that).
 //
-// Match matches the name itself. Covers adds gitignore's rule for
-// directories: a pattern that matches a directory covers everything under
-// it, so "secrets" covers "app/secrets/key.txt". MatchFold, CoversFold and
-// CompileFold also match the other spellings a filesystem may take for the
-// same name: letter case, Unicode normalization, the code points HFS+
-// ignores, trailing dots (Fold gives the key names are compared on). A
-// leading "!" is not special (there is no negation), and a trailing "/"
-// does not restrict a pattern to directories. Compile checks a pattern
-// once for many names.
+// Compile checks a pattern once (Valid only checks it) and returns a
+// Pattern for many names. Pattern.Match matches the name itself.
+// Pattern.Covers adds gitignore's rule for directories: a pattern that
+// matches a directory covers everything under it, so "secrets" covers
+// "app/secrets/key.txt". A pattern from CompileFold also matches the other
+// spellings a filesystem may take for the same name: letter case, Unicode
+// normalization, the code points HFS+ ignores, trailing dots (Fold gives the
+// key names are compared on); CoversFold compiles one such pattern and asks
+// Covers. A leading "!" is not special (there is no negation), and a
+// trailing "/" does not restrict a pattern to directories.
 //
 // "**" inside a segment ("a**b") is two stars, the same as "*"; so is any
-// longer run of stars. Match and Covers are case-sensitive and byte-exact:
-// names are expected in the form io/fs.ValidPath accepts (no leading "/",
-// no "." or ".." segments, no empty segments), and a pattern with an empty,
-// "." or ".." segment (in any of its alternatives) is malformed.
+// longer run of stars. A pattern from Compile is case-sensitive and
+// byte-exact: names are expected in the form io/fs.ValidPath accepts (no
+// leading "/", no "." or ".." segments, no empty segments), and a pattern
+// with an empty, "." or ".." segment (in any of its alternatives) is
+// malformed.
 //
 // Gitignore files are not read with this package: package ignore keeps
 // git's own wildmatch rules (no braces), so that stet skips exactly what git

@@ -53,21 +53,6 @@ func Compile(pattern string) (*Pattern, error) { return compile(pattern, false) 
 // written, its folded form too where that is a valid pattern.
 func CompileFold(pattern string) (*Pattern, error) { return compile(pattern, true) }
 
-// Match reports whether name matches pattern (see the package
-// documentation for the syntax). A malformed pattern matches nothing; use
-// Valid to report it.
-func Match(pattern, name string) bool {
-	p, err := Compile(pattern)
-	return err == nil && p.Match(name)
-}
-
-// MatchFold is Match for names a filesystem may take for one another (see
-// CompileFold).
-func MatchFold(pattern, name string) bool {
-	p, err := CompileFold(pattern)
-	return err == nil && p.Match(name)
-}
-
 // Valid returns nil when pattern is a well-formed glob, or an error
 // wrapping ErrBadPattern that says what is wrong with it.
 func Valid(pattern string) error {

@@ -6,13 +6,20 @@
 //
 //	journal.jsonl         one Record a line; each line carries "sha256:<hex>" of
 //	                      the exact bytes of the line before it (Prev)
-//	journal.lock          the flock target for appends; its first bytes record
+//	journal.lock          the lock file of appends; its first bytes record
 //	                      how far the session index is complete
 //	sessions/<hex>.jsonl  a byte-exact copy of every line of one session
 //	                      (<hex> is the sha256 of the session id)
 //	objects/<2>/<62>      blobs, named by the sha256 of their bytes; the 256
-//	                      directories objects/00 … objects/ff are made once
+//	                      directories objects/00 … objects/ff are made all at
+//	                      once, by the first Put or Adopt that finds them
+//	                      missing
 //	objects.layout        says those 256 directories exist and are durable
+//	workspace.json        the workspace the directory serves (Claim)
+//	cursors/              the values of Cursor and SetCursor, and the lock
+//	                      files of Exclusive
+//	live/                 the liveness lock of each handle that asked for one
+//	                      (Live, Alive)
 //
 // The package is generic: records carry an opaque JSON payload, and the
 // package knows nothing of tools, receipts or policy. Callers (the stet
@@ -21,7 +28,7 @@
 // # Guarantees
 //
 //   - Appends from many goroutines and many processes are serialized by an
-//     in-process mutex and an exclusive flock on journal.lock, so a CLI call
+//     in-process mutex and an exclusive lock on journal.lock, so a CLI call
 //     beside a running server shares one journal. Seq runs 1, 2, 3, ... without
 //     gaps or duplicates.
 //
@@ -72,10 +79,11 @@
 // An index line dropped from the middle of a session is not detected by
 // Session (the log lines between two index lines are not read); Verify
 // reports it. The stet facade keeps a state directory that lies inside a
-// workspace out of every tool's reach. Durability relies on fsync; with Options.NoSync
-// (for tests and benchmarks) a power loss may drop recent records. Locking
-// uses flock, which is advisory and does not work across NFS on every system;
-// platforms without flock are refused at Open.
+// workspace out of every tool's reach. Durability relies on fsync; with
+// Options.NoSync (for tests and benchmarks) a power loss may drop recent
+// records. Locking uses flock on Unix, which is advisory and does not work
+// across NFS on every system, and LockFileEx on Windows (on one byte far
+// past what the files hold); platforms with neither are refused at Open.
 //
 // # What it must not do
 //

@@ -46,10 +46,3 @@ func (m *memory) touch(id string) {
 		m.drop(id)
 	}
 }
-
-// len returns how many ids are held.
-func (m *memory) len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.order.Len()
-}

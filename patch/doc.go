@@ -24,11 +24,12 @@
 // rename from/to) and "\ No newline at end of file" are read as git prints
 // them. Modes are returned (File.OldMode, File.NewMode; ModeType says a
 // symlink's or a submodule's), never acted on: a section that only changes
-// a mode is an Update with no hunks. It refuses, with a *ParseError naming the patch line, a hunk line
-// that does not start with ' ', '-' or '+' (an empty line counts as an
-// empty context line), hunks that no header names a file for (saying which
-// header to add), an unknown "***" header, a missing "*** End Patch",
-// binary and copy patches, and a patch that names one path twice.
+// a mode is an Update with no hunks. It refuses, with a *ParseError naming
+// the patch line, a hunk line that does not start with ' ', '-' or '+' (an
+// empty line counts as an empty context line), hunks that no header names a
+// file for (saying which header to add), an unknown "***" header, a missing
+// "*** End Patch", binary and copy patches, and a patch that names one path
+// twice.
 //
 // Apply locates leniently and verifies strictly. A unified line number is
 // a hint: the offset found for one hunk carries to the next, and a hunk
@@ -38,10 +39,10 @@
 // placement puts every hunk at a run of its lines, in order and none
 // overlapping the one before, that is where they go; otherwise the first
 // hunk it does not fix is refused as ambiguous with every line it could
-// start at. Hunks apply in order and never
-// overlap, except that a Codex chunk appended at the end does not move where
-// the next is looked for, as Codex places it. A Codex "@@" line is an anchor: it narrows the search to what
-// follows the first line containing it (consecutive "@@" lines narrow in
+// start at. Hunks apply in order and never overlap, except that a Codex
+// chunk appended at the end does not move where the next is looked for, as
+// Codex places it. A Codex "@@" line is an anchor: it narrows the search to
+// what follows the first line containing it (consecutive "@@" lines narrow in
 // turn, and an "@@" line repeated from the hunk before is accepted above
 // it); "*** End of File" anchors the hunk at the end. What a hunk removes
 // must be in the file byte for byte, line terminators aside. Two
@@ -55,10 +56,9 @@
 // matching are never applied; a near miss is a *HunkError that names the
 // nearest region and what differs (indentation, trailing space, line
 // endings, quotes, dashes, no-break spaces, and whether the line is
-// removed or kept). Every byte
-// outside the replaced lines is kept: a byte order mark, tabs, the final
-// newline or its absence (changed only where a "\ No newline at end of
-// file" marker says so).
+// removed or kept). Every byte outside the replaced lines is kept: a byte
+// order mark, tabs, the final newline or its absence (changed only where a
+// "\ No newline at end of file" marker says so).
 //
 // CheckDelete checks a unified diff's deletion against the file as git
 // apply does: its removed lines must be exactly the file's lines.
@@ -69,12 +69,11 @@
 // delete.go (CheckDelete), nearmiss.go (what a *HunkError says about the
 // nearest region), patch.go (the plan and its modes), errors.go.
 //
-// Neither function does IO or keeps state between calls, and this package
+// No function here does IO or keeps state between calls, and this package
 // must not grow either. It does not decide whether a path is allowed,
 // whether a file exists, or whether a caller may change it: paths are
 // returned as the patch wrote them (with one leading "a/" or "b/" removed
 // from unified diff names, and joined to a cd wrapper's DIR) for the
-// caller to confine and check, and a
-// plan's files are the caller's to apply all or nothing. It never applies
-// a hunk it could not verify.
+// caller to confine and check, and a plan's files are the caller's to
+// apply all or nothing. It never applies a hunk it could not verify.
 package patch

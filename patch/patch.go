@@ -67,7 +67,9 @@ type Hunk struct {
 	// removed lines make Old, context and added lines make New.
 	Old, New []string
 	// AtEOF anchors the hunk at the end of the file: Codex "*** End of File",
-	// or a unified hunk that carries a "\ No newline at end of file" marker.
+	// a Codex chunk of only added lines that says nowhere where it goes (no
+	// "@@" text), or a unified hunk that carries a "\ No newline at end of
+	// file" marker.
 	AtEOF bool
 	// OldNoEOL and NewNoEOL record a "\ No newline at end of file" marker
 	// after the last Old line or the last New line: the file ends without a

@@ -1,7 +1,5 @@
 package policy
 
-import "fmt"
-
 // Observation is what a session saw of one version of a file.
 type Observation struct {
 	Version string // sha256:<64 hex> of the bytes observed
@@ -14,17 +12,13 @@ type Observation struct {
 	Windowed bool
 }
 
-// NotSeen is the binding refusal (kind not_seen): Gap is the first byte
-// range the call needed that the session has not seen at this version.
-// For a zero-length region (an insertion) Gap is empty and marks the
-// insertion point.
+// NotSeen is what CheckBinding finds when it refuses a call (Decide's
+// refusal of kind not_seen, Decision.Gap): Gap is the first byte range the
+// call needed that the session has not seen at this version. For a
+// zero-length region (an insertion) Gap is empty and marks the insertion
+// point. It is not an error: the facade words the refusal in lines.
 type NotSeen struct {
 	Gap Range
-}
-
-// Error describes the gap in bytes; the facade words the refusal in lines.
-func (n *NotSeen) Error() string {
-	return fmt.Sprintf("bytes %d-%d not seen at this version", n.Gap.Start, n.Gap.End)
 }
 
 // CheckBinding decides rule 7 for one call on one file. obs must be the

@@ -40,7 +40,7 @@ func TestCheckBinding(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := CheckBinding(tt.mode, tt.obs, tt.regions, tt.whole)
 			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
-				t.Errorf("CheckBinding = %v, want %v", got, tt.want)
+				t.Errorf("CheckBinding = %+v, want %+v", got, tt.want)
 			}
 		})
 	}

@@ -18,12 +18,12 @@
 //     surfaces leave those tools out of their tool lists.
 //  4. Protected paths (protected): Rules.Protected (rules.go), default
 //     every .git entry at any depth; Rules.Denied hides files from every
-//     tool; both with gitignore semantics (glob.Covers), in every spelling
-//     a filesystem may take for a name (case, Unicode form: glob.Fold)
-//     and both always covering stet's state directory (Rules.State). The
-//     facade (gate.go, rootrules.go) checks them on every name a path goes
-//     by (spelled, each symlink, resolved) and on everything under a moved
-//     directory.
+//     tool; both with gitignore semantics (glob.CoversFold), in every
+//     spelling a filesystem may take for a name (case, Unicode form:
+//     glob.Fold) and both always covering stet's state directory
+//     (Rules.State). The facade (gate.go, rootrules.go) checks them on
+//     every name a path goes by (spelled, each symlink, resolved) and on
+//     everything under a moved directory.
 //     5-9 below are the policy gate that Options.NoGate drops
 //     (Facts.NoGate, the one switch); 2-4 are the floor that stays.
 //

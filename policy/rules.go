@@ -21,10 +21,10 @@ const DefaultProtect = ".git"
 const StatePattern = "stet's state directory"
 
 // Rules holds the path rules of rule 4 for one workspace root. Patterns use
-// package glob's syntax with gitignore semantics (glob.Covers): they match
-// slash-separated names relative to the root, a pattern without a slash
-// matches that name at any depth, and a pattern that matches a directory
-// covers everything under it.
+// package glob's syntax with gitignore semantics (glob.Pattern.Covers):
+// they match slash-separated names relative to the root, a pattern without
+// a slash matches that name at any depth, and a pattern that matches a
+// directory covers everything under it.
 //
 // Names are compared as written and in every spelling a filesystem may
 // take for the same name (glob.CompileFold, glob.Fold): letter case,

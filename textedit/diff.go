@@ -53,13 +53,6 @@ func DiffDelete(path string, content []byte) string {
 	return DiffLabels(Label("a/", path), "/dev/null", content, nil)
 }
 
-// DiffMove returns the diff of a file moved from one path to another,
-// headed "--- a/<from>" and "+++ b/<to>". It returns "" when the bytes are
-// equal: a pure rename has no hunks.
-func DiffMove(from, to string, before, after []byte) string {
-	return DiffLabels(Label("a/", from), Label("b/", to), before, after)
-}
-
 // DiffLabels is Diff with the header labels given as they are to appear.
 func DiffLabels(oldLabel, newLabel string, before, after []byte) string {
 	if bytes.Equal(before, after) {

@@ -2,17 +2,18 @@
 // matching of old_string, CRLF adaptation, diagnostics for a miss, and the
 // unified diff shown to the model.
 //
-// Apply runs a list of edits in order, each on the result of the one before,
-// all or nothing, and reports the changed regions of the original bytes as
-// receipt matches (edit.go); ApplyContext is Apply with cancellation and a
-// bound on the result's size (*TooLargeError before anything is built).
-// Many edits on a large text go through a suffix-array index instead of a
-// scan per edit (index.go), with the same results. Splice applies regions a
-// caller already located (a patch). A miss is a *NoMatchError whose Near
-// describes the nearest region and what differs (near.go); several matches
-// without replace_all are an *AmbiguousError naming their lines
-// (errors.go). Diff renders a unified diff that stays fast on large files
-// with small changes (diff.go).
+// ApplyContext runs a list of edits in order, each on the result of the one
+// before, all or nothing, with cancellation and a bound on the result's size
+// (*TooLargeError before anything is built), and reports the changed regions
+// of the original bytes as receipt matches (edit.go); ApplyBuffers is
+// ApplyContext building the texts in slices the caller lends. Many edits on
+// a large text go through a suffix-array index instead of a scan per edit
+// (index.go), with the same results. Splice applies regions a caller
+// already located (a patch). A miss is a *NoMatchError whose Near describes
+// the nearest region and what differs (near.go); several matches without
+// replace_all are an *AmbiguousError naming their lines (errors.go). Diff,
+// DiffCreate and DiffDelete render a unified diff that stays fast on large
+// files with small changes (diff.go).
 //
 // What this package must not do:
 //

@@ -33,28 +33,10 @@ type Result struct {
 	Count int
 }
 
-// span is a changed region during Apply: [orig, orig+olen) of the preimage
+// span is a changed region during ApplyBuffers: [orig, orig+olen) of the preimage
 // became [cur, cur+clen) of the current text. Outside the spans the current
 // text equals the preimage, shifted.
 type span struct{ orig, olen, cur, clen int }
-
-// Apply applies edits in order, each to the result of the previous one. It
-// is all or nothing: the first edit that fails returns its error and no
-// result. Arguments are checked for every edit before any matching (an
-// *EditError); then each edit may fail with a *NoMatchError or an
-// *AmbiguousError. Every error carries the failing edit's index.
-//
-// Matching is literal on bytes. When an edit's Old has no literal match and
-// the text it applies to contains "\r\n", Old and New are retried with
-// every bare "\n" turned into "\r\n"; a hit is applied and Result.EOL
-// becomes EOLCRLFAdapted. Nothing else is ever retried.
-//
-// The returned Matches are regions of the original text, composed across
-// edits: an edit that touches text written by an earlier edit, or a region
-// next to it, extends that region.
-func Apply(text []byte, edits []Edit) (Result, error) {
-	return ApplyContext(context.Background(), text, edits, 0)
-}
 
 // Buffers lends the byte slices a result's text is built in. Get returns a
 // slice of length 0 and capacity at least n; Put takes back a slice Get
@@ -83,11 +65,25 @@ func put(bufs Buffers, b []byte) {
 // cancellation checks.
 const checkEvery = 1024
 
-// ApplyContext is Apply with bounds: it stops with ctx's error once ctx is
-// done (checked before each edit and every few thousand matches), and when
-// maxBytes > 0 it refuses an edit whose result would be larger than
-// maxBytes with a *TooLargeError, computed from the match count before the
-// result is built.
+// ApplyContext applies edits in order, each to the result of the previous
+// one. It is all or nothing: the first edit that fails returns its error
+// and no result. Arguments are checked for every edit before any matching
+// (an *EditError); then each edit may fail with a *NoMatchError or an
+// *AmbiguousError. Every error carries the failing edit's index.
+//
+// Matching is literal on bytes. When an edit's Old has no literal match and
+// the text it applies to contains "\r\n", Old and New are retried with
+// every bare "\n" turned into "\r\n"; a hit is applied and Result.EOL
+// becomes EOLCRLFAdapted. Nothing else is ever retried.
+//
+// The returned Matches are regions of the original text, composed across
+// edits: an edit that touches text written by an earlier edit, or a region
+// next to it, extends that region.
+//
+// It stops with ctx's error once ctx is done (checked before each edit and
+// every few thousand matches), and when maxBytes > 0 it refuses an edit
+// whose result would be larger than maxBytes with a *TooLargeError,
+// computed from the match count before the result is built.
 func ApplyContext(ctx context.Context, text []byte, edits []Edit, maxBytes int) (Result, error) {
 	return ApplyBuffers(ctx, text, edits, maxBytes, nil)
 }

@@ -16,7 +16,7 @@ var (
 	ErrEmptyOld = errors.New("old_string is empty")
 	// ErrNoChange: an edit's old_string equals its new_string.
 	ErrNoChange = errors.New("old_string and new_string are the same")
-	// ErrNoEdits: Apply was given no edits.
+	// ErrNoEdits: ApplyContext was given no edits.
 	ErrNoEdits = errors.New("no edits given")
 	// ErrNoMatch: old_string does not occur in the text.
 	ErrNoMatch = errors.New("old_string not found")

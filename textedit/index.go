@@ -193,7 +193,7 @@ func (x *indexed) replace(ctx context.Context, hits []int, n int, repl []byte) e
 	return nil
 }
 
-// spans returns the pieces as Apply's spans.
+// spans returns the pieces as ApplyBuffers' spans.
 func (x *indexed) spans() []span {
 	out := make([]span, len(x.pieces))
 	for k, p := range x.pieces {

@@ -220,8 +220,8 @@ func (m *miss) normPieces(f norm, cr bool) [][]byte {
 }
 
 // match reports whether the window at line s matches under f. Without
-// normCR, the CRLF-adapted pieces are tried too, since Apply would have
-// accepted them.
+// normCR, the CRLF-adapted pieces are tried too, since ApplyContext would
+// have accepted them.
 func (m *miss) match(s int, f norm) bool {
 	if m.matchPieces(s, f, m.normPieces(f, false)) {
 		return true

@@ -9,7 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Definition formats accepted by Definitions.
+// Definition formats accepted by DefinitionsWith.
 const (
 	FormatMCP       = "mcp"       // MCP tools/list entries
 	FormatOpenAI    = "openai"    // OpenAI function tools
@@ -19,7 +19,7 @@ const (
 	FormatOpenAIResponses = "openai-responses"
 )
 
-// Formats lists the definition formats Definitions accepts.
+// Formats lists the definition formats DefinitionsWith accepts.
 func Formats() []string {
 	return []string{FormatMCP, FormatOpenAI, FormatOpenAIResponses, FormatAnthropic}
 }
@@ -59,22 +59,6 @@ type anthropicDef struct {
 	InputSchema *jsonschema.Schema `json:"input_schema"`
 }
 
-// Definitions returns every tool's definition as indented JSON in format:
-//
-//   - "mcp": an array of {name, title, description, inputSchema,
-//     outputSchema, annotations}, as in an MCP tools/list result;
-//   - "openai": an array of {"type": "function", "function": {name,
-//     description, parameters}} (Chat Completions);
-//   - "openai-responses": an array of {"type": "function", name,
-//     description, parameters, strict} (the Responses API's flat shape);
-//   - "anthropic": an array of {name, description, input_schema}.
-//
-// With readOnly, mutating tools are left out. An unknown format is an
-// error naming the known ones.
-func Definitions(format string, readOnly bool) ([]byte, error) {
-	return DefinitionsWith(format, DefinitionOptions{ReadOnly: readOnly})
-}
-
 // DefinitionOptions tune DefinitionsWith.
 type DefinitionOptions struct {
 	ReadOnly bool // leave the mutating tools out
@@ -86,7 +70,20 @@ type DefinitionOptions struct {
 	Strict bool
 }
 
-// DefinitionsWith is Definitions with options.
+// DefinitionsWith returns every tool's definition as indented JSON in
+// format:
+//
+//   - "mcp": an array of {name, title, description, inputSchema,
+//     outputSchema, annotations}, as in an MCP tools/list result;
+//   - "openai": an array of {"type": "function", "function": {name,
+//     description, parameters, strict}} (Chat Completions; strict only
+//     with o.Strict);
+//   - "openai-responses": an array of {"type": "function", name,
+//     description, parameters, strict} (the Responses API's flat shape);
+//   - "anthropic": an array of {name, description, input_schema}.
+//
+// With o.ReadOnly, mutating tools are left out. An unknown format is an
+// error naming the known ones.
 func DefinitionsWith(format string, o DefinitionOptions) ([]byte, error) {
 	var specs []Spec
 	for _, s := range All() {

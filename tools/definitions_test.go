@@ -61,7 +61,7 @@ func TestDefinitionsShape(t *testing.T) {
 		{FormatOpenAI, true, []string{"read", "info", "roots", "list", "find", "grep"}},
 		{FormatAnthropic, true, []string{"read", "info", "roots", "list", "find", "grep"}},
 	} {
-		raw, err := Definitions(tc.format, tc.readOnly)
+		raw, err := DefinitionsWith(tc.format, DefinitionOptions{ReadOnly: tc.readOnly})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,8 +109,8 @@ func TestDefinitionsShape(t *testing.T) {
 			t.Errorf("%s readOnly=%v names (-want +got):\n%s", tc.format, tc.readOnly, diff)
 		}
 	}
-	if _, err := Definitions("gemini", false); err == nil {
-		t.Error(`Definitions("gemini") succeeded`)
+	if _, err := DefinitionsWith("gemini", DefinitionOptions{}); err == nil {
+		t.Error(`DefinitionsWith("gemini") succeeded`)
 	}
 }
 

@@ -7,8 +7,9 @@
 //     result, and the refusal kinds every surface reports;
 //   - the argument and result types (types.go), which the facade uses as
 //     its own (stet's api.go), so every surface speaks the same shapes;
-//   - tool definitions in the MCP, OpenAI and Anthropic formats
-//     (definitions.go);
+//   - tool definitions in the MCP, OpenAI (Chat Completions and
+//     Responses) and Anthropic formats, strict for OpenAI's structured
+//     outputs on request (definitions.go);
 //   - rule 1 of SPEC section 4, arguments: Decode (decode.go, reading JSON
 //     with internal/jsonscan) turns a call's JSON arguments into a typed
 //     argument struct or an *ArgError a model can act on (wrong types,

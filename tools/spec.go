@@ -416,8 +416,8 @@ func (s Spec) clone() Spec {
 }
 
 // All returns every tool in SPEC order: read, info, roots, edit, write,
-// patch, list, find, grep, mkdir, move, delete, undo. The schemas are fresh copies the
-// caller may keep or change.
+// patch, list, find, grep, mkdir, move, delete, undo. The schemas are
+// fresh copies the caller may keep or change.
 func All() []Spec {
 	built := builtSpecs()
 	out := make([]Spec, len(built))

@@ -1,9 +1,13 @@
 // Package history owns the journal's on-disk format as stet writes it: the
-// payload type of every record a session, a commit or an intent appends
-// (receipt, undo, observe, dir, created, turn, refusal, snapshot, intent,
-// done), their encoding, the undo index built from those records (which
-// receipt is undone by which, the last change of a key) and the lookup of a
-// receipt's preimage from the blobs and records it names.
+// payload type of every record a session, a commit, an intent or a
+// client's own tool appends (receipt, undo, observe, dir, created, turn,
+// refusal, snapshot, intent, done, client_intent, client_done), their
+// encoding (Encode, Decode), the undo index built from those records
+// (Undos: which receipt is undone by which; Index: each key's changes and
+// the last one an undo takes back), the set of open intents (Intents: an
+// intent is open until a done record names it; gc also keeps one left
+// unresolved) and the lookup of a receipt's preimage from the blobs and
+// records it names (Preimage, Invert).
 //
 // The field names and their order are a contract: records written by one
 // version are read by the next, so a change of a JSON tag or of a field's

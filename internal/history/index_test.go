@@ -11,7 +11,7 @@ import (
 
 func receiptRec(t *testing.T, seq int64, key, id, undoes string) journal.Record {
 	t.Helper()
-	r, err := history.Record(history.TypeReceipt, "s", key, history.Receipt{Receipt: receipt.Receipt{ID: id, Verified: true}, Undoes: undoes})
+	r, err := record(history.TypeReceipt, "s", key, history.Receipt{Receipt: receipt.Receipt{ID: id, Verified: true}, Undoes: undoes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func receiptRec(t *testing.T, seq int64, key, id, undoes string) journal.Record 
 
 func undoRec(t *testing.T, id, by string) journal.Record {
 	t.Helper()
-	r, err := history.Record(history.TypeUndo, "s", "a", history.Undo{Receipt: id, By: by})
+	r, err := record(history.TypeUndo, "s", "a", history.Undo{Receipt: id, By: by})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestIndexUndoRedo(t *testing.T) {
 // A move is a change of its source too, so an undo of the old name finds it.
 func TestIndexMoveSource(t *testing.T) {
 	var x history.Index
-	r, _ := history.Record(history.TypeReceipt, "s", "new", history.Receipt{Receipt: receipt.Receipt{ID: "m1", Verified: true}, FromKey: "old"})
+	r, _ := record(history.TypeReceipt, "s", "new", history.Receipt{Receipt: receipt.Receipt{ID: "m1", Verified: true}, FromKey: "old"})
 	if err := x.Add(r); err != nil {
 		t.Fatal(err)
 	}

@@ -164,16 +164,6 @@ func Encode(payload any) (json.RawMessage, error) {
 	return b, nil
 }
 
-// Record builds a journal record of type typ for session and path with the
-// payload encoded as its Data (see Encode).
-func Record(typ, session, path string, payload any) (journal.Record, error) {
-	b, err := Encode(payload)
-	if err != nil {
-		return journal.Record{}, err
-	}
-	return journal.Record{Type: typ, Session: session, Path: path, Data: b}, nil
-}
-
 // Decode decodes the Data of record r as a T, the payload type of r.Type.
 // The error names the journal line.
 func Decode[T any](r journal.Record) (T, error) {

@@ -17,6 +17,17 @@ import (
 	"github.com/stet-dev/stet/receipt"
 )
 
+// record builds a journal record of type typ for session and path with the
+// payload encoded as its Data, as the facade builds one (see
+// history.Encode).
+func record(typ, session, path string, payload any) (journal.Record, error) {
+	b, err := history.Encode(payload)
+	if err != nil {
+		return journal.Record{}, err
+	}
+	return journal.Record{Type: typ, Session: session, Path: path, Data: b}, nil
+}
+
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var fixedTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -47,6 +58,7 @@ func samples() []sample {
 	undo := r
 	undo.ID, undo.Tool, undo.Before, undo.After = "r_0003", "undo", r.After, r.Before
 	full := history.Receipt{Receipt: r, Pre: verA, Old: []string{"ab"}}
+	client := history.ClientIntent{ID: "toolu_01", Tool: "Edit", Files: []history.IntentFile{{Key: "src/a.go", Data: full}}, Unknown: true}
 	return []sample{
 		{"observe", history.TypeObserve, "s1", "src/a.go", &history.Observation{Version: verA, Seen: policy.Ranges{{Start: 0, End: 12}}, Whole: true, Size: 12, Lines: 2}},
 		{"dir", history.TypeDir, "s1", "src", nil},
@@ -63,11 +75,14 @@ func samples() []sample {
 			Dirs:    []string{"src"},
 			Created: []string{"src/new.go"},
 			Removed: map[string]receipt.State{"src/old.go": {Version: verA, Bytes: 12, Lines: 2}},
-			Request: "fix the bug", Inputs: []string{"src/a.go"}}},
+			Request: "fix the bug", Inputs: []string{"src/a.go"},
+			Clients: map[string]history.ClientIntent{"toolu_01": client}}},
 		{"intent", history.TypeIntent, "stet:intents", "", history.Intent{ID: "i_0001", Session: "s1", PID: 4242,
 			Start: "123456", Live: "0123456789abcdef01234567",
 			Files: []history.IntentFile{{Key: "src/a.go", Data: full, Temp: "src/.stet-tmp-0001"}, {Key: "src/d", Data: history.Receipt{Receipt: moved}, Dir: true}}}},
 		{"done", history.TypeDone, "stet:intents", "", history.Done{ID: "i_0001", State: "rolled_back", Detail: "src/a.go: taken back"}},
+		{"client_intent", history.TypeClientIntent, "s1", "", client},
+		{"client_done", history.TypeClientDone, "s1", "", history.ClientDone{ID: "toolu_01", State: history.ClientLanded}},
 	}
 }
 
@@ -86,7 +101,7 @@ func TestRecordGoldens(t *testing.T) {
 	defer j.Close()
 	ss := samples()
 	for _, s := range ss {
-		rec, err := history.Record(s.typ, s.session, s.path, s.payload)
+		rec, err := record(s.typ, s.session, s.path, s.payload)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,103 @@
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// RequireEnv is the variable that turns a skip for want of PostgreSQL
+// into a failure.
+const RequireEnv = "STET_REQUIRE_POSTGRES"
+
+var shared struct {
+	once sync.Once
+	s    *Server
+	err  error
+}
+
+// Shared returns the test process's cluster, started on first use. Where
+// PostgreSQL cannot start, the test is skipped with the reason (failed
+// when RequireEnv is 1). The cluster is never stopped by a test: one that
+// stops it (Stop) starts it again before it ends.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	shared.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		shared.s, shared.err = Start(ctx)
+	})
+	if shared.err != nil {
+		if os.Getenv(RequireEnv) == "1" || !errors.Is(shared.err, ErrUnavailable) {
+			t.Fatalf("PostgreSQL: %v", shared.err)
+		}
+		t.Skipf("skipped: %v (%s=1 makes this a failure)", shared.err, RequireEnv)
+	}
+	return shared.s
+}
+
+// Cleanup removes the shared cluster; TestMain calls it after the tests.
+func Cleanup() {
+	if shared.s != nil {
+		shared.s.Close()
+	}
+}
+
+// NewDB creates an empty database for one test, dropped when it ends, and
+// returns its name.
+func NewDB(t testing.TB) (*Server, string) {
+	t.Helper()
+	s := Shared(t)
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "t_" + hex.EncodeToString(b)
+	Exec(t, s.URL("postgres", Superuser), "CREATE DATABASE "+name+" TEMPLATE template0")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.Start(ctx); err != nil {
+			return
+		}
+		conn, err := pgx.Connect(ctx, s.URL("postgres", Superuser))
+		if err == nil {
+			conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			conn.Close(ctx)
+		}
+	})
+	return s, name
+}
+
+// Exec runs sql on url, failing the test on an error.
+func Exec(t testing.TB, url string, sql string, args ...any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// ready reports nil once url accepts a connection and a query.
+func ready(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "SELECT 1")
+	return err
+}
