@@ -1,5 +1,5 @@
 // Package mcpserver serves stet's tools over the Model Context Protocol, on
-// stdio or streamable HTTP (sessions with Mcp-Session-ID, and the stateless
+// stdio or streamable HTTP (sessions with Mcp-Session-Id, and the stateless
 // requests of MCP 2026-07-28), using github.com/modelcontextprotocol/go-sdk
 // for everything but the hot path of a tool call.
 //

@@ -65,7 +65,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token strin
 // Handler is the streamable HTTP handler: MCP at /mcp, 404 elsewhere. With
 // a non-empty token, every request must carry "Authorization: Bearer
 // <token>" (compared in constant time); others get 401 with a JSON-RPC
-// error body. Each MCP session (Mcp-Session-ID) is one client connection
+// error body. Each MCP session (Mcp-Session-Id) is one client connection
 // and gets its own stet session; an MCP 2026-07-28 request without one is
 // served statelessly, its stet session named by a handle the server mints
 // and the caller passes back (see stateless.go). Request bodies over
@@ -89,7 +89,7 @@ func (s *Server) Handler(token string) http.Handler {
 		Logger:              s.o.Logger,
 		SessionTimeout:      idle,
 	})
-	// MCP 2026-07-28 requests without Mcp-Session-ID are served statelessly
+	// MCP 2026-07-28 requests without Mcp-Session-Id are served statelessly
 	// (go-sdk serves that revision only so); see stateless.go.
 	sl := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
@@ -109,13 +109,13 @@ func (s *Server) Handler(token string) http.Handler {
 }
 
 // initFirst answers a request that opens a connection (a POST without
-// Mcp-Session-ID) with anything but initialize or ping, and without the
+// Mcp-Session-Id) with anything but initialize or ping, and without the
 // sessionless protocol's _meta, with HTTP 400 and the JSON-RPC error
 // -32600 (invalid request: not in this state), as the stdio transport
 // answers it (see withErrorCode); go-sdk would answer it with code 0.
 func initFirst(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-ID") != "" || r.Body == nil {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || r.Body == nil {
 			next.ServeHTTP(w, r)
 			return
 		}

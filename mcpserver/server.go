@@ -66,7 +66,7 @@ type Options struct {
 	// Logger receives what broke (errors the model is only told about in
 	// general terms). Nil discards it.
 	Logger *slog.Logger
-	// IdleTimeout closes an HTTP session (Mcp-Session-ID) that sent nothing
+	// IdleTimeout closes an HTTP session (Mcp-Session-Id) that sent nothing
 	// for this long, and drops its state; DefaultIdleTimeout when 0,
 	// never when negative.
 	IdleTimeout time.Duration

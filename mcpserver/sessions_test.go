@@ -15,7 +15,7 @@ import (
 func httpSession(t *testing.T, url string) string {
 	t.Helper()
 	res := rawPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
-	id := res.Header.Get("Mcp-Session-ID")
+	id := res.Header.Get("Mcp-Session-Id")
 	if res.StatusCode != 200 || id == "" {
 		t.Fatalf("initialize: %d, session %q", res.StatusCode, id)
 	}
@@ -31,7 +31,7 @@ func rawPost(t *testing.T, url, session, body string) *http.Response {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
-		req.Header.Set("Mcp-Session-ID", session)
+		req.Header.Set("Mcp-Session-Id", session)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/stet-dev/stet"
 )
 
-// MCP 2026-07-28 over HTTP has no initialize and no Mcp-Session-ID: every
+// MCP 2026-07-28 over HTTP has no initialize and no Mcp-Session-Id: every
 // request stands alone (go-sdk gives each one a fresh ServerSession), so
 // nothing ties one agent's calls together. The revision's way is a handle
 // the server mints and the caller passes back. Here a call that arrives
@@ -62,14 +62,14 @@ const (
 const sessionArg = "session"
 
 // newProtocolHeader is the HTTP header that carries the request's protocol
-// version; a request of MCP 2026-07-28 or later without Mcp-Session-ID is
+// version; a request of MCP 2026-07-28 or later without Mcp-Session-Id is
 // served statelessly.
 const newProtocolHeader = "Mcp-Protocol-Version"
 
 // statelessHTTP reports whether r is an MCP 2026-07-28 request without a
 // session, to be served by the stateless handler.
 func statelessHTTP(r *http.Request) bool {
-	return r.Header.Get("Mcp-Session-ID") == "" && r.Header.Get(newProtocolHeader) >= "2026-07-28"
+	return r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get(newProtocolHeader) >= "2026-07-28"
 }
 
 // statelessReq reports whether req came over HTTP without an MCP session

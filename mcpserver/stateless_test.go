@@ -15,7 +15,7 @@ import (
 )
 
 // statelessPost sends one MCP 2026-07-28 request over HTTP the way the
-// revision does (no initialize, no Mcp-Session-ID, the protocol in a header
+// revision does (no initialize, no Mcp-Session-Id, the protocol in a header
 // and in _meta) and returns the JSON-RPC result.
 func statelessPost(t *testing.T, url, method string, params map[string]any) map[string]any {
 	t.Helper()
@@ -48,8 +48,8 @@ func statelessPost(t *testing.T, url, method string, params map[string]any) map[
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if sid := resp.Header.Get("Mcp-Session-ID"); sid != "" {
-		t.Errorf("%s: answered with Mcp-Session-ID %q", method, sid)
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		t.Errorf("%s: answered with Mcp-Session-Id %q", method, sid)
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
@@ -93,7 +93,7 @@ func callText(t *testing.T, r map[string]any) (text, refused, handle string) {
 }
 
 // TestStatelessHTTP: an MCP 2026-07-28 client over HTTP sends no initialize
-// and no Mcp-Session-ID. Its read mints a session handle, returned in
+// and no Mcp-Session-Id. Its read mints a session handle, returned in
 // _meta, structuredContent and the text; an edit passing the handle back
 // (as the session argument) lands; an edit without it is a new session,
 // refused not_read, and its text says how to pass the handle.

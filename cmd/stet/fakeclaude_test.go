@@ -27,7 +27,7 @@ import (
 // tool calls, and any side request (a title, a token count, ...) with a
 // short text. Claude Code 2.1.332 in -p mode with
 // CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 sends no side request: one
-// streamed POST /v1/messages per step, with X-Claude-Code-Session-ID.
+// streamed POST /v1/messages per step, with X-Claude-Code-Session-Id.
 
 // step is one answer of the scripted model: a tool call (tool and input)
 // or, when tool is "", a final text. more are further tool calls in the
@@ -63,7 +63,7 @@ func toolUseIDk(i, k int) string { return fmt.Sprintf("toolu_stet%02dk%d", i, k)
 // fakeRequest is one request the fake model got.
 type fakeRequest struct {
 	Method, Path string
-	Session      string // X-Claude-Code-Session-ID
+	Session      string // X-Claude-Code-Session-Id
 	Body         []byte
 	Agent        bool // answered from the script
 }
@@ -149,7 +149,7 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	rec := fakeRequest{Method: r.Method, Path: r.URL.Path, Session: r.Header.Get("X-Claude-Code-Session-ID"), Body: body}
+	rec := fakeRequest{Method: r.Method, Path: r.URL.Path, Session: r.Header.Get("X-Claude-Code-Session-Id"), Body: body}
 	var req apiRequest
 	isMessages := r.Method == http.MethodPost && r.URL.Path == "/v1/messages"
 	jsonErr := json.Unmarshal(body, &req)

@@ -39,7 +39,7 @@ func newToolsModel(t *testing.T, script ...step) *fakeModel {
 		var req apiRequest
 		isMessages := r.Method == http.MethodPost && r.URL.Path == "/v1/messages"
 		jsonErr := json.Unmarshal(body, &req)
-		rec := fakeRequest{Method: r.Method, Path: r.URL.Path, Session: r.Header.Get("X-Claude-Code-Session-ID"), Body: body,
+		rec := fakeRequest{Method: r.Method, Path: r.URL.Path, Session: r.Header.Get("X-Claude-Code-Session-Id"), Body: body,
 			Agent: isMessages && jsonErr == nil && len(req.Tools) > 0}
 		f.record(rec)
 		switch {

@@ -11,7 +11,7 @@ import (
 
 // TestTSClient2 runs clients/ts2/flow.mjs: the official MCP TypeScript SDK
 // v2 client (@modelcontextprotocol/client) drives the stet binary speaking
-// MCP 2026-07-28 (server/discover, no initialize, no Mcp-Session-ID) and
+// MCP 2026-07-28 (server/discover, no initialize, no Mcp-Session-Id) and
 // the SDK's default legacy handshake, over stdio and over streamable HTTP:
 // the tool list, a read, then an edit that lands in the same stet session
 // (over stateless HTTP through the session handle the read's result gave).

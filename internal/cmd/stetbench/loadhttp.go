@@ -15,7 +15,7 @@ import (
 )
 
 // httpClient is one MCP client of a streamable HTTP server: its own MCP
-// session (Mcp-Session-ID from initialize) and its own connection pool,
+// session (Mcp-Session-Id from initialize) and its own connection pool,
 // one POST per request, as an agent's SDK sends them. It does not open the
 // optional GET stream: stet sends nothing a tool call needs on it.
 type httpClient struct {
@@ -45,7 +45,7 @@ func (c *httpClient) post(ctx context.Context, body []byte, want int64) (*rpcMes
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if c.session != "" {
-		req.Header.Set("Mcp-Session-ID", c.session)
+		req.Header.Set("Mcp-Session-Id", c.session)
 		req.Header.Set("MCP-Protocol-Version", protocolVersion)
 	}
 	start := time.Now()
@@ -62,7 +62,7 @@ func (c *httpClient) post(ctx context.Context, body []byte, want int64) (*rpcMes
 	if resp.StatusCode/100 != 2 {
 		return nil, 0, fmt.Errorf("http: status %d: %s", resp.StatusCode, head(raw))
 	}
-	if id := resp.Header.Get("Mcp-Session-ID"); id != "" && c.session == "" {
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" && c.session == "" {
 		c.session = id
 	}
 	if want == 0 {
@@ -146,7 +146,7 @@ func (c *httpClient) initialize(ctx context.Context) error {
 		return err
 	}
 	if c.session == "" {
-		return errors.New("initialize: the server set no Mcp-Session-ID")
+		return errors.New("initialize: the server set no Mcp-Session-Id")
 	}
 	body, err := encodeRequest(0, "notifications/initialized", nil)
 	if err != nil {
@@ -162,7 +162,7 @@ func (c *httpClient) close() {
 		req, err := http.NewRequest(http.MethodDelete, c.url, nil)
 		if err == nil {
 			req.Header.Set("Authorization", "Bearer "+c.token)
-			req.Header.Set("Mcp-Session-ID", c.session)
+			req.Header.Set("Mcp-Session-Id", c.session)
 			if resp, err := c.hc.Do(req); err == nil {
 				resp.Body.Close()
 			}
