@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
@@ -19,7 +20,7 @@ type LogEntry struct {
 	Receipt receipt.Receipt `json:"receipt"`
 	Undoes  string          `json:"undoes,omitempty"`
 	Undone  bool            `json:"undone,omitempty"`
-	data    *receiptData
+	data    *engine.ReceiptData
 	key     string
 }
 
@@ -28,26 +29,26 @@ type LogEntry struct {
 func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 	var key string
 	if path != "" {
-		t, ref := ws.resolve("log", path)
+		t, ref := ws.e.Resolve("log", path)
 		if ref != nil {
 			return nil, ref
 		}
-		key = t.key()
+		key = t.Key()
 	}
 	var out []LogEntry
 	var undos history.Undos
 	fn := func(r journal.Record) error {
 		switch r.Type {
-		case recUndo:
+		case engine.RecUndo:
 			undos.Add(r)
-		case recReceipt:
+		case engine.RecReceipt:
 			if key != "" && r.Path != key {
-				var d receiptData
+				var d engine.ReceiptData
 				if json.Unmarshal(r.Data, &d) != nil || d.FromKey != key {
 					return nil
 				}
 			}
-			var d receiptData
+			var d engine.ReceiptData
 			if err := json.Unmarshal(r.Data, &d); err != nil {
 				return fmt.Errorf("journal line %d: %w", r.Seq, err)
 			}
@@ -57,16 +58,16 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 	}
 	var err error
 	if session != "" {
-		err = ws.journal.Session(session, fn)
-		if err == nil && session != reviewSession {
+		err = ws.e.Journal.Session(session, fn)
+		if err == nil && session != engine.ReviewSession {
 			// What a person took back on the review page is undone too.
-			err = ws.journal.Session(reviewSession, func(r journal.Record) error {
+			err = ws.e.Journal.Session(engine.ReviewSession, func(r journal.Record) error {
 				undos.Add(r)
 				return nil
 			})
 		}
 	} else {
-		err = ws.journal.Scan(fn)
+		err = ws.e.Journal.Scan(fn)
 	}
 	if err != nil {
 		return nil, err
@@ -96,12 +97,12 @@ func (ws *Workspace) Show(id string) (LogEntry, string, error) {
 // entryDiff rebuilds the diff of a receipt as well as the journal allows.
 func (ws *Workspace) entryDiff(e LogEntry) string {
 	r := e.Receipt
-	if ws.hides(r.Path) || ws.hides(r.From) {
-		return hiddenDiff(r.Path)
+	if ws.e.Hides(r.Path) || ws.e.Hides(r.From) {
+		return engine.HiddenDiff(r.Path)
 	}
 	var pre []byte
 	if e.data.Pre != "" {
-		if b, err := ws.journal.Get(e.data.Pre); err == nil {
+		if b, err := ws.e.Journal.Get(e.data.Pre); err == nil {
 			pre = b
 		}
 	}
@@ -113,7 +114,7 @@ func (ws *Workspace) entryDiff(e LogEntry) string {
 	case r.After == nil && pre != nil:
 		return textedit.DiffDelete(r.Path, pre)
 	case holds && pre == nil && len(e.data.Old) == len(r.Matches):
-		if b, err := history.Preimage(ws.journal, e.data, cur); err == nil {
+		if b, err := history.Preimage(ws.e.Journal, e.data, cur); err == nil {
 			pre = b
 		}
 	}
@@ -139,11 +140,11 @@ func (ws *Workspace) entryDiff(e LogEntry) string {
 }
 
 func (ws *Workspace) currentBytes(p string) ([]byte, bool) {
-	t, ref := ws.resolve("show", p)
+	t, ref := ws.e.Resolve("show", p)
 	if ref != nil {
 		return nil, false
 	}
-	b, err := t.root.p.ReadFile(t.rel)
+	b, err := t.Root.P.ReadFile(t.Rel)
 	return b, err == nil
 }
 
@@ -172,7 +173,7 @@ func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
 // otherwise only that receipt (and still the chain).
 func (ws *Workspace) Verify(id string) (VerifyReport, error) {
 	var rep VerifyReport
-	jr, err := ws.journal.Verify()
+	jr, err := ws.e.Journal.Verify()
 	if err != nil {
 		return rep, err
 	}
@@ -223,20 +224,20 @@ func (ws *Workspace) Verify(id string) (VerifyReport, error) {
 // resolves it).
 func (ws *Workspace) intentProblems() ([]Problem, error) {
 	type open struct {
-		it  intentData
+		it  engine.IntentData
 		seq int64
 	}
 	var pending []open
-	closed := map[string]doneData{}
-	err := ws.journal.Session(intentSession, func(r journal.Record) error {
+	closed := map[string]engine.DoneData{}
+	err := ws.e.Journal.Session(engine.IntentSession, func(r journal.Record) error {
 		switch r.Type {
-		case recIntent:
-			var it intentData
+		case engine.RecIntent:
+			var it engine.IntentData
 			if json.Unmarshal(r.Data, &it) == nil {
 				pending = append(pending, open{it, r.Seq})
 			}
-		case recDone:
-			var d doneData
+		case engine.RecDone:
+			var d engine.DoneData
 			if json.Unmarshal(r.Data, &d) == nil {
 				closed[d.ID] = d
 			}
@@ -250,9 +251,9 @@ func (ws *Workspace) intentProblems() ([]Problem, error) {
 	for _, p := range pending {
 		d, ok := closed[p.it.ID]
 		switch {
-		case ok && d.State == doneUnresolved:
+		case ok && d.State == engine.DoneUnresolved:
 			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and could not be resolved: %s", p.it.ID, d.Detail)})
-		case !ok && !ws.alive(p.it):
+		case !ok && !ws.e.Alive(p.it):
 			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and is not resolved yet; run any stet command that may change files to resolve it", p.it.ID)})
 		}
 	}
@@ -275,7 +276,7 @@ func (ws *Workspace) checkEntry(e LogEntry, newest bool, rep *VerifyReport) []st
 		}
 	}
 	if e.data.Pre != "" {
-		b, err := ws.journal.Get(e.data.Pre)
+		b, err := ws.e.Journal.Get(e.data.Pre)
 		switch {
 		case err != nil:
 			out = append(out, fmt.Sprintf("saved previous content %s: %v", e.data.Pre, err))
@@ -290,7 +291,7 @@ func (ws *Workspace) checkEntry(e LogEntry, newest bool, rep *VerifyReport) []st
 	if !ok || r.After == nil || r.Before == nil || string(fsys.VersionOf(cur)) != r.After.Version {
 		return out
 	}
-	pre, err := history.Preimage(ws.journal, e.data, cur)
+	pre, err := history.Preimage(ws.e.Journal, e.data, cur)
 	if err != nil {
 		return append(out, err.Error())
 	}

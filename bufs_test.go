@@ -9,16 +9,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stet-dev/stet/internal/engine"
 )
 
 func TestBufPoolSizes(t *testing.T) {
-	var p bufPool
-	for _, n := range []int{0, 1, 4 << 10, 1<<minBufShift - 1, 1 << minBufShift, 1<<minBufShift + 1, 10<<20 + 1, 1 << maxBufShift, 1<<maxBufShift + 1} {
+	var p engine.BufPool
+	for _, n := range []int{0, 1, 4 << 10, 1<<engine.MinBufShift - 1, 1 << engine.MinBufShift, 1<<engine.MinBufShift + 1, 10<<20 + 1, 1 << engine.MaxBufShift, 1<<engine.MaxBufShift + 1} {
 		b := p.Get(n)
 		if len(b) != 0 || cap(b) < n {
 			t.Errorf("Get(%d): len %d, cap %d", n, len(b), cap(b))
 		}
-		pooled := n >= 1<<minBufShift && n <= 1<<maxBufShift
+		pooled := n >= 1<<engine.MinBufShift && n <= 1<<engine.MaxBufShift
 		if pow2 := cap(b)&(cap(b)-1) == 0; pooled && (!pow2 || cap(b) >= 2*n) {
 			t.Errorf("Get(%d): cap %d, want the smallest power of two that holds it", n, cap(b))
 		}
@@ -30,12 +32,12 @@ func TestBufPoolSizes(t *testing.T) {
 	// A slice put back serves the largest class it holds, never a larger
 	// one: 768 KiB may come back for 512 KiB, never for 1 MiB.
 	for range 8 {
-		p.Put(make([]byte, 5, 3<<minBufShift))
+		p.Put(make([]byte, 5, 3<<engine.MinBufShift))
 		if b := p.Get(1 << 20); cap(b) < 1<<20 {
 			t.Fatalf("Get(%d) = cap %d", 1<<20, cap(b))
 		}
 	}
-	var nilPool *bufPool
+	var nilPool *engine.BufPool
 	if b := nilPool.Get(1 << 20); cap(b) < 1<<20 {
 		t.Errorf("nil pool: cap %d", cap(b))
 	}
@@ -83,9 +85,9 @@ func TestEditLendsOnlyWhatNothingRefersTo(t *testing.T) {
 	}
 	orig := sb.String() + "MIDDLE_TOKEN here\n" + sb.String()
 	ws, s, root, _ := openIntentWS(t, map[string]string{"big.txt": orig})
-	defer ws.Close()
+	defer ws.e.Close()
 	pb := &poisonBufs{}
-	ws.bufs = pb
+	ws.e.Bufs = pb
 	ctx := context.Background()
 	line := strings.Count(sb.String(), "\n") + 1
 	if _, err := s.Read(ctx, ReadArgs{Path: "big.txt", Offset: line, Limit: 1}); err != nil {
@@ -102,11 +104,11 @@ func TestEditLendsOnlyWhatNothingRefersTo(t *testing.T) {
 	}
 	// Nor does an edit whose commit fails after it began (a journal that
 	// cannot take the intent): its goroutines may still read them.
-	ws.opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
+	ws.e.Opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
 	if _, err := s.Edit(ctx, EditArgs{Path: "big.txt", OldString: &miss, NewString: &repl}); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("an edit whose intent fails: %v", err)
 	}
-	ws.opts.Hooks.BeforeIntent = nil
+	ws.e.Opts.Hooks.BeforeIntent = nil
 	if pb.puts != 0 {
 		t.Fatalf("a failed commit handed %d slices back", pb.puts)
 	}
@@ -148,9 +150,9 @@ func TestWriteLendsOnlyWhatNothingRefersTo(t *testing.T) {
 	orig := strings.Repeat("original line\n", 40<<10)
 	next := strings.Repeat("the new line\n", 30<<10)
 	ws, s, root, _ := openIntentWS(t, map[string]string{"big.txt": orig})
-	defer ws.Close()
+	defer ws.e.Close()
 	pb := &poisonBufs{}
-	ws.bufs = pb
+	ws.e.Bufs = pb
 	ctx := context.Background()
 	if _, err := s.List(ctx, ListArgs{}); err != nil {
 		t.Fatal(err)
@@ -165,13 +167,13 @@ func TestWriteLendsOnlyWhatNothingRefersTo(t *testing.T) {
 		}
 		from = r.To + 1
 	}
-	ws.opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
+	ws.e.Opts.Hooks.BeforeIntent = func(string) error { return errors.New("disk full") }
 	for _, a := range []WriteArgs{{Path: "big.txt", Content: next, Overwrite: true}, {Path: "new.txt", Content: next}} {
 		if _, err := s.Write(ctx, a); err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Fatalf("a write whose intent fails: %v", err)
 		}
 	}
-	ws.opts.Hooks.BeforeIntent = nil
+	ws.e.Opts.Hooks.BeforeIntent = nil
 	if pb.puts != 0 {
 		t.Fatalf("failed writes handed %d slices back", pb.puts)
 	}

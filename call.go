@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/tools"
 )
@@ -52,11 +51,11 @@ func (s *Session) CallWithin(ctx context.Context, name string, raw json.RawMessa
 func (s *Session) CallFit(ctx context.Context, name string, raw json.RawMessage, fit func(Output) int, maxReadBytes int) (Output, error) {
 	mutating, ok := tools.Mutating(name)
 	if !ok {
-		r := refuse(KindInvalid, "", "there is no tool %q; the tools are %s", name, strings.Join(tools.Names(false), ", "))
+		r := engine.Refuse(KindInvalid, "", "there is no tool %q; the tools are %s", name, strings.Join(tools.Names(false), ", "))
 		return s.refused(name, r), nil
 	}
-	if mutating && s.ws.opts.Effects == policy.ReadOnly {
-		r := refuse(KindReadOnly, "", "%s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)
+	if mutating && s.e.WS.Opts.Effects == policy.ReadOnly {
+		r := engine.Refuse(KindReadOnly, "", "%s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)
 		return s.refused(name, r), nil
 	}
 	if len(raw) == 0 || string(raw) == "null" {
@@ -98,7 +97,7 @@ func argRefusal(tool string, err error) *Refusal {
 	r := &Refusal{Kind: KindInvalid, Tool: tool, Message: "refused: " + err.Error(), Err: err}
 	var ae *tools.ArgError
 	if errors.As(err, &ae) && ae.Suggest != "" {
-		r.with("suggest", ae.Suggest)
+		r.With("suggest", ae.Suggest)
 	}
 	return r
 }
@@ -138,7 +137,7 @@ func receiptAltered(r Receipt) bool {
 // readFit reads, lets fit shrink the window, and records only the answer
 // it accepts.
 func (s *Session) readFit(ctx context.Context, a ReadArgs, fit func(Output) int, maxBytes int) (*ReadResult, error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	for try := 0; ; try++ {
@@ -167,7 +166,7 @@ func refusalOutput(tool string, r *Refusal) Output {
 	if r.Tool == "" {
 		r.Tool = tool
 	}
-	return Output{Structured: r, Text: refusalText(r), Refused: r}
+	return Output{Structured: r, Text: engine.RefusalText(r), Refused: r}
 }
 
 // Do runs one tool given its typed arguments (a *ReadArgs, *EditArgs, ...
@@ -266,12 +265,12 @@ func Text(res any) string {
 			case *Refusal:
 				name = f.Path
 			}
-			parts[i] = "==> " + shownName(name) + " <==\n" + Text(f)
+			parts[i] = "==> " + engine.ShownName(name) + " <==\n" + Text(f)
 		}
 		return strings.Join(parts, "\n\n")
 	case *InfoResult:
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s, %s bytes", shownName(r.Path), r.Type, policy.Thousands(int(r.Size)))
+		fmt.Fprintf(&b, "%s: %s, %s bytes", engine.ShownName(r.Path), r.Type, policy.Thousands(int(r.Size)))
 		if r.Type == "file" && r.Lines > 0 {
 			fmt.Fprintf(&b, ", %s", count(r.Lines, "line", "lines"))
 		}
@@ -283,7 +282,7 @@ func Text(res any) string {
 	case *RootsResult:
 		var b strings.Builder
 		for _, root := range r.Roots {
-			fmt.Fprintf(&b, "%s  (%s)\n", shownName(root.Path), root.Effects)
+			fmt.Fprintf(&b, "%s  (%s)\n", engine.ShownName(root.Path), root.Effects)
 		}
 		fmt.Fprintf(&b, "(%s)", count(len(r.Roots), "root", "roots"))
 		return b.String()
@@ -296,7 +295,7 @@ func Text(res any) string {
 	case *ListResult:
 		var b strings.Builder
 		for _, e := range r.Entries {
-			name := shownName(e.Name)
+			name := engine.ShownName(e.Name)
 			switch e.Type {
 			case "dir":
 				fmt.Fprintf(&b, "%s/\n", name)
@@ -312,7 +311,7 @@ func Text(res any) string {
 		case r.Truncated:
 			fmt.Fprintf(&b, "(first %s; more exist: raise limit or list a subdirectory)", count(len(r.Entries), "entry", "entries"))
 		case len(r.Entries) == 0:
-			fmt.Fprintf(&b, "(%s is empty)", shownName(r.Path))
+			fmt.Fprintf(&b, "(%s is empty)", engine.ShownName(r.Path))
 		default:
 			fmt.Fprintf(&b, "(%s)", count(len(r.Entries), "entry", "entries"))
 		}
@@ -321,7 +320,7 @@ func Text(res any) string {
 	case *FindResult:
 		var b strings.Builder
 		for _, p := range r.Paths {
-			b.WriteString(shownName(p))
+			b.WriteString(engine.ShownName(p))
 			b.WriteByte('\n')
 		}
 		switch {
@@ -341,7 +340,7 @@ func Text(res any) string {
 		writeNotes(&b, r.Notes)
 		return b.String()
 	case *Refusal:
-		return refusalText(r)
+		return engine.RefusalText(r)
 	}
 	b, _ := json.Marshal(res)
 	return string(b)
@@ -374,7 +373,7 @@ func AppendGrepRows(dst []byte, r *GrepResult, withPath bool) ([]byte, int) {
 	var raw, shown string // the last path and how rows show it
 	name := func(p string) string {
 		if p != raw || shown == "" {
-			raw, shown = p, shownName(p)
+			raw, shown = p, engine.ShownName(p)
 		}
 		return shown
 	}
@@ -442,24 +441,7 @@ func count(n int, one, many string) string {
 // a double quote. Every face (the CLI's rows and messages, the review)
 // prints names through it, so that a name cannot forge a row or erase
 // lines on a terminal; structured results keep names raw.
-func ShowName(name string) string { return shownName(name) }
-
-// shownName is a file name as text shows it: as is, unless it holds a
-// control character, invalid UTF-8, a line or paragraph separator, or
-// starts with a double quote; then quoted and escaped (strconv.Quote), so
-// that it cannot pass for several names or rows, and a raw name cannot pass
-// for a quoted one.
-func shownName(name string) string {
-	if strings.HasPrefix(name, `"`) || !utf8.ValidString(name) {
-		return strconv.Quote(name)
-	}
-	for _, r := range name {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return strconv.Quote(name)
-		}
-	}
-	return name
-}
+func ShowName(name string) string { return engine.ShownName(name) }
 
 func withDiff(msg, diff string) string {
 	if diff == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/patch"
 	"github.com/stet-dev/stet/policy"
@@ -63,13 +64,13 @@ type ClientPlan struct {
 // and journaled for review under call.Tool; then nothing is saved.
 func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ...any) (*ClientPlan, error) {
 	if call.ID == "" {
-		return nil, refuse(KindInvalid, "", "the client named no id for its tool call; nothing was checked")
+		return nil, engine.Refuse(KindInvalid, "", "the client named no id for its tool call; nothing was checked")
 	}
 	// A call of the same file whose outcome never came (the client
 	// stopped, its permission prompt was declined, or its tool failed
 	// where the client sends no event for that) is settled first, against
 	// the disk as it is: open intents stay as few as the files in flight.
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	for _, id := range s.openOn(s.changeKeys(changes)) {
@@ -94,7 +95,7 @@ func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ..
 		plan.Diff += p.Diff
 		unknown = unknown || u
 	}
-	files := make([]intentFile, 0, len(plan.Receipts))
+	files := make([]engine.IntentFile, 0, len(plan.Receipts))
 	for _, r := range plan.Receipts {
 		r.DryRun, r.Tool = false, call.Tool
 		f, err := s.saveClientFile(ctx, r)
@@ -104,12 +105,12 @@ func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ..
 		files = append(files, f)
 	}
 	it := history.ClientIntent{ID: call.ID, Tool: call.Tool, Files: files, Unknown: unknown}
-	if err := s.append(true, s.rec(recClientIntent, "", it)); err != nil {
+	if err := s.e.Append(true, s.e.Rec(engine.RecClientIntent, "", it)); err != nil {
 		return nil, fmt.Errorf("%s: the journal could not record what the change replaces, so it must not run: %w", call.Tool, err)
 	}
-	s.mu.Lock()
-	s.clients[call.ID] = it
-	s.mu.Unlock()
+	s.e.Mu.Lock()
+	s.e.Clients[call.ID] = it
+	s.e.Mu.Unlock()
 	return plan, nil
 }
 
@@ -139,8 +140,8 @@ func (s *Session) changeKeys(changes []any) map[string]bool {
 		if p == "" {
 			continue
 		}
-		if t, ref := s.resolve("edit", p); ref == nil {
-			keys[t.key()] = true
+		if t, ref := s.e.Resolve("edit", p); ref == nil {
+			keys[t.Key()] = true
 		}
 	}
 	return keys
@@ -149,10 +150,10 @@ func (s *Session) changeKeys(changes []any) map[string]bool {
 // openOn returns the ids of the open client intents that name one of the
 // keys, in the order of their ids.
 func (s *Session) openOn(names map[string]bool) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.e.Mu.Lock()
+	defer s.e.Mu.Unlock()
 	var ids []string
-	for id, it := range s.clients {
+	for id, it := range s.e.Clients {
 		for _, f := range it.Files {
 			if names[f.Key] || (f.Data.FromKey != "" && names[f.Data.FromKey]) {
 				ids = append(ids, id)
@@ -187,23 +188,23 @@ func (s *Session) planClient(ctx context.Context, change any) (plan *ClientPlan,
 		}
 		return &ClientPlan{Receipts: res.Receipts, Diff: res.Diff}, false, nil
 	case ClientRewrite:
-		if err := s.catchUp(); err != nil {
+		if err := s.e.CatchUp(); err != nil {
 			return nil, false, err
 		}
-		t, unlock, err := s.claim(ctx, "write", a.Path)
+		t, unlock, err := s.e.Claim(ctx, "write", a.Path)
 		if err != nil {
 			return nil, false, err
 		}
 		defer unlock()
-		cur, err := t.readMax(s.ws.opts.MaxFileBytes)
+		cur, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 		if err != nil {
-			return nil, false, s.ws.fileErr("write", t, err)
+			return nil, false, s.e.WS.FileErr("write", t, err)
 		}
 		c, ref := s.planReplace(ctx, "write", t, cur, cur, "", true, true)
 		if ref != nil {
 			return nil, false, ref
 		}
-		res, err := s.commit(ctx, c)
+		res, err := s.e.Commit(ctx, c)
 		p, _, err := one(res, err)
 		return p, true, err
 	}
@@ -213,37 +214,37 @@ func (s *Session) planClient(ctx context.Context, change any) (plan *ClientPlan,
 // saveClientFile saves the bytes r's change will replace (those of its
 // source, for a move) as a blob, after checking they are still the ones the
 // plan was made from, and returns the intent's entry for it.
-func (s *Session) saveClientFile(ctx context.Context, r receipt.Receipt) (intentFile, error) {
-	t, ref := s.resolve(r.Tool, r.Path)
+func (s *Session) saveClientFile(ctx context.Context, r receipt.Receipt) (engine.IntentFile, error) {
+	t, ref := s.e.Resolve(r.Tool, r.Path)
 	if ref != nil {
-		return intentFile{}, ref
+		return engine.IntentFile{}, ref
 	}
-	f := intentFile{Key: t.key(), Data: receiptData{Receipt: r}}
+	f := engine.IntentFile{Key: t.Key(), Data: engine.ReceiptData{Receipt: r}}
 	src := t
 	if r.From != "" {
-		if src, ref = s.resolve(r.Tool, r.From); ref != nil {
-			return intentFile{}, ref
+		if src, ref = s.e.Resolve(r.Tool, r.From); ref != nil {
+			return engine.IntentFile{}, ref
 		}
-		f.Data.FromKey = src.key()
+		f.Data.FromKey = src.Key()
 	}
 	if r.Before == nil {
 		return f, nil
 	}
-	unlock, err := s.ws.lockAll(ctx, src)
+	unlock, err := s.e.WS.LockAll(ctx, src)
 	if err != nil {
-		return intentFile{}, err
+		return engine.IntentFile{}, err
 	}
 	defer unlock()
-	cur, err := src.readMax(s.ws.opts.MaxFileBytes)
+	cur, err := src.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
-		return intentFile{}, s.ws.fileErr(r.Tool, src, err)
+		return engine.IntentFile{}, s.e.WS.FileErr(r.Tool, src, err)
 	}
 	if v := string(fsys.VersionOf(cur)); v != r.Before.Version {
-		return intentFile{}, refuse(KindChanged, src.spelled, "%s changed while stet checked the change (%s, was %s); read it again, then make the change",
-			src.spelled, v, r.Before.Version)
+		return engine.IntentFile{}, engine.Refuse(KindChanged, src.Spelled, "%s changed while stet checked the change (%s, was %s); read it again, then make the change",
+			src.Spelled, v, r.Before.Version)
 	}
-	if f.Data.Pre, err = s.ws.journal.Put(cur); err != nil {
-		return intentFile{}, fmt.Errorf("%s %s: the journal could not save the bytes the change replaces, so it must not run: %w", r.Tool, src.spelled, err)
+	if f.Data.Pre, err = s.e.WS.Journal.Put(cur); err != nil {
+		return engine.IntentFile{}, fmt.Errorf("%s %s: the journal could not save the bytes the change replaces, so it must not run: %w", r.Tool, src.Spelled, err)
 	}
 	return f, nil
 }
@@ -285,23 +286,23 @@ func (s *Session) FinishClient(ctx context.Context, id string) ([]*MutationResul
 // with what other processes appended (a hook's events are processes of
 // their own); ok is false when none is open.
 func (s *Session) openClient(id string) (it history.ClientIntent, ok bool, err error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return it, false, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	it, ok = s.clients[id]
+	s.e.Mu.Lock()
+	defer s.e.Mu.Unlock()
+	it, ok = s.e.Clients[id]
 	return it, ok, nil
 }
 
 // closeClient closes the client intent of call id with its outcome.
 func (s *Session) closeClient(id, state string) error {
-	if err := s.append(false, s.rec(recClientDone, "", history.ClientDone{ID: id, State: state})); err != nil {
+	if err := s.e.Append(false, s.e.Rec(engine.RecClientDone, "", history.ClientDone{ID: id, State: state})); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	delete(s.clients, id)
-	s.mu.Unlock()
+	s.e.Mu.Lock()
+	delete(s.e.Clients, id)
+	s.e.Mu.Unlock()
 	return nil
 }
 
@@ -318,7 +319,7 @@ func (s *Session) FailClient(ctx context.Context, id string) error {
 	}
 	landed := len(it.Files) > 0 && !it.Unknown
 	for _, f := range it.Files {
-		t, err := s.ws.targetOfKey(f.Key)
+		t, err := s.e.WS.TargetOfKey(f.Key)
 		if err != nil {
 			return err
 		}
@@ -352,32 +353,32 @@ func (h held) version() string {
 }
 
 // readHeld reads what t holds now.
-func (s *Session) readHeld(t target) (held, error) {
-	b, err := t.readMax(s.ws.opts.MaxFileBytes)
+func (s *Session) readHeld(t engine.Target) (held, error) {
+	b, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
 		return held{}, nil
 	case err != nil:
-		return held{}, s.ws.fileErr("read", t, err)
+		return held{}, s.e.WS.FileErr("read", t, err)
 	}
 	return held{b: b, exists: true}, nil
 }
 
 // finishClientFile writes the receipt of one file of a client intent, or
 // nothing when the file was left as it was.
-func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent, f intentFile) (*MutationResult, error) {
+func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent, f engine.IntentFile) (*MutationResult, error) {
 	r := f.Data.Receipt
-	t, err := s.ws.targetOfKey(f.Key)
+	t, err := s.e.WS.TargetOfKey(f.Key)
 	if err != nil {
 		return nil, err
 	}
 	src := t
 	if f.Data.FromKey != "" {
-		if src, err = s.ws.targetOfKey(f.Data.FromKey); err != nil {
+		if src, err = s.e.WS.TargetOfKey(f.Data.FromKey); err != nil {
 			return nil, err
 		}
 	}
-	unlock, err := s.ws.lockAll(ctx, t, src)
+	unlock, err := s.e.WS.LockAll(ctx, t, src)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +395,7 @@ func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent,
 	}
 	var pre []byte
 	if r.Before != nil {
-		if pre, err = history.Preimage(s.ws.journal, &f.Data, nil); err != nil {
+		if pre, err = history.Preimage(s.e.WS.Journal, &f.Data, nil); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", it.Tool, r.Path, err)
 		}
 	}
@@ -403,41 +404,41 @@ func (s *Session) finishClientFile(ctx context.Context, it history.ClientIntent,
 	if untouched {
 		return nil, nil
 	}
-	c := &change{
-		tool: it.Tool, t: t, key: f.Key, pre: pre, post: now.b, matches: r.Matches,
-		create: r.Before == nil, delete: r.After == nil && f.Data.FromKey == "",
-		intent: it.ID, // closed by the client_done record, not by a done record
+	c := &engine.Change{
+		Tool: it.Tool, T: t, Key: f.Key, Pre: pre, Post: now.b, Matches: r.Matches,
+		Create: r.Before == nil, Delete: r.After == nil && f.Data.FromKey == "",
+		Intent: it.ID, // closed by the client_done record, not by a done record
 	}
 	if r.Before != nil {
-		c.preVer = fsys.Version(r.Before.Version)
+		c.PreVer = fsys.Version(r.Before.Version)
 	}
 	if f.Data.FromKey != "" {
-		c.src = &src
+		c.Src = &src
 	}
-	if o, ok := s.observed(src.key()); ok {
-		c.seen = &o
+	if o, ok := s.e.Observed(src.Key()); ok {
+		c.Seen = &o
 	}
-	r.Time = s.ws.now()
+	r.Time = s.e.WS.Now()
 	landed := !it.Unknown && s.holdsPlan(r, f.Data.FromKey != "", pre, now, from)
 	if landed {
 		r.Verified = true
 	} else {
 		r = s.unplanned(it, r, pre, now)
-		c.matches = r.Matches
+		c.Matches = r.Matches
 	}
 	data := f.Data
 	data.Receipt = r
-	if err := s.record(c, &data); err != nil {
+	if err := s.e.Record(c, &data); err != nil {
 		return nil, err
 	}
-	msg := fmt.Sprintf("%s %s: receipt %s (verified)", it.Tool, t.shown(), r.ID)
+	msg := fmt.Sprintf("%s %s: receipt %s (verified)", it.Tool, t.Shown(), r.ID)
 	if !landed {
-		msg = fmt.Sprintf("%s %s: receipt %s (not verified: %s)", it.Tool, t.shown(), r.ID, r.Notes[len(r.Notes)-1])
+		msg = fmt.Sprintf("%s %s: receipt %s (not verified: %s)", it.Tool, t.Shown(), r.ID, r.Notes[len(r.Notes)-1])
 	}
 	var diff string
 	if now.exists {
-		c.post = now.b
-		diff = c.diff()
+		c.Post = now.b
+		diff = c.Diff()
 	}
 	return &MutationResult{Message: msg, Receipt: r, Diff: diff}, nil
 }
@@ -507,22 +508,22 @@ type ClientRead struct {
 // file and one it cannot read, as read does, and observes nothing then; a
 // file that does not hold the Shown text is not observed either.
 func (s *Session) ObserveClient(ctx context.Context, r ClientRead) error {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return err
 	}
-	t, ref := s.resolve("read", r.Path)
+	t, ref := s.e.Resolve("read", r.Path)
 	if ref != nil {
 		return ref
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return ref
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := t.readMax(s.ws.opts.MaxFileBytes)
+	b, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
-		return s.ws.fileErr("read", t, err)
+		return s.e.WS.FileErr("read", t, err)
 	}
 	lines := receipt.Lines(b)
 	from := max(r.Offset, 1)
@@ -535,7 +536,7 @@ func (s *Session) ObserveClient(ctx context.Context, r ClientRead) error {
 		return nil
 	}
 	whole := seen.Start == 0 && seen.End == len(b)
-	return s.observeFile(t, string(fsys.VersionOf(b)), len(b), lines, seen, whole)
+	return s.e.ObserveFile(t, string(fsys.VersionOf(b)), len(b), lines, seen, whole)
 }
 
 // sameText reports whether a span of a file holds the text a client's
@@ -566,11 +567,11 @@ func lineSpan(b []byte, from, to int) policy.Range {
 // workspace, or a deny-read file (or the state directory). It reads
 // nothing. A deny-read refusal is journaled for review.
 func (s *Session) CheckClientRead(tool, path string) error {
-	t, ref := s.resolve("read", path)
+	t, ref := s.e.Resolve("read", path)
 	if ref != nil {
 		return ref
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		s.NoteRefusal(tool, ref)
 		return ref
 	}
@@ -586,27 +587,27 @@ func (s *Session) CheckClientRead(tool, path string) error {
 // again. The receipt is verified when they give the file exactly; when
 // they cannot be taken back it is a *Refusal, and nothing is recorded.
 func (s *Session) RecordClientEdits(ctx context.Context, call ClientCall, path string, edits []EditOp) (*MutationResult, error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
-	t, unlock, err := s.claim(ctx, "edit", path)
+	t, unlock, err := s.e.Claim(ctx, "edit", path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
-	cur, err := t.readMax(s.ws.opts.MaxFileBytes)
+	cur, err := t.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
-		return nil, s.ws.fileErr("edit", t, err)
+		return nil, s.e.WS.FileErr("edit", t, err)
 	}
 	pre := cur
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := edits[i]
 		if e.NewString == "" || bytes.Count(pre, []byte(e.NewString)) != 1 {
-			return nil, refuse(KindAmbiguous, t.spelled, "%s's edit %d of %s cannot be taken back to find the bytes before it (its new text is not in the file exactly once); nothing was recorded; `stet review` shows %s as changed outside",
-				call.Tool, i+1, t.spelled, t.spelled)
+			return nil, engine.Refuse(KindAmbiguous, t.Spelled, "%s's edit %d of %s cannot be taken back to find the bytes before it (its new text is not in the file exactly once); nothing was recorded; `stet review` shows %s as changed outside",
+				call.Tool, i+1, t.Spelled, t.Spelled)
 		}
 		pre = bytes.Replace(pre, []byte(e.NewString), []byte(e.OldString), 1)
 	}
@@ -614,27 +615,27 @@ func (s *Session) RecordClientEdits(ctx context.Context, call ClientCall, path s
 	for i, e := range edits {
 		ops[i] = textedit.Edit{Old: e.OldString, New: e.NewString}
 	}
-	res, err := textedit.ApplyContext(ctx, pre, ops, int(s.ws.opts.MaxFileBytes))
+	res, err := textedit.ApplyContext(ctx, pre, ops, int(s.e.WS.Opts.MaxFileBytes))
 	if err != nil || !bytes.Equal(res.Text, cur) {
-		return nil, refuse(KindAmbiguous, t.spelled, "%s's edits of %s do not give the file as it is when applied to the bytes worked out before them; nothing was recorded; `stet review` shows %s as changed outside",
-			call.Tool, t.spelled, t.spelled)
+		return nil, engine.Refuse(KindAmbiguous, t.Spelled, "%s's edits of %s do not give the file as it is when applied to the bytes worked out before them; nothing was recorded; `stet review` shows %s as changed outside",
+			call.Tool, t.Spelled, t.Spelled)
 	}
-	blob, err := s.ws.journal.Put(pre)
+	blob, err := s.e.WS.Journal.Put(pre)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: the journal could not save the bytes before the change: %w", call.Tool, t.spelled, err)
+		return nil, fmt.Errorf("%s %s: the journal could not save the bytes before the change: %w", call.Tool, t.Spelled, err)
 	}
-	c := &change{tool: call.Tool, t: t, key: t.key(), pre: pre, preVer: fsys.VersionOf(pre), post: cur, matches: res.Matches, eol: res.EOL, intent: call.ID}
-	if o, ok := s.observed(c.key); ok {
-		c.seen = &o
+	c := &engine.Change{Tool: call.Tool, T: t, Key: t.Key(), Pre: pre, PreVer: fsys.VersionOf(pre), Post: cur, Matches: res.Matches, Eol: res.EOL, Intent: call.ID}
+	if o, ok := s.e.Observed(c.Key); ok {
+		c.Seen = &o
 	}
-	r := s.newReceipt(c)
+	r := s.e.NewReceipt(c)
 	r.After = receipt.StateOf(cur)
 	r.After.Mode = r.Before.Mode
 	r.Verified = receipt.Verify(pre, cur, r) == nil
 	r.Notes = append(r.Notes, call.Tool+" told stet of this change only after it landed: stet's rules did not check it, and the bytes before were worked out from the edits")
-	data := &receiptData{Receipt: r, Pre: blob}
-	if err := s.record(c, data); err != nil {
+	data := &engine.ReceiptData{Receipt: r, Pre: blob}
+	if err := s.e.Record(c, data); err != nil {
 		return nil, err
 	}
-	return &MutationResult{Message: fmt.Sprintf("%s %s: receipt %s, recorded after the fact", call.Tool, t.shown(), r.ID), Receipt: r, Diff: c.diff()}, nil
+	return &MutationResult{Message: fmt.Sprintf("%s %s: receipt %s, recorded after the fact", call.Tool, t.Shown(), r.ID), Receipt: r, Diff: c.Diff()}, nil
 }

@@ -21,7 +21,7 @@ func TestNoTempFileAfterTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
+	defer ws.e.Close()
 	s, _ := ws.Session("t")
 	noTemp := func(after string) {
 		t.Helper()

@@ -17,63 +17,48 @@
 //
 // # Where things live
 //
+// Package stet is the facade: the handles (Workspace, Session), one file
+// per tool, and the table of tools (tools.go: each tool's name, argument
+// type, method and text). Under it, internal/engine holds what every tool
+// stands on: targets and the rules asked on every name, refusals, the one
+// commit sequence (plans, intents, recovery, revert), and a session's
+// state rebuilt from the journal; its doc.go is the map. The engine
+// cannot name a tool: a reference upward does not compile.
+//
 // The one walk. Every name is resolved component by component, following
 // symlinks only while they stay in the root, by fsys/internal/confine and
 // performed through os.Root by fsys/local (fsys/memfs does the same in
-// memory). Here, target.go maps a user's path into one root and resolves
-// it (target.resolved); scope.go narrows a session to a client's
-// directories on resolved paths; search.go walks directories for list,
-// find and grep (Workspace.walk), always through the provider.
+// memory). The engine's target.go maps a user's path into one root and
+// holds it; search.go here walks directories for list, find and grep
+// (Workspace.walk), always through the provider.
 //
-// The one commit sequence. sequence.go is the sequence every change goes
-// through (its head lists the steps): plan the receipt, then at once save
-// what the change takes away, make the write-ahead intent durable and
-// write the temp file, swap through the provider (compare-and-swap, proved
-// at the swap; a replaced or deleted file is handed to the journal's object
-// store there, keep.go), read back, verify (receipt.Verify), record.
-// plan.go has one small plan per kind of change (create, replace, delete,
-// move, directory move) saying what each step does for it; commit.go holds
-// the change and the steps' helpers; intent.go writes intents and resolves
-// a crashed change at Open; commitSeq in sequence.go lands several changes
-// (a patch's files, an undo set) as one intent; steptime.go times the
-// steps for the benchmarks; lock.go takes every per-file lock in one
-// order. edit.go, write.go, delete.go, move.go, mkdir.go, patch.go,
-// undo.go and revert.go build their changes and hand them to it; none keeps
-// its own receipt, journal or lock path.
+// The tools, one file each, build their changes and hand them to the
+// engine's Session.Commit (or CommitSeq for several): edit.go, write.go,
+// delete.go, move.go, mkdir.go, patch.go, undo.go; none keeps its own
+// receipt, journal or lock path. read.go (with readfiles.go, readbytes.go,
+// media.go), info.go, search.go (list, find), grep.go (with grep_hold.go,
+// grep_lit.go, grep_large.go, grep_text.go, grep_rows.go, grep_record.go),
+// roots.go and multiroot.go read. client.go puts a client's own tools
+// (hooks) under the same rules. The person's side: review.go, undoset.go,
+// audit.go (log, show, verify), gc.go. call.go is the JSON entry point.
 //
 // Where each rule is decided. Rule 1 (arguments): package tools (Decode,
-// Validate), for every surface. Rule 2 (confinement): the backend, as
-// above. Rules 3 and 4 (effects, protected and deny-read paths, the floor
-// that Options.NoGate keeps): gate.go, on every name a path goes by, with
-// rootrules.go for nested roots and the rules themselves in policy/rules.go.
-// Rules 5 to 8 (observation, freshness, binding, input guard): policy.Decide
-// in policy/decide.go, from the facts ask.go gathers; ask.go and shown.go
-// word the refusals and show what a session must see. Rule 9 (warn and
-// save): policy/warn.go words it, commit.go saves the bytes.
+// Validate), for every surface. Rule 2 (confinement): the backend. Rules 3
+// and 4 (effects, protected and deny-read paths): the engine's gate.go and
+// rootrules.go, with the rules themselves in policy/rules.go. Rules 5 to 8
+// (observation, freshness, binding, input guard): policy.Decide, from the
+// facts the engine's ask.go gathers. Rule 9 (warn and save): policy/warn.go
+// words it, the engine saves the bytes.
 //
 // The journal's format. Package journal writes the files and the line (the
 // hash chain, the session index, the blob store: journal/doc.go);
-// internal/history holds the records stet writes there (observations,
-// receipts, undos, intents, turns, snapshots) and how a session is replayed
-// from them.
-//
-// Targets and refusals. target.go is a path mapped into a root and every
-// name it goes by; refusal.go is the Refusal type, its kinds, and the
-// refusal made from each backend error.
-//
-// The tools, one file each: read.go (with readfiles.go, readbytes.go,
-// media.go), info.go, search.go (list, find), grep.go (with grep_hold.go,
-// grep_lit.go, grep_large.go, grep_text.go), roots.go and multiroot.go (several roots). The session:
-// session.go (its state and turns, rebuilt from the journal, snapshot.go),
-// inputs.go (declared inputs). The person's side: review.go, undoset.go,
-// audit.go (log, show, verify), gc.go. call.go is the JSON entry point and
-// the text every surface shows; workspace.go opens and configures it all.
+// internal/history holds the records stet writes there and what each does
+// to a session's state.
 //
 // # What it must not do
 //
 // This package must not open user files except through a root's
-// fsys.Provider, must not decide rules 5 to 8 itself (policy does, from
-// the facts given to it), must not format wire protocols (that is
-// mcpserver's and cmd/stet's job), and must not keep state outside the
-// Workspace value.
+// fsys.Provider, must not decide a rule or write the journal itself (the
+// engine does), must not format wire protocols (that is mcpserver's and
+// cmd/stet's job), and must not keep state outside the Workspace value.
 package stet

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
@@ -31,16 +32,16 @@ func editOps(a EditArgs) ([]textedit.Edit, *Refusal) {
 // Edit applies literal replacements to a file the session has read: all of
 // them or none, atomically, verified by reading the file back.
 func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	edits, ref := editOps(a)
 	if ref != nil {
 		return nil, ref
 	}
-	k := s.ws.clock
-	t0 := k.start()
-	t, unlock, err := s.claim(ctx, "edit", a.Path)
+	k := s.e.WS.Clock
+	t0 := k.Start()
+	t, unlock, err := s.e.Claim(ctx, "edit", a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -50,19 +51,19 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	// refers to them (the result's matches and diff are copies, and the
 	// commit waited for every goroutine that reads them). A call that
 	// fails leaves them to the garbage collector.
-	cur, err := t.readInto(s.ws.opts.MaxFileBytes, s.ws.bufs.Get)
+	cur, err := t.ReadInto(s.e.WS.Opts.MaxFileBytes, s.e.WS.Bufs.Get)
 	if err != nil {
-		return nil, s.ws.fileErr("edit", t, err)
+		return nil, s.e.WS.FileErr("edit", t, err)
 	}
-	k.done(stepRead, t0)
-	t0 = k.start()
+	k.Done(engine.StepRead, t0)
+	t0 = k.Start()
 	// The replacements are worked out beside the hash of cur (they do not
 	// need its version); their failure counts only once cur is known fresh,
 	// so the refusals keep their order.
 	var res textedit.Result
 	var preLines int
-	ver, ph, ref := s.editableVersion(t, cur, func() {
-		res, err = textedit.ApplyBuffers(ctx, cur, edits, int(s.ws.opts.MaxFileBytes), s.ws.bufs)
+	ver, ph, ref := s.e.EditableVersion(t, cur, func() {
+		res, err = textedit.ApplyBuffers(ctx, cur, edits, int(s.e.WS.Opts.MaxFileBytes), s.e.WS.Bufs)
 		preLines = receipt.Lines(cur) // counted once, beside the hash
 	})
 	if ref != nil {
@@ -71,35 +72,35 @@ func (s *Session) Edit(ctx context.Context, a EditArgs) (*MutationResult, error)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
-	f, o := s.existing(policy.OpEdit, t, cur, ver, a.ExpectedVersion)
+	f, o := s.e.Existing(policy.OpEdit, t, cur, ver, a.ExpectedVersion)
 	f.Unmatched, f.Regions = err != nil, regions(res.Matches)
-	q := ask{tool: "edit", t: t, f: f, cur: cur, ver: ver, o: o,
-		unmatched: func() *Refusal { return editRefusal(t, err, edits) }}
-	if ref := s.decide(ctx, q); ref != nil {
+	q := engine.Ask{Tool: "edit", T: t, F: f, Cur: cur, Ver: ver, O: o,
+		Unmatched: func() *Refusal { return editRefusal(t, err, edits) }}
+	if ref := s.e.Decide(ctx, q); ref != nil {
 		return nil, ref
 	}
-	c := &change{
-		tool: "edit", t: t, key: t.key(), pre: cur, preVer: ver, post: res.Text,
-		matches: res.Matches, eol: res.EOL, dryRun: a.DryRun, seen: &o,
-		preLines: preLines, postLines: linesAfter(preLines, res.Matches),
+	c := &engine.Change{
+		Tool: "edit", T: t, Key: t.Key(), Pre: cur, PreVer: ver, Post: res.Text,
+		Matches: res.Matches, Eol: res.EOL, DryRun: a.DryRun, Seen: &o,
+		PreLines: preLines, PostLines: linesAfter(preLines, res.Matches),
 	}
 	if ph != nil && len(res.Matches) > 0 {
 		// The new bytes share cur's up to the first match: their hash
 		// resumes from cur's there.
 		first := res.Matches[0].Offset
-		c.after = stateOf(c.post, c.postLines, c.dryRun, func(b []byte) fsys.Version { return ph.versionOf(b, first) })
+		c.After = engine.StateOf(c.Post, c.PostLines, c.DryRun, func(b []byte) fsys.Version { return ph.VersionOf(b, first) })
 	}
-	c.afterState() // the new bytes are hashed from now on, beside the rest of the call
+	c.AfterState() // the new bytes are hashed from now on, beside the rest of the call
 	if res.EOL == "crlf-adapted" {
-		c.notes = append(c.notes, "old_string and new_string were adapted to the file's CRLF line endings")
+		c.Notes = append(c.Notes, "old_string and new_string were adapted to the file's CRLF line endings")
 	}
-	c.message = fmt.Sprintf("edited %s: %s at %s (%s → %s)", t.shown(), plural(res.Count, "replacement"),
-		lineList(res.Matches), linesWord(c.preLines), linesWord(c.postLines))
-	k.done(stepPlan, t0)
-	out, err := s.commit(ctx, c)
+	c.Message = fmt.Sprintf("edited %s: %s at %s (%s → %s)", t.Shown(), engine.Plural(res.Count, "replacement"),
+		engine.LineList(res.Matches), engine.LinesWord(c.PreLines), engine.LinesWord(c.PostLines))
+	k.Done(engine.StepPlan, t0)
+	out, err := s.e.Commit(ctx, c)
 	if err == nil {
-		s.ws.bufs.Put(res.Text)
-		s.ws.bufs.Put(cur)
+		s.e.WS.Bufs.Put(res.Text)
+		s.e.WS.Bufs.Put(cur)
 	}
 	return out, err
 }
@@ -136,7 +137,7 @@ func prefixHint(what, old string) string {
 
 // editRefusal turns a textedit error into a no_match, ambiguous or invalid
 // refusal. ops are the call's replacements.
-func editRefusal(t target, err error, ops []textedit.Edit) *Refusal {
+func editRefusal(t engine.Target, err error, ops []textedit.Edit) *Refusal {
 	several := len(ops) > 1
 	var nm *textedit.NoMatchError
 	var am *textedit.AmbiguousError
@@ -156,26 +157,26 @@ func editRefusal(t target, err error, ops []textedit.Edit) *Refusal {
 				name = fmt.Sprintf("edits[%d].old_string", nm.Index)
 			}
 			if hint := prefixHint(name, ops[nm.Index].Old); hint != "" {
-				return refuse(KindNoMatch, t.spelled, "%s: %s", shownName(t.spelled), hint).with("edit", nm.Index)
+				return engine.Refuse(KindNoMatch, t.Spelled, "%s: %s", engine.ShownName(t.Spelled), hint).With("edit", nm.Index)
 			}
 		}
-		msg := fmt.Sprintf("%s: %s%s", shownName(t.spelled), prefix(nm.Index), nm.Error())
-		r := refuse(KindNoMatch, t.spelled, "%s", msg).with("edit", nm.Index)
+		msg := fmt.Sprintf("%s: %s%s", engine.ShownName(t.Spelled), prefix(nm.Index), nm.Error())
+		r := engine.Refuse(KindNoMatch, t.Spelled, "%s", msg).With("edit", nm.Index)
 		if nm.Near != nil {
 			r.Message += "\n" + strings.TrimRight(nm.Near.Text, "\n") + "\ncopy old_string exactly from the lines above"
-			r.with("near", map[string]any{"start_line": nm.Near.StartLine, "end_line": nm.Near.EndLine, "differences": nm.Near.Differences})
+			r.With("near", map[string]any{"start_line": nm.Near.StartLine, "end_line": nm.Near.EndLine, "differences": nm.Near.Differences})
 		} else {
 			r.Message += "; read the file again and copy old_string exactly from it"
 		}
 		return r
 	case errors.As(err, &am):
-		return refuse(KindAmbiguous, t.spelled, "%s: %s%s", t.spelled, prefix(am.Index), am.Error()).with("edit", am.Index, "count", am.Count, "lines", firstLines(am.Lines))
+		return engine.Refuse(KindAmbiguous, t.Spelled, "%s: %s%s", t.Spelled, prefix(am.Index), am.Error()).With("edit", am.Index, "count", am.Count, "lines", engine.FirstLines(am.Lines))
 	case errors.As(err, &tl):
-		return refuse(KindTooLarge, t.spelled, "%s: %s%s", t.spelled, prefix(tl.Index), tl.Error()).with("edit", tl.Index, "count", tl.Count, "bytes", tl.Size, "max_bytes", tl.Max)
+		return engine.Refuse(KindTooLarge, t.Spelled, "%s: %s%s", t.Spelled, prefix(tl.Index), tl.Error()).With("edit", tl.Index, "count", tl.Count, "bytes", tl.Size, "max_bytes", tl.Max)
 	case errors.As(err, &ee):
-		return refuse(KindInvalid, t.spelled, "%s: %s%v", t.spelled, prefix(ee.Index), ee.Err)
+		return engine.Refuse(KindInvalid, t.Spelled, "%s: %s%v", t.Spelled, prefix(ee.Index), ee.Err)
 	}
-	return refuse(KindInvalid, t.spelled, "%s: %v", t.spelled, err)
+	return engine.Refuse(KindInvalid, t.Spelled, "%s: %v", t.Spelled, err)
 }
 
 func regions(ms []receipt.Match) []policy.Range {

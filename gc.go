@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 )
@@ -49,7 +50,7 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 	if keep < 0 {
 		return GCReport{}, fmt.Errorf("stet: gc: negative retention %v", keep)
 	}
-	cutoff := ws.opts.Now().Add(-keep).UTC()
+	cutoff := ws.e.Opts.Now().Add(-keep).UTC()
 	var intents history.Intents // which intents are open, and when each was written
 	// What a session's rules stand on, whatever its age: its current turn
 	// (the pinned request and declared inputs of the input guard) and, for
@@ -63,11 +64,11 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 				newest[r.Session] = r.Time
 			}
 			switch r.Type {
-			case recTurn:
-				var td turnData
+			case engine.RecTurn:
+				var td engine.TurnData
 				lastTurn[r.Session] = r.Seq
 				liveTurn[r.Session] = json.Unmarshal(r.Data, &td) != nil || td.Request != "" || len(td.Inputs) > 0
-			case recIntent, recDone:
+			case engine.RecIntent, engine.RecDone:
 				intents.Add(r, 0) // an intent that does not decode is kept (Keep)
 			}
 		},
@@ -76,21 +77,21 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 				return true
 			}
 			switch r.Type {
-			case recTurn:
+			case engine.RecTurn:
 				return r.Seq == lastTurn[r.Session] && liveTurn[r.Session]
-			case recCreated:
+			case engine.RecCreated:
 				return liveTurn[r.Session] || !newest[r.Session].Before(cutoff)
-			case recIntent:
-				var it intentData
+			case engine.RecIntent:
+				var it engine.IntentData
 				return json.Unmarshal(r.Data, &it) != nil || intents.Keep(it.ID)
-			case recDone:
-				var d doneData
+			case engine.RecDone:
+				var d engine.DoneData
 				if json.Unmarshal(r.Data, &d) != nil {
 					return true
 				}
 				it := intents.Intent(d.ID)
 				return it != nil && (intents.Keep(d.ID) || !it.Time.Before(cutoff))
-			case recClientIntent, recClientDone:
+			case engine.RecClientIntent, engine.RecClientDone:
 				// A client's call older than the retention: its receipt,
 				// if it landed, is a receipt like any other; an intent still
 				// open then (its client never came back) is dropped with it.
@@ -100,7 +101,7 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 		},
 		BlobsBefore: cutoff,
 	}
-	jr, err := ws.journal.Compact(opts)
+	jr, err := ws.e.Journal.Compact(opts)
 	if err != nil {
 		return GCReport{}, fmt.Errorf("stet: gc: %w", err)
 	}

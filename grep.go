@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/glob"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
@@ -513,7 +513,7 @@ func roundBuf(want int) int { return (want + 64<<10 - 1) &^ (64<<10 - 1) }
 // describes it, rel names it, named says the call named it (its errors are
 // then the call's).
 func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, info fsys.Info, w *grepBuf, rel string, named bool) fileHits {
-	if max := s.ws.opts.MaxFileBytes; info.Size > max && !q.multiline {
+	if max := s.e.WS.Opts.MaxFileBytes; info.Size > max && !q.multiline {
 		h, err := q.scanLarge(ctx, f, q.before, q.after, max)
 		if err != nil && (named || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			return fileHits{err: err}
@@ -521,7 +521,7 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 		h.large = true
 		return h
 	}
-	data, binary, err := w.load(f, info, rel, s.ws.opts.MaxFileBytes)
+	data, binary, err := w.load(f, info, rel, s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
 		if named {
 			return fileHits{err: err}
@@ -561,28 +561,28 @@ func grepWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 16) }
 // bounded workers and hands each file's hits to fn in path order. fn
 // returning errStopWalk ends the search early. The buffer of h.data goes
 // back to the workers once fn returns: fn must not keep it.
-func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
-	info, err := t.root.p.Stat(t.rel)
+func (s *Session) grepFiles(ctx context.Context, t engine.Target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
+	info, err := t.Root.P.Stat(t.Rel)
 	if err != nil {
-		return s.ws.fileErr("grep", t, err)
+		return s.e.WS.FileErr("grep", t, err)
 	}
 	switch info.Type {
 	case fsys.TypeFile:
 		var w grepBuf
-		f, info, err := fsys.Open(t.root.p, t.rel)
+		f, info, err := fsys.Open(t.Root.P, t.Rel)
 		if err != nil {
 			return err
 		}
-		h := s.grepSearch(ctx, q, f, info, &w, t.rel, true)
+		h := s.grepSearch(ctx, q, f, info, &w, t.Rel, true)
 		f.Close()
 		if h.err != nil {
 			return h.err
 		}
-		return fn(t.rel, h)
+		return fn(t.Rel, h)
 	case fsys.TypeDir:
 		return s.grepTree(ctx, t, a, q, unreadable, fn)
 	default:
-		return fsys.E("grep", t.rel, fsys.ErrNotRegular, nil)
+		return fsys.E("grep", t.Rel, fsys.ErrNotRegular, nil)
 	}
 }
 
@@ -594,7 +594,7 @@ func (s *Session) grepFiles(ctx context.Context, t target, a GrepArgs, q *grepQu
 // of it), so results come in the walk's order whatever worker found them.
 // An error, or fn's, cancels the walk and the workers, and returns once
 // they have stopped.
-func (s *Session) grepTree(ctx context.Context, t target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
+func (s *Session) grepTree(ctx context.Context, t engine.Target, a GrepArgs, q *grepQuery, unreadable *[]string, fn func(rel string, h fileHits) error) error {
 	sel, err := grepSelection(t, a)
 	if err != nil {
 		return err
@@ -684,9 +684,9 @@ type grepSel struct {
 	types  []*glob.Pattern
 }
 
-func grepSelection(t target, a GrepArgs) (grepSel, error) {
-	sel := grepSel{prefix: t.rel + "/"}
-	if t.rel == "." {
+func grepSelection(t engine.Target, a GrepArgs) (grepSel, error) {
+	sel := grepSel{prefix: t.Rel + "/"}
+	if t.Rel == "." {
 		sel.prefix = ""
 	}
 	if a.Type != "" {
@@ -695,7 +695,7 @@ func grepSelection(t target, a GrepArgs) (grepSel, error) {
 	if a.Glob != "" {
 		var err error
 		if sel.only, err = glob.Compile(a.Glob); err != nil {
-			return sel, refuse(KindInvalid, t.spelled, "glob %v", err) // checkArgs checked it
+			return sel, engine.Refuse(KindInvalid, t.Spelled, "glob %v", err) // checkArgs checked it
 		}
 	}
 	return sel, nil
@@ -711,8 +711,8 @@ func (sel grepSel) wants(rel, name string) bool {
 
 // grepWalk walks t and hands its files, up to grepBatch from up to
 // grepBatchDirs directories at a time, to order (the reader's queue) and then jobs (the workers').
-func (s *Session) grepWalk(ctx context.Context, t target, a GrepArgs, sel grepSel, unreadable *[]string, jobs, order chan<- *grepJob) error {
-	hidden := s.ws.linkGuard(ctx)
+func (s *Session) grepWalk(ctx context.Context, t engine.Target, a GrepArgs, sel grepSel, unreadable *[]string, jobs, order chan<- *grepJob) error {
+	hidden := s.e.WS.LinkGuard(ctx)
 	var cur *grepJob // the files of one directory not yet handed over
 	flush := func() error {
 		j := cur
@@ -865,7 +865,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	if ref := checkArgs("grep", a); ref != nil {
 		return false, ref
 	}
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return false, err
 	}
 	if roots := s.rootPaths(a.Path); roots != nil {
@@ -880,11 +880,11 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 	if err != nil {
 		return false, argRefusal("grep", err)
 	}
-	t, ref := s.resolve("grep", a.Path)
+	t, ref := s.e.Resolve("grep", a.Path)
 	if ref != nil {
 		return false, ref
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return false, ref
 	}
 	p := newGrepPager(s, t, a, q, each)
@@ -900,7 +900,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 		}
 		var pe *fsys.PathError
 		if errors.As(err, &pe) {
-			return false, s.ws.fileErr("grep", t, err)
+			return false, s.e.WS.FileErr("grep", t, err)
 		}
 		return false, err
 	}
@@ -917,7 +917,7 @@ func (s *Session) GrepEach(ctx context.Context, a GrepArgs, each func(part *Grep
 // the byte bound, and records the lines shown as seen.
 type grepPager struct {
 	s               *Session
-	t               target // the call's path
+	t               engine.Target // the call's path
 	q               *grepQuery
 	each            func(part *GrepResult) error
 	before, after   int
@@ -930,7 +930,7 @@ type grepPager struct {
 	groups          []hitGroup // scratch: a file's groups past the offset
 }
 
-func newGrepPager(s *Session, t target, a GrepArgs, q *grepQuery, each func(*GrepResult) error) *grepPager {
+func newGrepPager(s *Session, t engine.Target, a GrepArgs, q *grepQuery, each func(*GrepResult) error) *grepPager {
 	p := &grepPager{s: s, t: t, q: q, each: each, recs: grepRecorder{s: s}, before: q.before, after: q.after, skip: a.Offset, limit: a.Limit, maxBytes: MaxGrepBytes}
 	if p.limit == 0 {
 		p.limit = DefaultGrepLimit
@@ -946,8 +946,8 @@ func newGrepPager(s *Session, t target, a GrepArgs, q *grepQuery, each func(*Gre
 
 // file takes the hits of the file rel (grepFiles' fn).
 func (p *grepPager) file(rel string, h fileHits) error {
-	u := p.t.walked(rel)
-	name := u.display()
+	u := p.t.Walked(rel)
+	name := u.Display()
 	if p.q.mode != tools.GrepContent {
 		return p.fileRow(name, h)
 	}
@@ -959,7 +959,7 @@ func (p *grepPager) file(rel string, h fileHits) error {
 			// The page starts past what could be kept of this file: no
 			// offset reaches those matches, so say so rather than answer
 			// an empty page that says more exist.
-			return refuse(KindTooLarge, name, "%s holds more matching lines than one search can page through (over %s bytes of them); narrow the pattern, or read the file in windows",
+			return engine.Refuse(KindTooLarge, name, "%s holds more matching lines than one search can page through (over %s bytes of them); narrow the pattern, or read the file in windows",
 				name, policy.Thousands(largeKeepBytes))
 		}
 		p.truncated = true
@@ -996,7 +996,7 @@ func (p *grepPager) fileRow(name string, h fileHits) error {
 
 // content shows the rows of a file's hits, its groups past the offset;
 // errStopWalk says the page is full.
-func (p *grepPager) content(u target, name string, h fileHits) error {
+func (p *grepPager) content(u engine.Target, name string, h fileHits) error {
 	var groups []hitGroup
 	var total int
 	groups, p.skip, total = skipHits(p.groups[:0], h.groups, p.skip)
@@ -1047,51 +1047,29 @@ func skipHits(dst, groups []hitGroup, skip int) ([]hitGroup, int, int) {
 	return dst, skip, total
 }
 
-// walked is the target of rel, a file the walk of t found. The walk
-// follows no symlink, so rel leads where t leads with the rest of rel
-// appended: t's resolved path is reused rather than rel walked again (one
-// confined walk per file, for each file shown).
-func (t target) walked(rel string) target {
-	if rel == t.rel {
-		return t
-	}
-	u := t
-	u.rel = rel
-	if t.resOf != t.rel || t.rel == "" {
-		u.resOf, u.res = "", ""
-		return u
-	}
-	suffix := rel
-	if t.rel != "." {
-		suffix = strings.TrimPrefix(rel, t.rel+"/")
-	}
-	u.resOf, u.res = rel, path.Join(t.res, suffix)
-	return u
-}
-
 // grepCheckEvery is how many candidate lines grep scans between
 // cancellation checks.
 const grepCheckEvery = 1024
 
 // grepObserve records the lines grep showed as seen at the file's version
 // (version, size and lines describe it).
-func (s *Session) grepObserve(t target, version string, size, lines int, seen policy.Ranges) *journal.Record {
+func (s *Session) grepObserve(t engine.Target, version string, size, lines int, seen policy.Ranges) *journal.Record {
 	if len(seen) == 0 {
 		return nil
 	}
-	key := t.key()
-	s.mu.Lock()
-	o := s.files[key]
+	key := t.Key()
+	s.e.Mu.Lock()
+	o := s.e.Files[key]
 	if o == nil || o.Version != version {
-		o = &observation{Version: version}
+		o = &engine.Observation{Version: version}
 	}
-	next := &observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: size, Lines: lines}
+	next := &engine.Observation{Version: version, Seen: o.Seen.Union(seen), Whole: o.Whole, Size: size, Lines: lines}
 	if next.Same(o) {
-		s.mu.Unlock()
+		s.e.Mu.Unlock()
 		return nil // nothing new was shown: the journal already holds it
 	}
-	s.files[key] = next
-	s.mu.Unlock()
-	r := s.rec(recObserve, key, next)
+	s.e.Files[key] = next
+	s.e.Mu.Unlock()
+	r := s.e.Rec(engine.RecObserve, key, next)
 	return &r
 }

@@ -34,7 +34,7 @@ func (r *grepRecorder) add(rec journal.Record) {
 			var err error
 			for b := range r.ch {
 				if err == nil {
-					err = r.s.append(false, b...)
+					err = r.s.e.Append(false, b...)
 				}
 			}
 			r.done <- err
@@ -57,7 +57,7 @@ func (r *grepRecorder) finish(keep bool) error {
 		close(r.ch)
 		err = <-r.done
 	} else if keep && len(r.batch) > 0 {
-		err = r.s.append(false, r.batch...)
+		err = r.s.e.Append(false, r.batch...)
 	}
 	r.batch, r.ch = nil, nil
 	return err

@@ -153,7 +153,7 @@ func TestGrepWordLarge(t *testing.T) {
 		}
 		s, _ := ws.Session("w")
 		res, err := s.Grep(context.Background(), GrepArgs{Pattern: "caf", Word: true})
-		ws.Close()
+		ws.e.Close()
 		if err != nil {
 			t.Fatal(err)
 		}

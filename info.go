@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/receipt"
 )
 
@@ -23,38 +24,38 @@ func (s *Session) Info(ctx context.Context, a InfoArgs) (*InfoResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("info", a); ref != nil {
 		return nil, ref
 	}
-	t, ref := s.resolve("info", a.Path)
+	t, ref := s.e.Resolve("info", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
-	st, err := t.root.p.Stat(t.rel)
+	st, err := t.Root.P.Stat(t.Rel)
 	if err != nil {
-		return nil, s.ws.fileErr("info", t, err)
+		return nil, s.e.WS.FileErr("info", t, err)
 	}
-	res := &InfoResult{Path: t.display(), Type: string(st.Type), Size: st.Size, Mode: receipt.FormatMode(st.Mode), Links: max(st.Links, 1)}
+	res := &InfoResult{Path: t.Display(), Type: string(st.Type), Size: st.Size, Mode: receipt.FormatMode(st.Mode), Links: max(st.Links, 1)}
 	if !st.ModTime.IsZero() {
 		res.Mtime = st.ModTime.UTC().Format(time.RFC3339Nano)
 	}
 	if st.Type != fsys.TypeFile {
 		return res, nil
 	}
-	f, info, err := fsys.Open(t.root.p, t.rel)
+	f, info, err := fsys.Open(t.Root.P, t.Rel)
 	if err != nil {
-		return nil, s.ws.fileErr("info", t, err)
+		return nil, s.e.WS.FileErr("info", t, err)
 	}
 	defer f.Close()
 	sum, err := scanInfo(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("info %s: %w", t.spelled, err)
+		return nil, fmt.Errorf("info %s: %w", t.Spelled, err)
 	}
 	res.Size, res.Version = sum.size, sum.version
 	if sum.text {
@@ -76,7 +77,7 @@ type infoScan struct {
 
 func scanInfo(ctx context.Context, r io.Reader) (infoScan, error) {
 	h := sha256.New()
-	var u utf8Stream
+	var u engine.Utf8Stream
 	sc := infoScan{lines: 1, text: true}
 	buf := make([]byte, scanChunk)
 	for {
@@ -91,7 +92,7 @@ func scanInfo(ctx context.Context, r io.Reader) (infoScan, error) {
 				sc.text = false
 			}
 		}
-		if sc.text && !u.write(p) {
+		if sc.text && !u.Write(p) {
 			sc.text = false
 		}
 		h.Write(p)
@@ -104,7 +105,7 @@ func scanInfo(ctx context.Context, r io.Reader) (infoScan, error) {
 			return infoScan{}, err
 		}
 	}
-	if sc.text && !u.end() {
+	if sc.text && !u.End() {
 		sc.text = false
 	}
 	sc.version = fsys.VersionPrefix + hex.EncodeToString(h.Sum(nil))

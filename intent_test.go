@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
 )
@@ -34,10 +35,10 @@ func openIntentWS(t *testing.T, files map[string]string) (*Workspace, *Session, 
 }
 
 // appendIntent journals it, as a process that is gone wrote it.
-func appendIntent(t *testing.T, ws *Workspace, it intentData) {
+func appendIntent(t *testing.T, ws *Workspace, it engine.IntentData) {
 	t.Helper()
 	b, _ := json.Marshal(it)
-	if _, err := ws.journal.Append(journal.Record{Type: recIntent, Session: intentSession, Data: b}); err != nil {
+	if _, err := ws.e.Journal.Append(journal.Record{Type: engine.RecIntent, Session: engine.IntentSession, Data: b}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -46,21 +47,21 @@ func appendIntent(t *testing.T, ws *Workspace, it intentData) {
 // start does: what ws left pending is resolved.
 func reopen(t *testing.T, ws *Workspace, root string, o Options) *Workspace {
 	t.Helper()
-	ws.Close()
+	ws.e.Close()
 	ws2, err := Open([]string{root}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ws2.Close() })
+	t.Cleanup(func() { ws2.e.Close() })
 	return ws2
 }
 
 // outcomeOf returns the state of intent id's done record ("" while open).
 func outcomeOf(ws *Workspace, id string) string {
 	var out string
-	ws.journal.Session(intentSession, func(r journal.Record) error {
-		var d doneData
-		if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == id {
+	ws.e.Journal.Session(engine.IntentSession, func(r journal.Record) error {
+		var d engine.DoneData
+		if r.Type == engine.RecDone && json.Unmarshal(r.Data, &d) == nil && d.ID == id {
 			out = d.State
 		}
 		return nil
@@ -84,7 +85,7 @@ func TestIntentFailureChangesNothing(t *testing.T) {
 			// The state disk is full when the intent is appended; everything
 			// before it (reads, the session's catch-up, a saved blob) works.
 			intents := 0
-			ws.opts.Hooks.BeforeIntent = func(string) error { intents++; return syscall.ENOSPC }
+			ws.e.Opts.Hooks.BeforeIntent = func(string) error { intents++; return syscall.ENOSPC }
 			var err error
 			switch tool {
 			case "edit":
@@ -128,15 +129,15 @@ func TestIntentFailureChangesNothing(t *testing.T) {
 // is left alone at Open and reported by verify --all.
 func TestUnresolvedIntentIsReported(t *testing.T) {
 	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": "one\n"})
-	tgt, ref := ws.resolve("edit", "a.txt")
+	tgt, ref := ws.e.Resolve("edit", "a.txt")
 	if ref != nil {
 		t.Fatal(ref)
 	}
 	old, nw := []byte("one\n"), []byte("uno\n")
-	r := receipt.Receipt{ID: "r_interrupted", Session: s.id, Tool: "edit", Path: "a.txt",
+	r := receipt.Receipt{ID: "r_interrupted", Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 		Before: receipt.StateOf(old), After: receipt.StateOf(nw),
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 3, NewBytes: 3, Line: 1}}}
-	it := intentData{ID: r.ID, Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(), Data: receiptData{Receipt: r, Old: []string{"one"}}}}}
+	it := engine.IntentData{ID: r.ID, Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(), Data: engine.ReceiptData{Receipt: r, Old: []string{"one"}}}}}
 	appendIntent(t, ws, it) // as a process that is gone wrote it
 	// Someone else wrote other bytes before the next start.
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("edited by hand\n"), 0o644)
@@ -170,25 +171,25 @@ func TestChainedIntentIsResolved(t *testing.T) {
 		want    []byte
 		outcome string
 	}{
-		{"nothing landed", v0, v0, doneDropped},
-		{"both landed", v2, v2, doneCompleted},
-		{"the first landed", v1, v0, doneRolledBack},
-		{"neither state", []byte("by hand\n"), []byte("by hand\n"), doneUnresolved},
+		{"nothing landed", v0, v0, engine.DoneDropped},
+		{"both landed", v2, v2, engine.DoneCompleted},
+		{"the first landed", v1, v0, engine.DoneRolledBack},
+		{"neither state", []byte("by hand\n"), []byte("by hand\n"), engine.DoneUnresolved},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": string(c.disk)})
-			tgt, ref := ws.resolve("edit", "a.txt")
+			tgt, ref := ws.e.Resolve("edit", "a.txt")
 			if ref != nil {
 				t.Fatal(ref)
 			}
-			link := func(id string, from, to []byte) intentFile {
-				r := receipt.Receipt{ID: id, Session: s.id, Tool: "edit", Path: "a.txt",
+			link := func(id string, from, to []byte) engine.IntentFile {
+				r := receipt.Receipt{ID: id, Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 					Before: receipt.StateOf(from), After: receipt.StateOf(to), EOL: "lf",
 					Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
-				return intentFile{Key: tgt.key(), Data: receiptData{Receipt: r, Old: []string{string(from)}}}
+				return engine.IntentFile{Key: tgt.Key(), Data: engine.ReceiptData{Receipt: r, Old: []string{string(from)}}}
 			}
-			it := intentData{ID: "p_chain", Session: s.id, PID: 1 << 30,
-				Files: []intentFile{link("r_first", v0, v1), link("r_second", v1, v2)}}
+			it := engine.IntentData{ID: "p_chain", Session: s.e.ID(), PID: 1 << 30,
+				Files: []engine.IntentFile{link("r_first", v0, v1), link("r_second", v1, v2)}}
 			appendIntent(t, ws, it)
 			ws2 := reopen(t, ws, root, Options{State: state})
 			got, _ := os.ReadFile(filepath.Join(root, "a.txt"))
@@ -210,22 +211,22 @@ func TestMoveStoppedAfterItsExchangeIsFinished(t *testing.T) {
 	moved, replaced := []byte("the moved notes\n"), []byte("the user's notes\n")
 	// The disk right after RENAME_EXCHANGE.
 	ws, s, root, state := openIntentWS(t, map[string]string{"b.txt": string(moved), "a.txt": string(replaced)})
-	from, ref := ws.resolve("move", "a.txt")
+	from, ref := ws.e.Resolve("move", "a.txt")
 	if ref != nil {
 		t.Fatal(ref)
 	}
-	to, ref := ws.resolve("move", "b.txt")
+	to, ref := ws.e.Resolve("move", "b.txt")
 	if ref != nil {
 		t.Fatal(ref)
 	}
-	blob, err := ws.journal.Put(replaced) // saved before the swap, as prepare does
+	blob, err := ws.e.Journal.Put(replaced) // saved before the swap, as prepare does
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := receipt.Receipt{ID: "r_move", Session: s.id, Tool: "move", Path: "b.txt", From: "a.txt",
+	r := receipt.Receipt{ID: "r_move", Session: s.e.ID(), Tool: "move", Path: "b.txt", From: "a.txt",
 		Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
-	it := intentData{ID: "r_move", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: to.key(),
-		Data: receiptData{Receipt: r, FromKey: from.key(), Over: blob}}}}
+	it := engine.IntentData{ID: "r_move", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: to.Key(),
+		Data: engine.ReceiptData{Receipt: r, FromKey: from.Key(), Over: blob}}}}
 	appendIntent(t, ws, it)
 	ws2 := reopen(t, ws, root, Options{State: state})
 	if _, err := os.Stat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
@@ -234,7 +235,7 @@ func TestMoveStoppedAfterItsExchangeIsFinished(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(root, "b.txt")); string(got) != string(moved) {
 		t.Errorf("b.txt = %q, want the moved bytes", got)
 	}
-	s2, _ := ws2.Session(s.id)
+	s2, _ := ws2.Session(s.e.ID())
 	if _, err := s2.Undo(context.Background(), UndoArgs{Path: "b.txt"}); err != nil {
 		t.Fatalf("undo of the finished move: %v", err)
 	}
@@ -258,12 +259,12 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 		outcome    string
 		stillThere bool
 	}{
-		{"nothing landed", [3]string{a0, none, b0}, [3]string{a0, none, b0}, doneDropped, false},
-		{"the update landed", [3]string{a1, none, b0}, [3]string{a0, none, b0}, doneRolledBack, false},
-		{"the update and the move landed", [3]string{none, a1, b0}, [3]string{a0, none, b0}, doneRolledBack, false},
-		{"all landed", [3]string{none, a1, b1}, [3]string{none, a1, b1}, doneCompleted, false},
-		{"moved but not updated", [3]string{none, a0, b0}, [3]string{none, a0, b0}, doneUnresolved, false},
-		{"the second file first", [3]string{a0, none, b1}, [3]string{a0, none, b1}, doneUnresolved, false},
+		{"nothing landed", [3]string{a0, none, b0}, [3]string{a0, none, b0}, engine.DoneDropped, false},
+		{"the update landed", [3]string{a1, none, b0}, [3]string{a0, none, b0}, engine.DoneRolledBack, false},
+		{"the update and the move landed", [3]string{none, a1, b0}, [3]string{a0, none, b0}, engine.DoneRolledBack, false},
+		{"all landed", [3]string{none, a1, b1}, [3]string{none, a1, b1}, engine.DoneCompleted, false},
+		{"moved but not updated", [3]string{none, a0, b0}, [3]string{none, a0, b0}, engine.DoneUnresolved, false},
+		{"the second file first", [3]string{a0, none, b1}, [3]string{a0, none, b1}, engine.DoneUnresolved, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			files := map[string]string{}
@@ -274,23 +275,23 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 			}
 			ws, s, root, state := openIntentWS(t, files)
 			key := func(n string) string {
-				tg, ref := ws.resolve("patch", n)
+				tg, ref := ws.e.Resolve("patch", n)
 				if ref != nil {
 					t.Fatal(ref)
 				}
-				return tg.key()
+				return tg.Key()
 			}
-			edit := func(id, path, from, to string) intentFile {
-				r := receipt.Receipt{ID: id, Session: s.id, Tool: "patch", Path: path,
+			edit := func(id, path, from, to string) engine.IntentFile {
+				r := receipt.Receipt{ID: id, Session: s.e.ID(), Tool: "patch", Path: path,
 					Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
 					Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
-				return intentFile{Key: key(path), Data: receiptData{Receipt: r, Old: []string{from}}}
+				return engine.IntentFile{Key: key(path), Data: engine.ReceiptData{Receipt: r, Old: []string{from}}}
 			}
-			mv := receipt.Receipt{ID: "r_2", Session: s.id, Tool: "move", Path: "d.txt", From: "a.txt",
+			mv := receipt.Receipt{ID: "r_2", Session: s.e.ID(), Tool: "move", Path: "d.txt", From: "a.txt",
 				Before: receipt.StateOf([]byte(a1)), After: receipt.StateOf([]byte(a1)), Matches: []receipt.Match{}, EOL: "none"}
-			it := intentData{ID: "p_seq", Session: s.id, PID: 1 << 30, Files: []intentFile{
+			it := engine.IntentData{ID: "p_seq", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{
 				edit("r_1", "a.txt", a0, a1),
-				{Key: key("d.txt"), Data: receiptData{Receipt: mv, FromKey: key("a.txt")}},
+				{Key: key("d.txt"), Data: engine.ReceiptData{Receipt: mv, FromKey: key("a.txt")}},
 				edit("r_3", "b.txt", b0, b1),
 			}}
 			appendIntent(t, ws, it)
@@ -308,8 +309,8 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 			if outcome != c.outcome {
 				t.Errorf("outcome %q, want %q", outcome, c.outcome)
 			}
-			if c.outcome == doneCompleted {
-				log, err := ws2.Log(s.id, "")
+			if c.outcome == engine.DoneCompleted {
+				log, err := ws2.Log(s.e.ID(), "")
 				if err != nil || len(log) != 3 {
 					t.Fatalf("completed receipts: %v %+v", err, log)
 				}
@@ -328,7 +329,7 @@ func TestSequenceIntentIsResolved(t *testing.T) {
 // the sweep off, and leaves a file that merely looks like a temp file.
 func TestRecordedTempFileIsRemoved(t *testing.T) {
 	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": "one\n"})
-	tgt, ref := ws.resolve("edit", "a.txt")
+	tgt, ref := ws.e.Resolve("edit", "a.txt")
 	if ref != nil {
 		t.Fatal(ref)
 	}
@@ -344,12 +345,12 @@ func TestRecordedTempFileIsRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := receipt.Receipt{ID: "r_tmp", Session: s.id, Tool: "edit", Path: "a.txt",
+	r := receipt.Receipt{ID: "r_tmp", Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 		Before: receipt.StateOf([]byte("one\n")), After: receipt.StateOf([]byte("two\n")), EOL: "lf",
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 4, NewBytes: 4, Line: 1}}}
-	it := intentData{ID: "r_tmp", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(),
-		Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: recorded},
-		{Key: tgt.key(), Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: inGit}}}
+	it := engine.IntentData{ID: "r_tmp", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(),
+		Data: engine.ReceiptData{Receipt: r, Old: []string{"one\n"}}, Temp: recorded},
+		{Key: tgt.Key(), Data: engine.ReceiptData{Receipt: r, Old: []string{"one\n"}}, Temp: inGit}}}
 	appendIntent(t, ws, it)
 	reopen(t, ws, root, Options{State: state, NoSweep: true})
 	if _, err := os.Stat(filepath.Join(root, recorded)); !os.IsNotExist(err) {
@@ -386,7 +387,7 @@ func TestIntentNamesTheTempFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
+	defer ws.e.Close()
 	s, _ := ws.Session("t")
 	if _, err := s.Read(ctx, ReadArgs{Path: "a.txt"}); err != nil {
 		t.Fatal(err)
@@ -402,9 +403,9 @@ func TestIntentNamesTheTempFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var named []string
-	ws.journal.Session(intentSession, func(r journal.Record) error {
-		var it intentData
-		if r.Type == recIntent && json.Unmarshal(r.Data, &it) == nil {
+	ws.e.Journal.Session(engine.IntentSession, func(r journal.Record) error {
+		var it engine.IntentData
+		if r.Type == engine.RecIntent && json.Unmarshal(r.Data, &it) == nil {
 			for _, f := range it.Files {
 				named = append(named, f.Temp)
 			}
@@ -431,12 +432,12 @@ func TestIntentOfALiveWriterIsLeftAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tgt, _ := ws.resolve("edit", "a.txt")
-	r := receipt.Receipt{ID: "r_live", Session: s.id, Tool: "edit", Path: "a.txt",
+	tgt, _ := ws.e.Resolve("edit", "a.txt")
+	r := receipt.Receipt{ID: "r_live", Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 		Before: receipt.StateOf([]byte("zero\n")), After: receipt.StateOf([]byte("one\n")), EOL: "lf",
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 5, NewBytes: 4, Line: 1}}}
-	it := intentData{ID: "r_live", Session: s.id, PID: 1 << 30, Live: live, Files: []intentFile{{Key: tgt.key(),
-		Data: receiptData{Receipt: r, Old: []string{"zero\n"}}}}}
+	it := engine.IntentData{ID: "r_live", Session: s.e.ID(), PID: 1 << 30, Live: live, Files: []engine.IntentFile{{Key: tgt.Key(),
+		Data: engine.ReceiptData{Receipt: r, Old: []string{"zero\n"}}}}}
 	appendIntent(t, ws, it)
 	ws2 := reopen(t, ws, root, Options{State: state})
 	if got := outcomeOf(ws2, "r_live"); got != "" {
@@ -444,8 +445,8 @@ func TestIntentOfALiveWriterIsLeftAlone(t *testing.T) {
 	}
 	holder.Close()
 	ws3 := reopen(t, ws2, root, Options{State: state})
-	if got := outcomeOf(ws3, "r_live"); got != doneCompleted {
-		t.Errorf("after the writer is gone the intent closed as %q, want %q", got, doneCompleted)
+	if got := outcomeOf(ws3, "r_live"); got != engine.DoneCompleted {
+		t.Errorf("after the writer is gone the intent closed as %q, want %q", got, engine.DoneCompleted)
 	}
 }
 
@@ -458,21 +459,21 @@ func TestNestedRollbackIsSettledOnce(t *testing.T) {
 	v0, v1 := "zero\n", "one\n"
 	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": v1, "b.txt": v1, "c.txt": v0})
 	key := func(n string) string {
-		tg, ref := ws.resolve("patch", n)
+		tg, ref := ws.e.Resolve("patch", n)
 		if ref != nil {
 			t.Fatal(ref)
 		}
-		return tg.key()
+		return tg.Key()
 	}
-	step := func(id, tool, path, from, to string) intentFile {
-		r := receipt.Receipt{ID: id, Session: s.id, Tool: tool, Path: path,
+	step := func(id, tool, path, from, to string) engine.IntentFile {
+		r := receipt.Receipt{ID: id, Session: s.e.ID(), Tool: tool, Path: path,
 			Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
 			Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
-		return intentFile{Key: key(path), Data: receiptData{Receipt: r, Old: []string{from}}}
+		return engine.IntentFile{Key: key(path), Data: engine.ReceiptData{Receipt: r, Old: []string{from}}}
 	}
-	for _, it := range []intentData{
-		{ID: "p_outer", Session: s.id, PID: 1 << 30, Files: []intentFile{step("r_a", "patch", "a.txt", v0, v1), step("r_b", "patch", "b.txt", v0, v1), step("r_c", "patch", "c.txt", v0, v1)}},
-		{ID: "r_inner", Session: s.id, PID: 1 << 30, Files: []intentFile{step("r_back", "rollback", "b.txt", v1, v0)}},
+	for _, it := range []engine.IntentData{
+		{ID: "p_outer", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{step("r_a", "patch", "a.txt", v0, v1), step("r_b", "patch", "b.txt", v0, v1), step("r_c", "patch", "c.txt", v0, v1)}},
+		{ID: "r_inner", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{step("r_back", "rollback", "b.txt", v1, v0)}},
 	} {
 		appendIntent(t, ws, it)
 	}
@@ -484,7 +485,7 @@ func TestNestedRollbackIsSettledOnce(t *testing.T) {
 		if got, _ := os.ReadFile(filepath.Join(root, n)); string(got) != v0 {
 			t.Errorf("%s = %q, want the patch rolled back", n, got)
 		}
-		log, err := ws2.Log(s.id, n)
+		log, err := ws2.Log(s.e.ID(), n)
 		if err != nil || len(log) != 1 || log[0].Receipt.Tool != "rollback" {
 			var tools []string
 			for _, e := range log {
@@ -510,19 +511,19 @@ func TestRecoveryKeepsToTheFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := func(n string) string {
-		tg, ref := ws.resolve("patch", n)
+		tg, ref := ws.e.Resolve("patch", n)
 		if ref != nil {
 			t.Fatal(ref)
 		}
-		return tg.key()
+		return tg.Key()
 	}
-	step := func(id, path, from, to string) intentFile {
-		r := receipt.Receipt{ID: id, Session: s.id, Tool: "patch", Path: path,
+	step := func(id, path, from, to string) engine.IntentFile {
+		r := receipt.Receipt{ID: id, Session: s.e.ID(), Tool: "patch", Path: path,
 			Before: receipt.StateOf([]byte(from)), After: receipt.StateOf([]byte(to)), EOL: "lf",
 			Matches: []receipt.Match{{Offset: 0, OldBytes: len(from), NewBytes: len(to), Line: 1}}}
-		return intentFile{Key: key(path), Data: receiptData{Receipt: r, Old: []string{from}}}
+		return engine.IntentFile{Key: key(path), Data: engine.ReceiptData{Receipt: r, Old: []string{from}}}
 	}
-	it := intentData{ID: "p_forged", Session: s.id, PID: 1 << 30, Files: []intentFile{
+	it := engine.IntentData{ID: "p_forged", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{
 		step("r_1", ".git/config", "[core]\n\tfsmonitor = evil\n", "real\n"),
 		step("r_2", "a.txt", "a zero\n", "a one\n"),
 	}}
@@ -542,7 +543,7 @@ func TestRecoveryKeepsToTheFloor(t *testing.T) {
 // removes the temp file, and the done record says where.
 func TestRecoverySavesForeignBytesInATemp(t *testing.T) {
 	ws, s, root, state := openIntentWS(t, map[string]string{"a.txt": "two\n"})
-	tgt, ref := ws.resolve("edit", "a.txt")
+	tgt, ref := ws.e.Resolve("edit", "a.txt")
 	if ref != nil {
 		t.Fatal(ref)
 	}
@@ -550,20 +551,20 @@ func TestRecoverySavesForeignBytesInATemp(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, temp), []byte("someone else's\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := receipt.Receipt{ID: "r_x", Session: s.id, Tool: "edit", Path: "a.txt",
+	r := receipt.Receipt{ID: "r_x", Session: s.e.ID(), Tool: "edit", Path: "a.txt",
 		Before: receipt.StateOf([]byte("one\n")), After: receipt.StateOf([]byte("two\n")), EOL: "lf",
 		Matches: []receipt.Match{{Offset: 0, OldBytes: 4, NewBytes: 4, Line: 1}}}
-	appendIntent(t, ws, intentData{ID: "r_x", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(),
-		Data: receiptData{Receipt: r, Old: []string{"one\n"}}, Temp: temp}}})
+	appendIntent(t, ws, engine.IntentData{ID: "r_x", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(),
+		Data: engine.ReceiptData{Receipt: r, Old: []string{"one\n"}}, Temp: temp}}})
 	ws2 := reopen(t, ws, root, Options{State: state})
 	if _, err := os.Stat(filepath.Join(root, temp)); !os.IsNotExist(err) {
 		t.Errorf("temp file still there: %v", err)
 	}
 	want := string(receipt.StateOf([]byte("someone else's\n")).Version)
 	var detail string
-	ws2.journal.Session(intentSession, func(r journal.Record) error {
-		var d doneData
-		if r.Type == recDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "r_x" {
+	ws2.e.Journal.Session(engine.IntentSession, func(r journal.Record) error {
+		var d engine.DoneData
+		if r.Type == engine.RecDone && json.Unmarshal(r.Data, &d) == nil && d.ID == "r_x" {
 			detail = d.Detail
 		}
 		return nil
@@ -571,7 +572,7 @@ func TestRecoverySavesForeignBytesInATemp(t *testing.T) {
 	if !strings.Contains(detail, want) {
 		t.Errorf("done detail %q does not name the saved blob %s", detail, want)
 	}
-	if b, err := ws2.journal.Get(want); err != nil || string(b) != "someone else's\n" {
+	if b, err := ws2.e.Journal.Get(want); err != nil || string(b) != "someone else's\n" {
 		t.Errorf("saved bytes: %q %v", b, err)
 	}
 }

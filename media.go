@@ -8,13 +8,9 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
 )
-
-// DefaultMaxMediaBytes is the largest image or audio file read returns
-// (Options.MaxMediaBytes): base64 makes it a third larger, and a response
-// must stay under the 10 MiB clients accept.
-const DefaultMaxMediaBytes = 5 << 20
 
 // mediaType returns the MIME type of an image or audio file from its first
 // bytes, or "" for anything else (text included: an SVG is text). The
@@ -44,24 +40,24 @@ func mediaType(head []byte) string {
 // type, for a surface to send as media content (MCP image or audio
 // content). The read counts as an observation of the whole file at its
 // version. A file over the media limit is refused as too_large.
-func (s *Session) readMedia(t target, f io.Reader, head []byte, whole bool, mime string) (*ReadResult, func() error, error) {
-	limit := s.ws.opts.MaxMediaBytes
+func (s *Session) readMedia(t engine.Target, f io.Reader, head []byte, whole bool, mime string) (*ReadResult, func() error, error) {
+	limit := s.e.WS.Opts.MaxMediaBytes
 	data := head
 	if !whole || int64(len(data)) > limit {
 		rest, err := io.ReadAll(io.LimitReader(f, max(0, limit+1-int64(len(data)))))
 		if err != nil {
-			return nil, nil, s.ws.fileErr("read", t, err)
+			return nil, nil, s.e.WS.FileErr("read", t, err)
 		}
 		data = append(data, rest...)
 		if int64(len(data)) > limit {
-			return nil, nil, refuse(KindTooLarge, t.spelled, "%s (%s) is over the %s-byte limit for images and audio; stet does not send media that large; describe it with info instead",
-				t.spelled, mime, policy.Thousands(int(limit))).with("max_bytes", limit, "mime_type", mime)
+			return nil, nil, engine.Refuse(KindTooLarge, t.Spelled, "%s (%s) is over the %s-byte limit for images and audio; stet does not send media that large; describe it with info instead",
+				t.Spelled, mime, policy.Thousands(int(limit))).With("max_bytes", limit, "mime_type", mime)
 		}
 	}
 	version := string(fsys.VersionOf(data))
-	res := &ReadResult{Path: t.display(), Version: version, MimeType: mime, Bytes: len(data), Data: data}
+	res := &ReadResult{Path: t.Display(), Version: version, MimeType: mime, Bytes: len(data), Data: data}
 	observe := func() error {
-		return s.observeFile(t, version, len(data), frameLines(data), policy.Range{Start: 0, End: len(data)}, true)
+		return s.e.ObserveFile(t, version, len(data), engine.FrameLines(data), policy.Range{Start: 0, End: len(data)}, true)
 	}
 	return res, observe, nil
 }
@@ -69,5 +65,5 @@ func (s *Session) readMedia(t target, f io.Reader, head []byte, whole bool, mime
 // mediaText is the text a model reads for a media read (the media itself
 // goes beside it as image or audio content).
 func mediaText(r *ReadResult) string {
-	return fmt.Sprintf("%s: %s, %s bytes, version %s", shownName(r.Path), r.MimeType, policy.Thousands(r.Bytes), r.Version)
+	return fmt.Sprintf("%s: %s, %s bytes, version %s", engine.ShownName(r.Path), r.MimeType, policy.Thousands(r.Bytes), r.Version)
 }

@@ -6,12 +6,13 @@ import (
 	"path"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 )
 
 // Mkdir creates a directory and its missing parents inside the workspace.
 // Each directory it creates counts as observed.
 func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -20,37 +21,37 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 	if ref := checkArgs("mkdir", a); ref != nil {
 		return nil, ref
 	}
-	t, ref := s.resolve("mkdir", a.Path)
+	t, ref := s.e.Resolve("mkdir", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.gateWrite("mkdir", t); ref != nil {
+	if ref := s.e.GateWrite("mkdir", t); ref != nil {
 		return nil, ref
 	}
-	if info, err := t.root.p.Stat(t.rel); err == nil {
+	if info, err := t.Root.P.Stat(t.Rel); err == nil {
 		if info.Type != fsys.TypeDir {
-			return nil, refuse(KindExists, t.spelled, "%s already exists and is a file; choose another name", t.spelled)
+			return nil, engine.Refuse(KindExists, t.Spelled, "%s already exists and is a file; choose another name", t.Spelled)
 		}
 		// Not observed: the session neither created nor listed it (SPEC
 		// section 1), and creating a file there still needs a list.
-		return &MkdirResult{Message: fmt.Sprintf("%s already exists; nothing to do (list it to see what it holds)", t.display()), Path: t.display()}, nil
+		return &MkdirResult{Message: fmt.Sprintf("%s already exists; nothing to do (list it to see what it holds)", t.Display()), Path: t.Display()}, nil
 	}
 	// Every directory this call creates counts as observed, the missing
 	// parents too: the session created them.
-	made := []target{t}
-	for dir := path.Dir(t.rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
-		if _, err := t.root.p.Stat(dir); err == nil {
+	made := []engine.Target{t}
+	for dir := path.Dir(t.Rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if _, err := t.Root.P.Stat(dir); err == nil {
 			break
 		}
 		u := t
-		u.rel = dir
+		u.Rel = dir
 		made = append(made, u)
 	}
-	if err := t.root.p.MkdirAll(t.rel); err != nil {
-		return nil, s.ws.fileErr("mkdir", t, err)
+	if err := t.Root.P.MkdirAll(t.Rel); err != nil {
+		return nil, s.e.WS.FileErr("mkdir", t, err)
 	}
-	if err := s.observeDirs(made...); err != nil {
+	if err := s.e.ObserveDirs(made...); err != nil {
 		return nil, err
 	}
-	return &MkdirResult{Message: fmt.Sprintf("created directory %s", t.display()), Path: t.display(), Created: true}, nil
+	return &MkdirResult{Message: fmt.Sprintf("created directory %s", t.Display()), Path: t.Display(), Created: true}, nil
 }

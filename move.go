@@ -7,6 +7,7 @@ import (
 	"path"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 )
@@ -19,57 +20,57 @@ import (
 // swap), the swap proves both names (fsys.Provider Rename), and undo
 // restores both.
 func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("move", a); ref != nil {
 		return nil, ref
 	}
-	from, ref := s.resolveHeld("move", a.From)
+	from, ref := s.e.ResolveHeld("move", a.From)
 	if ref != nil {
 		return nil, ref
 	}
-	defer from.h.Close()
-	to, ref := s.resolveHeld("move", a.To)
+	defer from.H.Close()
+	to, ref := s.e.ResolveHeld("move", a.To)
 	if ref != nil {
 		return nil, ref
 	}
-	defer to.h.Close()
-	if from.ri != to.ri {
-		return nil, refuse(KindInvalid, a.From, "%s and %s are in different workspace roots; move within one root (write a copy and delete the original instead)", a.From, a.To)
+	defer to.H.Close()
+	if from.Ri != to.Ri {
+		return nil, engine.Refuse(KindInvalid, a.From, "%s and %s are in different workspace roots; move within one root (write a copy and delete the original instead)", a.From, a.To)
 	}
-	if from.rel == "." || to.rel == "." {
-		return nil, refuse(KindInvalid, a.From, "the workspace root cannot be moved")
+	if from.Rel == "." || to.Rel == "." {
+		return nil, engine.Refuse(KindInvalid, a.From, "the workspace root cannot be moved")
 	}
-	for _, t := range []target{from, to} {
-		if ref := s.gateWrite("move", t); ref != nil {
+	for _, t := range []engine.Target{from, to} {
+		if ref := s.e.GateWrite("move", t); ref != nil {
 			return nil, ref
 		}
 	}
-	if from.key() == to.key() {
-		return nil, refuse(KindInvalid, a.From, "%s and %s are the same file; nothing to move", a.From, a.To)
+	if from.Key() == to.Key() {
+		return nil, engine.Refuse(KindInvalid, a.From, "%s and %s are the same file; nothing to move", a.From, a.To)
 	}
 	// A symlink moves by name, and the move is planned and proven on what
 	// it leads to: within its directory the link leads to the same place
 	// after the rename; moved elsewhere, a relative link would lead
 	// elsewhere, and a link over which a move lands would be replaced, not
 	// its target.
-	if link, ok := finalLink(from); ok && path.Dir(from.rel) != path.Dir(to.rel) {
-		return nil, refuse(KindNotRegular, from.spelled, "%s is a symlink (to %s); a link moves only within its directory (elsewhere a relative link would lead elsewhere); move %s itself, or make a new link", from.spelled, link, link)
+	if link, ok := finalLink(from); ok && path.Dir(from.Rel) != path.Dir(to.Rel) {
+		return nil, engine.Refuse(KindNotRegular, from.Spelled, "%s is a symlink (to %s); a link moves only within its directory (elsewhere a relative link would lead elsewhere); move %s itself, or make a new link", from.Spelled, link, link)
 	}
 	if link, ok := finalLink(to); ok {
-		return nil, refuse(KindNotRegular, to.spelled, "%s is a symlink (to %s); a move does not land on a link; choose another name, or move onto %s itself", to.spelled, link, link)
+		return nil, engine.Refuse(KindNotRegular, to.Spelled, "%s is a symlink (to %s); a move does not land on a link; choose another name, or move onto %s itself", to.Spelled, link, link)
 	}
-	unlock, err := s.ws.lockAll(ctx, from, to)
+	unlock, err := s.e.WS.LockAll(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	info, err := from.stat()
+	info, err := from.Stat()
 	if err != nil {
-		return nil, s.ws.fileErr("move", from, err)
+		return nil, s.e.WS.FileErr("move", from, err)
 	}
-	var c *change
+	var c *engine.Change
 	if info.Type == fsys.TypeDir {
 		c, err = s.planMoveDir(ctx, from, to)
 		if err != nil {
@@ -80,20 +81,20 @@ func (s *Session) Move(ctx context.Context, a MoveArgs) (*MutationResult, error)
 		if err != nil {
 			return nil, err
 		}
-		c.preMode = info.Mode // the receipt's before mode: no second walk
+		c.PreMode = info.Mode // the receipt's before mode: no second walk
 	}
-	return s.commit(ctx, c)
+	return s.e.Commit(ctx, c)
 }
 
 // finalLink reports whether t's last name is a symlink (inside the root:
 // links that leave it are refused earlier), and where it leads.
-func finalLink(t target) (string, bool) {
-	res := t.resolvedRel()
-	if res == t.rel {
+func finalLink(t engine.Target) (string, bool) {
+	res := t.ResolvedRel()
+	if res == t.Rel {
 		return "", false
 	}
-	dir := t.parent()
-	if path.Join(dir.resolvedRel(), path.Base(t.rel)) == res {
+	dir := t.Parent()
+	if path.Join(dir.ResolvedRel(), path.Base(t.Rel)) == res {
 		return "", false // a link in a parent directory only
 	}
 	return res, true
@@ -101,149 +102,92 @@ func finalLink(t target) (string, bool) {
 
 // planMove checks a file move against rules 5–9 on both names and builds
 // its change. The caller holds both locks.
-func (s *Session) planMove(ctx context.Context, from, to target, overwrite bool) (*change, error) {
-	cur, err := from.readMax(s.ws.opts.MaxFileBytes)
+func (s *Session) planMove(ctx context.Context, from, to engine.Target, overwrite bool) (*engine.Change, error) {
+	cur, err := from.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	if err != nil {
-		return nil, s.ws.fileErr("move", from, err)
+		return nil, s.e.WS.FileErr("move", from, err)
 	}
 	ver := fsys.VersionOf(cur)
-	f, o := s.existing(policy.OpMoveFrom, from, cur, ver, "")
-	if ref := s.decide(ctx, ask{tool: "move", t: from, f: f, cur: cur, ver: ver, o: o, what: "move it away"}); ref != nil {
+	f, o := s.e.Existing(policy.OpMoveFrom, from, cur, ver, "")
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: from, F: f, Cur: cur, Ver: ver, O: o, What: "move it away"}); ref != nil {
 		return nil, ref
 	}
-	c := &change{
-		tool: "move", t: to, key: to.key(), src: &from, pre: cur, preVer: ver, post: cur,
-		matches: []receipt.Match{}, eol: "none", seen: &o,
+	c := &engine.Change{
+		Tool: "move", T: to, Key: to.Key(), Src: &from, Pre: cur, PreVer: ver, Post: cur,
+		Matches: []receipt.Match{}, Eol: "none", Seen: &o,
 	}
-	c.message = fmt.Sprintf("moved %s to %s", from.shown(), to.shown())
-	old, err := to.readMax(s.ws.opts.MaxFileBytes)
+	c.Message = fmt.Sprintf("moved %s to %s", from.Shown(), to.Shown())
+	old, err := to.ReadMax(s.e.WS.Opts.MaxFileBytes)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
 		// The new name is a create: overwrite is no sign the user asked
 		// for a file the session removed from there to be replaced.
-		ft, dir, counts, ref := s.creating("move", to, cur, to.parent().key() == from.parent().key())
+		ft, dir, counts, ref := s.e.Creating("move", to, cur, to.Parent().Key() == from.Parent().Key())
 		if ref != nil {
 			return nil, ref
 		}
-		if ref := s.decide(ctx, ask{tool: "move", t: to, f: ft, dir: dir, what: "put another file at its name", counts: counts}); ref != nil {
+		if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Dir: dir, What: "put another file at its name", Counts: counts}); ref != nil {
 			return nil, ref
 		}
 		return c, nil
 	case errors.Is(err, fsys.ErrIsDir):
-		return nil, refuse(KindExists, to.spelled, "%s is a directory; a move never replaces a directory; choose another name (to move into it, give the full new path: %s/%s)", to.spelled, to.spelled, from.display())
+		return nil, engine.Refuse(KindExists, to.Spelled, "%s is a directory; a move never replaces a directory; choose another name (to move into it, give the full new path: %s/%s)", to.Spelled, to.Spelled, from.Display())
 	case err != nil:
-		return nil, s.ws.fileErr("move", to, err)
+		return nil, s.e.WS.FileErr("move", to, err)
 	}
 	if !overwrite {
-		return nil, refuse(KindExists, to.spelled, "%s already exists (%s); pass overwrite: true to replace it (its content is saved), or choose another name", to.spelled, linesWord(receipt.Lines(old)))
+		return nil, engine.Refuse(KindExists, to.Spelled, "%s already exists (%s); pass overwrite: true to replace it (its content is saved), or choose another name", to.Spelled, engine.LinesWord(receipt.Lines(old)))
 	}
 	oldVer := fsys.VersionOf(old)
 	// overwrite is what any move over a file needs, so it is no sign that
 	// the user asked for this file to be replaced: only the request itself
 	// lifts the guard here (Facts.Overwrite stays false).
-	ft, oo := s.existing(policy.OpReplace, to, old, oldVer, "")
+	ft, oo := s.e.Existing(policy.OpReplace, to, old, oldVer, "")
 	counts := policy.Counts(len(old), receipt.Lines(old), len(cur), receipt.Lines(cur))
-	if ref := s.decide(ctx, ask{tool: "move", t: to, f: ft, cur: old, ver: oldVer, o: oo, what: "replace it", counts: counts}); ref != nil {
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Cur: old, Ver: oldVer, O: oo, What: "replace it", Counts: counts}); ref != nil {
 		return nil, ref
 	}
 	mine := ft.Created
-	c.over, c.overVer, c.save = old, oldVer, true
-	if fi, err := to.stat(); err == nil {
-		c.overMode = fi.Mode
+	c.Over, c.OverVer, c.Save = old, oldVer, true
+	if fi, err := to.Stat(); err == nil {
+		c.OverMode = fi.Mode
 	}
 	if mine {
-		c.message += fmt.Sprintf(", replacing %s (%s), a file this session created; its content is saved", to.display(), counts)
+		c.Message += fmt.Sprintf(", replacing %s (%s), a file this session created; its content is saved", to.Display(), counts)
 	} else {
-		c.message = policy.ReplacedMessage(shownName(to.spelled), counts, policy.Alarm(to.rel, old, cur)) + fmt.Sprintf(" (moved %s over it)", from.shown())
-		c.warned = true
+		c.Message = policy.ReplacedMessage(engine.ShownName(to.Spelled), counts, policy.Alarm(to.Rel, old, cur)) + fmt.Sprintf(" (moved %s over it)", from.Shown())
+		c.Warned = true
 	}
 	return c, nil
 }
 
 // planMoveDir checks a directory move and builds its change: the session
 // must have listed the directory, and nothing may be at the new name.
-func (s *Session) planMoveDir(ctx context.Context, from, to target) (*change, error) {
+func (s *Session) planMoveDir(ctx context.Context, from, to engine.Target) (*engine.Change, error) {
 	// Rule 4 on everything under the directory comes before rule 5.
-	if err := s.gateTree(ctx, "move", from, to); err != nil {
+	if err := s.e.GateTree(ctx, "move", from, to); err != nil {
 		return nil, err
 	}
-	f := s.facts(policy.OpMoveDir, from)
-	f.Observed, f.DeclaredUnder = s.dirObserved(from.key()), s.declaredUnder(from)
-	if ref := s.decide(ctx, ask{tool: "move", t: from, f: f, what: "move it away"}); ref != nil {
+	f := s.e.Facts(policy.OpMoveDir, from)
+	f.Observed, f.DeclaredUnder = s.e.DirObserved(from.Key()), s.e.DeclaredUnder(from)
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: from, F: f, What: "move it away"}); ref != nil {
 		return nil, ref
 	}
-	if _, err := to.stat(); err == nil {
-		return nil, refuse(KindExists, to.spelled, "%s already exists; a directory is never moved over something else; choose another name", to.spelled)
+	if _, err := to.Stat(); err == nil {
+		return nil, engine.Refuse(KindExists, to.Spelled, "%s already exists; a directory is never moved over something else; choose another name", to.Spelled)
 	}
-	ft, dir, _, ref := s.creating("move", to, nil, to.parent().key() == from.parent().key())
+	ft, dir, _, ref := s.e.Creating("move", to, nil, to.Parent().Key() == from.Parent().Key())
 	if ref != nil {
 		return nil, ref
 	}
 	ft.Removed = false // a directory puts no bytes where a removed file stood
-	if ref := s.decide(ctx, ask{tool: "move", t: to, f: ft, dir: dir, what: "put another file at its name"}); ref != nil {
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "move", T: to, F: ft, Dir: dir, What: "put another file at its name"}); ref != nil {
 		return nil, ref
 	}
-	c := &change{
-		tool: "move", t: to, key: to.key(), src: &from, dir: true,
-		matches: []receipt.Match{}, eol: "none", notes: []string{"moved a directory"},
+	c := &engine.Change{
+		Tool: "move", T: to, Key: to.Key(), Src: &from, Dir: true,
+		Matches: []receipt.Match{}, Eol: "none", Notes: []string{"moved a directory"},
 	}
-	c.message = fmt.Sprintf("moved directory %s to %s", from.shown(), to.shown())
+	c.Message = fmt.Sprintf("moved directory %s to %s", from.Shown(), to.Shown())
 	return c, nil
-}
-
-// movedAdopter is a provider that can hand the file a crashed move over a
-// file left under the move's old name to the journal (fsys/local on Unix).
-type movedAdopter interface {
-	AdoptMoved(name string, expect fsys.Expected, keep fsys.Keep) (fsys.Kept, error)
-}
-
-// adoptMoved saves, for intent recovery, the file at from that a move over
-// a file stopped by a crash left under its old name after the exchange and
-// before it handed the file to the journal: it must hold want, the
-// replaced version, which the receipt names. Adopted by rename where the
-// provider can (the name is then gone: adopted true), copied otherwise
-// (journal.Put), in which case saved holds the bytes and the caller
-// removes the file by compare. A file holding other bytes is an error: it
-// stays where it is.
-func (ws *Workspace) adoptMoved(from target, want string) (saved []byte, adopted bool, err error) {
-	p := from.root.p
-	read := func() ([]byte, error) {
-		b, err := fsys.ReadFileMax(p, from.rel, ws.opts.MaxFileBytes)
-		if err != nil {
-			return nil, err
-		}
-		if string(fsys.VersionOf(b)) != want {
-			return nil, fmt.Errorf("%s does not hold the replaced bytes, so it is left in place", from.display())
-		}
-		if _, err := ws.journal.Put(b); err != nil {
-			return nil, err
-		}
-		return b, nil
-	}
-	ma, ok := p.(movedAdopter)
-	if !ok {
-		saved, err = read()
-		return saved, false, err
-	}
-	info, err := p.Stat(from.rel)
-	if err != nil {
-		return nil, false, err
-	}
-	a, err := ws.journal.Adopt(want, info.Size)
-	if err != nil {
-		return nil, false, err
-	}
-	defer a.Close()
-	save := func() (err error) {
-		saved, err = read()
-		return err
-	}
-	kept, err := ma.AdoptMoved(from.rel, fsys.Expected{Version: fsys.Version(want)}, fsys.Keep{Dir: a.Dir(), Name: a.Name(), Adopt: a.Take, Save: save})
-	switch {
-	case errors.Is(err, fsys.ErrConflict):
-		return nil, false, fmt.Errorf("%s does not hold the replaced bytes, so it is left in place", from.display())
-	case err != nil:
-		return nil, false, err
-	}
-	return saved, kept.Adopted, nil
 }

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/receipt"
 )
 
 // blobFile is the path of the blob holding data in ws's journal.
 func blobFile(ws *Workspace, data []byte) string {
 	h := strings.TrimPrefix(string(fsys.VersionOf(data)), "sha256:")
-	return filepath.Join(ws.journal.Dir(), "objects", h[:2], h[2:])
+	return filepath.Join(ws.e.Journal.Dir(), "objects", h[:2], h[2:])
 }
 
 func statOf(t *testing.T, name string) os.FileInfo {
@@ -122,13 +123,13 @@ func TestMoveStoppedBeforeItsHandoverAdoptsTheReplacedFile(t *testing.T) {
 		}
 		ws, s, root, state := openIntentWS(t, map[string]string{"b.txt": string(moved), "a.txt": string(at)})
 		was := statOf(t, filepath.Join(root, "a.txt"))
-		from, _ := ws.resolve("move", "a.txt")
-		to, _ := ws.resolve("move", "b.txt")
-		r := receipt.Receipt{ID: "r_move", Session: s.id, Tool: "move", Path: "b.txt", From: "a.txt",
+		from, _ := ws.e.Resolve("move", "a.txt")
+		to, _ := ws.e.Resolve("move", "b.txt")
+		r := receipt.Receipt{ID: "r_move", Session: s.e.ID(), Tool: "move", Path: "b.txt", From: "a.txt",
 			Before: receipt.StateOf(moved), After: receipt.StateOf(moved), Matches: []receipt.Match{}, EOL: "none"}
 		over := string(receipt.StateOf(replaced).Version)
-		it := intentData{ID: "r_move", Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: to.key(),
-			Data: receiptData{Receipt: r, FromKey: from.key(), Over: over}}}}
+		it := engine.IntentData{ID: "r_move", Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: to.Key(),
+			Data: engine.ReceiptData{Receipt: r, FromKey: from.Key(), Over: over}}}}
 		appendIntent(t, ws, it)
 		ws2 := reopen(t, ws, root, Options{State: state})
 		if other {
@@ -148,7 +149,7 @@ func TestMoveStoppedBeforeItsHandoverAdoptsTheReplacedFile(t *testing.T) {
 		if !os.SameFile(statOf(t, filepath.Join(state, "objects", h[:2], h[2:])), was) {
 			t.Error("the blob is not the replaced file: copied, not adopted")
 		}
-		s2, _ := ws2.Session(s.id)
+		s2, _ := ws2.Session(s.e.ID())
 		if _, err := s2.Undo(context.Background(), UndoArgs{Path: "b.txt"}); err != nil {
 			t.Fatalf("undo of the finished move: %v", err)
 		}

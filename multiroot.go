@@ -10,10 +10,10 @@ import (
 // workspace has several, so that list, find and grep with no path cover
 // each; nil for a one-root workspace, where no path means the root.
 func (s *Session) rootPaths(path string) []string {
-	if path != "" || len(s.ws.roots) < 2 {
+	if path != "" || len(s.e.WS.RootList) < 2 {
 		return nil
 	}
-	return s.ws.Roots()
+	return s.e.WS.Roots()
 }
 
 // listRoots is list with no path in a workspace of several roots: each

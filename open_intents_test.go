@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 )
@@ -16,7 +17,7 @@ import (
 func intentsOf(t *testing.T, ws *Workspace) *history.Intents {
 	t.Helper()
 	var x history.Intents
-	if err := ws.journal.Session(intentSession, func(r journal.Record) error { return x.Add(r, 0) }); err != nil {
+	if err := ws.e.Journal.Session(engine.IntentSession, func(r journal.Record) error { return x.Add(r, 0) }); err != nil {
 		t.Fatal(err)
 	}
 	return &x
@@ -29,17 +30,17 @@ func intentsOf(t *testing.T, ws *Workspace) *history.Intents {
 // read from history.Intents, so a change of its rule moves all three.
 func TestOpenIntentsOneRule(t *testing.T) {
 	ws, s, _, _ := openIntentWS(t, map[string]string{"a.txt": "one\n"})
-	tgt, ref := ws.resolve("edit", "a.txt")
+	tgt, ref := ws.e.Resolve("edit", "a.txt")
 	if ref != nil {
 		t.Fatal(ref)
 	}
-	p := ws.roots[0].p
+	p := ws.e.RootList[0].P
 	temps := map[string]string{}
 	for _, id := range []string{"r_open", "r_done", "r_unresolved"} {
 		temps[id] = fsys.TempName(p)
-		appendIntent(t, ws, intentData{ID: id, Session: s.id, PID: 1 << 30, Files: []intentFile{{Key: tgt.key(), Temp: temps[id]}}})
+		appendIntent(t, ws, engine.IntentData{ID: id, Session: s.e.ID(), PID: 1 << 30, Files: []engine.IntentFile{{Key: tgt.Key(), Temp: temps[id]}}})
 	}
-	if _, err := ws.journal.Append(doneRecord("r_done", doneCommitted, ""), doneRecord("r_unresolved", doneUnresolved, "")); err != nil {
+	if _, err := ws.e.Journal.Append(engine.DoneRecord("r_done", engine.DoneCommitted, ""), engine.DoneRecord("r_unresolved", engine.DoneUnresolved, "")); err != nil {
 		t.Fatal(err)
 	}
 	x := intentsOf(t, ws)
@@ -52,7 +53,7 @@ func TestOpenIntentsOneRule(t *testing.T) {
 	}
 
 	// The sweep keeps exactly the temp files of the open intents.
-	held, err := ws.heldTemps()
+	held, err := ws.e.HeldTemps()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,9 +68,9 @@ func TestOpenIntentsOneRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := map[string]bool{}
-	if err := ws.journal.Session(intentSession, func(r journal.Record) error {
-		if r.Type == recIntent {
-			d, err := history.Decode[intentData](r)
+	if err := ws.e.Journal.Session(engine.IntentSession, func(r journal.Record) error {
+		if r.Type == engine.RecIntent {
+			d, err := history.Decode[engine.IntentData](r)
 			kept[d.ID] = err == nil
 		}
 		return nil
@@ -87,7 +88,7 @@ func TestOpenIntentsOneRule(t *testing.T) {
 	for _, it := range intentsOf(t, ws).Pending() {
 		before[it.Data.ID] = true
 	}
-	if dead, err := ws.scanIntents(context.Background(), true); err != nil || !dead {
+	if dead, err := ws.e.ScanIntents(context.Background(), true); err != nil || !dead {
 		t.Fatalf("scanIntents = %v, %v; want the open intents of a gone writer found", dead, err)
 	}
 	after := intentsOf(t, ws)

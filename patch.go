@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/patch"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
@@ -17,8 +18,8 @@ import (
 
 // planned is one file of a patch, checked and ready to land.
 type planned struct {
-	c    *change // nil: the section changes only a mode, which is not applied
-	move *target // an update that also moves the file
+	c    *engine.Change // nil: the section changes only a mode, which is not applied
+	move *engine.Target // an update that also moves the file
 	verb string
 	// mode names a mode the section gives that is not applied ("" when
 	// none): the result says so (see modeNote).
@@ -32,7 +33,7 @@ type planned struct {
 // every step is proven possible before the first byte moves; a failure while
 // landing (another writer, the disk) rolls the files already changed back.
 func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("patch", a); ref != nil {
@@ -43,7 +44,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		return nil, &Refusal{Kind: KindInvalid, Tool: "patch", Message: "refused: the patch does not parse: " + err.Error() + "; fix that line and send the whole patch again", Err: err}
 	}
 	if len(files) == 0 {
-		return nil, refuse(KindInvalid, "", "the patch names no file; nothing to do")
+		return nil, engine.Refuse(KindInvalid, "", "the patch names no file; nothing to do")
 	}
 	if ref := notFiles(files); ref != nil {
 		return nil, ref
@@ -52,7 +53,7 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 	if ref != nil {
 		return nil, ref
 	}
-	unlock, err := s.ws.lockAll(ctx, all...)
+	unlock, err := s.e.WS.LockAll(ctx, all...)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +83,11 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 		return nil, unreadRefusal(unread, len(files))
 	}
 	seq := patchSeq(plans, a.DryRun)
-	outs, err := s.commitSeq(ctx, "patch", seq, func(c *change) {
-		if c.src != nil {
+	outs, err := s.e.CommitSeq(ctx, "patch", seq, func(c *engine.Change) {
+		if c.Src != nil {
 			// The move of an updated file starts from the update's result.
-			o, _ := s.observed(c.src.key())
-			c.seen = &o
+			o, _ := s.e.Observed(c.Src.Key())
+			c.Seen = &o
 		}
 	})
 	if err != nil {
@@ -105,46 +106,46 @@ func (s *Session) Patch(ctx context.Context, a PatchArgs) (*PatchResult, error) 
 func unreadRefusal(each []*Refusal, files int) *Refusal {
 	names := make([]string, len(each))
 	for i, r := range each {
-		names[i] = shownName(r.Path)
+		names[i] = engine.ShownName(r.Path)
 	}
-	ref := refuse(KindNotRead, each[0].Path, "the patch needs %d files seen that this session had not read or listed (%s); each follows and now counts as seen at its version: check the patch against them, then retry the patch (nothing in the patch was applied: %d files)",
+	ref := engine.Refuse(KindNotRead, each[0].Path, "the patch needs %d files seen that this session had not read or listed (%s); each follows and now counts as seen at its version: check the patch against them, then retry the patch (nothing in the patch was applied: %d files)",
 		len(each), strings.Join(names, ", "), files)
-	return ref.with(ShownEach, each)
+	return ref.With(ShownEach, each)
 }
 
 // patchTargets resolves and gates every path of a patch, before anything
 // is locked: a file named twice, a name in another root than the file it
 // moves, or a name below a file the patch makes is refused.
-func (s *Session) patchTargets(files []patch.File) (targets []target, moves []*target, all []target, ref *Refusal) {
+func (s *Session) patchTargets(files []patch.File) (targets []engine.Target, moves []*engine.Target, all []engine.Target, ref *Refusal) {
 	// Resolve and gate every path first, and refuse a file named twice.
-	targets = make([]target, len(files))
-	moves = make([]*target, len(files))
+	targets = make([]engine.Target, len(files))
+	moves = make([]*engine.Target, len(files))
 	seen := map[string]string{}
 	for i, f := range files {
-		t, ref := s.resolve("patch", f.Path)
+		t, ref := s.e.Resolve("patch", f.Path)
 		if ref != nil {
 			return nil, nil, nil, ref
 		}
 		targets[i] = t
 		all = append(all, t)
 		if f.MoveTo != "" {
-			m, ref := s.resolve("patch", f.MoveTo)
+			m, ref := s.e.Resolve("patch", f.MoveTo)
 			if ref != nil {
 				return nil, nil, nil, ref
 			}
-			if m.ri != t.ri {
-				return nil, nil, nil, refuse(KindInvalid, f.MoveTo, "%s and %s are in different workspace roots; move within one root", f.Path, f.MoveTo)
+			if m.Ri != t.Ri {
+				return nil, nil, nil, engine.Refuse(KindInvalid, f.MoveTo, "%s and %s are in different workspace roots; move within one root", f.Path, f.MoveTo)
 			}
 			moves[i] = &m
 			all = append(all, m)
 		}
 	}
 	for _, t := range all {
-		if prev, dup := seen[t.key()]; dup {
-			return nil, nil, nil, refuse(KindInvalid, t.spelled, "the patch changes %s twice (also as %s); merge those parts into one file section", t.spelled, prev)
+		if prev, dup := seen[t.Key()]; dup {
+			return nil, nil, nil, engine.Refuse(KindInvalid, t.Spelled, "the patch changes %s twice (also as %s); merge those parts into one file section", t.Spelled, prev)
 		}
-		seen[t.key()] = t.spelled
-		if ref := s.gateWrite("patch", t); ref != nil {
+		seen[t.Key()] = t.Spelled
+		if ref := s.e.GateWrite("patch", t); ref != nil {
 			return nil, nil, nil, ref
 		}
 	}
@@ -152,7 +153,7 @@ func (s *Session) patchTargets(files []patch.File) (targets []target, moves []*t
 	// patch may lie below it, or that step could only fail once the file
 	// had landed.
 	for i, f := range files {
-		made := []*target{}
+		made := []*engine.Target{}
 		if f.Kind == patch.Add {
 			made = append(made, &targets[i])
 		}
@@ -161,8 +162,8 @@ func (s *Session) patchTargets(files []patch.File) (targets []target, moves []*t
 		}
 		for _, m := range made {
 			for _, t := range all {
-				if strings.HasPrefix(t.key(), m.key()+"/") {
-					return nil, nil, nil, refuse(KindInvalid, t.spelled, "the patch makes %s a file and also puts %s below it; a name cannot be both: send them in two patches, or choose other names", m.spelled, t.spelled)
+				if strings.HasPrefix(t.Key(), m.Key()+"/") {
+					return nil, nil, nil, engine.Refuse(KindInvalid, t.Spelled, "the patch makes %s a file and also puts %s below it; a name cannot be both: send them in two patches, or choose other names", m.Spelled, t.Spelled)
 				}
 			}
 		}
@@ -187,7 +188,7 @@ func notFiles(files []patch.File) *Refusal {
 		if mode == "" {
 			continue
 		}
-		typ, name := patch.ModeType(mode), shownName(f.Path)
+		typ, name := patch.ModeType(mode), engine.ShownName(f.Path)
 		var what string
 		switch {
 		case typ == patch.TypeSubmodule:
@@ -203,7 +204,7 @@ func notFiles(files []patch.File) *Refusal {
 		if len(files) > 1 {
 			what += fmt.Sprintf(" (nothing in the patch was applied: %d files)", len(files))
 		}
-		return refuse(KindNotRegular, f.Path, "%s", what).with("line", f.Line)
+		return engine.Refuse(KindNotRegular, f.Path, "%s", what).With("line", f.Line)
 	}
 	return nil
 }
@@ -222,17 +223,17 @@ func clipText(s string, n int) string {
 // patchSeq is the patch's changes in landing order: each file, and after
 // an update that moves its file, the move. They share one write-ahead
 // intent (commitSeq). A section that changes only a mode has no change.
-func patchSeq(plans []planned, dryRun bool) []*change {
-	var seq []*change
+func patchSeq(plans []planned, dryRun bool) []*engine.Change {
+	var seq []*engine.Change
 	for _, pl := range plans {
 		if pl.c == nil {
 			continue
 		}
 		seq = append(seq, pl.c)
 		if pl.move != nil && !dryRun {
-			from, after := pl.c.t, pl.c.post
-			seq = append(seq, &change{tool: "move", t: *pl.move, key: pl.move.key(), src: &from, pre: after, preVer: fsys.VersionOf(after), post: after,
-				matches: []receipt.Match{}, eol: "none", message: fmt.Sprintf("moved %s to %s", from.shown(), pl.move.shown())})
+			from, after := pl.c.T, pl.c.Post
+			seq = append(seq, &engine.Change{Tool: "move", T: *pl.move, Key: pl.move.Key(), Src: &from, Pre: after, PreVer: fsys.VersionOf(after), Post: after,
+				Matches: []receipt.Match{}, Eol: "none", Message: fmt.Sprintf("moved %s to %s", from.Shown(), pl.move.Shown())})
 		}
 	}
 	return seq
@@ -262,7 +263,7 @@ func patchResult(plans []planned, outs []*MutationResult, dryRun bool) *PatchRes
 		prefix = "dry run, nothing written: "
 	}
 	if len(done) > 0 {
-		res.Message = fmt.Sprintf("%spatched %s: %s", prefix, plural(len(done), "file"), strings.Join(done, ", "))
+		res.Message = fmt.Sprintf("%spatched %s: %s", prefix, engine.Plural(len(done), "file"), strings.Join(done, ", "))
 	} else {
 		res.Message = prefix + "no file changed"
 	}
@@ -281,15 +282,15 @@ func patchResult(plans []planned, outs []*MutationResult, dryRun bool) *PatchRes
 }
 
 // planFile checks one file of a patch and builds its change.
-func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.File, dryRun bool) (planned, *Refusal) {
-	p := t.root.p
+func (s *Session) planFile(ctx context.Context, t engine.Target, move *engine.Target, f patch.File, dryRun bool) (planned, *Refusal) {
+	p := t.Root.P
 	if f.Kind == patch.Update && len(f.Hunks) == 0 && move == nil {
 		return s.planModeOnly(t, f)
 	}
-	cur, err := fsys.ReadFileMax(p, t.rel, s.ws.opts.MaxFileBytes)
+	cur, err := fsys.ReadFileMax(p, t.Rel, s.e.WS.Opts.MaxFileBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
-		return planned{}, asRefusal(s.ws.fileErr("patch", t, err))
+		return planned{}, engine.ToRefusal(s.e.WS.FileErr("patch", t, err))
 	}
 	switch f.Kind {
 	case patch.Add:
@@ -302,38 +303,38 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 				return planned{}, ref
 			}
 			mode := modeNote(t, c, "", f.NewMode)
-			return planned{c: c, verb: c.message, mode: mode}, nil
+			return planned{c: c, verb: c.Message, mode: mode}, nil
 		}
-		af, dir, counts, ref := s.creating("patch", t, f.Content, false)
+		af, dir, counts, ref := s.e.Creating("patch", t, f.Content, false)
 		if ref != nil {
 			return planned{}, ref
 		}
-		if ref := s.decide(ctx, ask{tool: "patch", t: t, f: af, dir: dir, what: "recreate it", counts: counts}); ref != nil {
+		if ref := s.e.Decide(ctx, engine.Ask{Tool: "patch", T: t, F: af, Dir: dir, What: "recreate it", Counts: counts}); ref != nil {
 			return planned{}, ref
 		}
-		c := &change{tool: "patch", t: t, key: t.key(), post: f.Content, create: true, dryRun: dryRun,
-			matches: []receipt.Match{{Offset: 0, NewBytes: len(f.Content), Line: 1, Old: []byte{}, New: f.Content}},
-			eol:     textedit.DetectEOL(f.Content)}
-		c.message = "added " + t.display()
+		c := &engine.Change{Tool: "patch", T: t, Key: t.Key(), Post: f.Content, Create: true, DryRun: dryRun,
+			Matches: []receipt.Match{{Offset: 0, NewBytes: len(f.Content), Line: 1, Old: []byte{}, New: f.Content}},
+			Eol:     textedit.DetectEOL(f.Content)}
+		c.Message = "added " + t.Display()
 		mode := modeNote(t, c, "", f.NewMode)
-		return planned{c: c, verb: "added " + t.display(), mode: mode}, nil
+		return planned{c: c, verb: "added " + t.Display(), mode: mode}, nil
 	case patch.Delete:
 		// A symlink goes by its own name in git and Codex; stet's patch
 		// removes no links, and never the file one leads to.
 		if link, ok := finalLink(t); ok {
 			also := ""
 			if exists {
-				also = fmt.Sprintf(", or delete %s itself if that file is what should go", shownName(link))
+				also = fmt.Sprintf(", or delete %s itself if that file is what should go", engine.ShownName(link))
 			}
-			return planned{}, refuse(KindNotRegular, t.spelled, "%s is a symlink (to %s); the patch would delete the link, and stet's patch removes no symlinks (nor, through one, the file it leads to): drop that section (remove the link outside stet if it must go)%s",
-				shownName(t.spelled), shownName(link), also)
+			return planned{}, engine.Refuse(KindNotRegular, t.Spelled, "%s is a symlink (to %s); the patch would delete the link, and stet's patch removes no symlinks (nor, through one, the file it leads to): drop that section (remove the link outside stet if it must go)%s",
+				engine.ShownName(t.Spelled), engine.ShownName(link), also)
 		}
 		if !exists {
-			return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot delete it; drop that section", t.spelled)
+			return planned{}, engine.Refuse(KindNotFound, t.Spelled, "%s does not exist, so the patch cannot delete it; drop that section", t.Spelled)
 		}
 		ver := fsys.VersionOf(cur)
-		df, o := s.existing(policy.OpDelete, t, cur, ver, "")
-		if ref := s.decide(ctx, ask{tool: "patch", t: t, f: df, cur: cur, ver: ver, o: o, what: "delete it"}); ref != nil {
+		df, o := s.e.Existing(policy.OpDelete, t, cur, ver, "")
+		if ref := s.e.Decide(ctx, engine.Ask{Tool: "patch", T: t, F: df, Cur: cur, Ver: ver, O: o, What: "delete it"}); ref != nil {
 			return planned{}, ref
 		}
 		// A unified diff's deletion gives the file's lines: they must be
@@ -344,25 +345,25 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 				return planned{}, deleteRefusal(t, err, f.Hunks)
 			}
 		}
-		c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, delete: true, save: true, dryRun: dryRun, seen: &o,
-			matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), Line: 1, Old: cur, New: []byte{}}}, eol: "none"}
-		c.message = "deleted " + t.display()
-		verb := c.message
-		if !s.wasCreated(t.key()) {
-			verb = policy.DeletedMessage(t.spelled, policy.Count(len(cur), receipt.Lines(cur)))
+		c := &engine.Change{Tool: "patch", T: t, Key: t.Key(), Pre: cur, PreVer: ver, Delete: true, Save: true, DryRun: dryRun, Seen: &o,
+			Matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), Line: 1, Old: cur, New: []byte{}}}, Eol: "none"}
+		c.Message = "deleted " + t.Display()
+		verb := c.Message
+		if !s.e.WasCreated(t.Key()) {
+			verb = policy.DeletedMessage(t.Spelled, policy.Count(len(cur), receipt.Lines(cur)))
 		}
 		return planned{c: c, verb: verb}, nil
 	}
 	if !exists {
-		return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot update it; check the path (find or list), or add it as a new file", t.spelled)
+		return planned{}, engine.Refuse(KindNotFound, t.Spelled, "%s does not exist, so the patch cannot update it; check the path (find or list), or add it as a new file", t.Spelled)
 	}
-	if link, ok := finalLink(t); ok && move != nil && path.Dir(t.rel) != path.Dir(move.rel) {
+	if link, ok := finalLink(t); ok && move != nil && path.Dir(t.Rel) != path.Dir(move.Rel) {
 		// As the move tool has it: a link moves by name, and moved to
 		// another directory a relative link would lead elsewhere.
-		return planned{}, refuse(KindNotRegular, t.spelled, "%s is a symlink (to %s); a link moves only within its directory (elsewhere a relative link would lead elsewhere); update and move %s itself, or make a new link",
-			shownName(t.spelled), shownName(link), shownName(link))
+		return planned{}, engine.Refuse(KindNotRegular, t.Spelled, "%s is a symlink (to %s); a link moves only within its directory (elsewhere a relative link would lead elsewhere); update and move %s itself, or make a new link",
+			engine.ShownName(t.Spelled), engine.ShownName(link), engine.ShownName(link))
 	}
-	if ref := s.checkEditable(t, cur); ref != nil {
+	if ref := s.e.CheckEditable(t, cur); ref != nil {
 		return planned{}, ref
 	}
 	ver := fsys.VersionOf(cur)
@@ -374,41 +375,41 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 			ms[i] = receipt.Match{Offset: r.Offset, OldBytes: r.OldBytes, NewBytes: len(r.New), Line: r.Line, Old: cur[r.Offset : r.Offset+r.OldBytes], New: r.New}
 		}
 	}
-	uf, o := s.existing(policy.OpEdit, t, cur, ver, "")
+	uf, o := s.e.Existing(policy.OpEdit, t, cur, ver, "")
 	uf.Unmatched, uf.Regions, uf.MovesAway = err != nil, regions(ms), move != nil
-	q := ask{tool: "patch", t: t, f: uf, cur: cur, ver: ver, o: o, what: "move it away",
-		unmatched: func() *Refusal { return hunkRefusal(t, err, f.Hunks) }}
-	if ref := s.decide(ctx, q); ref != nil {
+	q := engine.Ask{Tool: "patch", T: t, F: uf, Cur: cur, Ver: ver, O: o, What: "move it away",
+		Unmatched: func() *Refusal { return hunkRefusal(t, err, f.Hunks) }}
+	if ref := s.e.Decide(ctx, q); ref != nil {
 		return planned{}, ref
 	}
 	eol := textedit.DetectEOL(cur)
 	if ap.CRLFAdapted {
 		eol = "crlf-adapted"
 	}
-	c := &change{tool: "patch", t: t, key: t.key(), pre: cur, preVer: ver, post: ap.Text, matches: ms, eol: eol, dryRun: dryRun, seen: &o}
+	c := &engine.Change{Tool: "patch", T: t, Key: t.Key(), Pre: cur, PreVer: ver, Post: ap.Text, Matches: ms, Eol: eol, DryRun: dryRun, Seen: &o}
 	if len(ap.SpaceContext) > 0 {
 		hunks := make([]string, len(ap.SpaceContext))
 		for i, k := range ap.SpaceContext {
 			hunks[i] = fmt.Sprint(k)
 		}
-		c.notes = append(c.notes, fmt.Sprintf("%s located with trailing spaces or tabs of context lines set aside (hunk %s); those lines keep the file's bytes, removed lines matched exactly",
-			t.display(), strings.Join(hunks, ", ")))
+		c.Notes = append(c.Notes, fmt.Sprintf("%s located with trailing spaces or tabs of context lines set aside (hunk %s); those lines keep the file's bytes, removed lines matched exactly",
+			t.Display(), strings.Join(hunks, ", ")))
 	}
-	verb := fmt.Sprintf("updated %s (%s)", t.display(), plural(len(f.Hunks), "hunk"))
-	c.message = verb
+	verb := fmt.Sprintf("updated %s (%s)", t.Display(), engine.Plural(len(f.Hunks), "hunk"))
+	c.Message = verb
 	mode := modeNote(t, c, f.OldMode, f.NewMode)
 	if move != nil {
-		if _, err := p.Stat(move.rel); err == nil {
-			return planned{}, refuse(KindExists, move.spelled, "%s already exists; the patch would move %s over it; choose another name or delete it first", move.spelled, t.spelled)
+		if _, err := p.Stat(move.Rel); err == nil {
+			return planned{}, engine.Refuse(KindExists, move.Spelled, "%s already exists; the patch would move %s over it; choose another name or delete it first", move.Spelled, t.Spelled)
 		}
-		mf, dir, counts, ref := s.creating("patch", *move, ap.Text, move.parent().key() == t.parent().key())
+		mf, dir, counts, ref := s.e.Creating("patch", *move, ap.Text, move.Parent().Key() == t.Parent().Key())
 		if ref != nil {
 			return planned{}, ref
 		}
-		if ref := s.decide(ctx, ask{tool: "patch", t: *move, f: mf, dir: dir, what: "put another file at its name", counts: counts}); ref != nil {
+		if ref := s.e.Decide(ctx, engine.Ask{Tool: "patch", T: *move, F: mf, Dir: dir, What: "put another file at its name", Counts: counts}); ref != nil {
 			return planned{}, ref
 		}
-		verb += " and moved it to " + move.display()
+		verb += " and moved it to " + move.Display()
 	}
 	return planned{c: c, move: move, verb: verb, mode: mode}, nil
 }
@@ -417,15 +418,15 @@ func (s *Session) planFile(ctx context.Context, t target, move *target, f patch.
 // applied, and the result says so (modeNote). The file must be there, as
 // for an update, but its bytes are not read: a mode change of a large or
 // binary file does not refuse the patch.
-func (s *Session) planModeOnly(t target, f patch.File) (planned, *Refusal) {
-	info, err := t.stat()
+func (s *Session) planModeOnly(t engine.Target, f patch.File) (planned, *Refusal) {
+	info, err := t.Stat()
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
-		return planned{}, refuse(KindNotFound, t.spelled, "%s does not exist, so the patch cannot change its mode; check the path (find or list), or drop that section", t.spelled)
+		return planned{}, engine.Refuse(KindNotFound, t.Spelled, "%s does not exist, so the patch cannot change its mode; check the path (find or list), or drop that section", t.Spelled)
 	case err != nil:
-		return planned{}, asRefusal(s.ws.fileErr("patch", t, err))
+		return planned{}, engine.ToRefusal(s.e.WS.FileErr("patch", t, err))
 	case info.Type == fsys.TypeDir:
-		return planned{}, refuse(KindNotRegular, t.spelled, "%s is a directory; a patch changes files only: drop that section", t.spelled)
+		return planned{}, engine.Refuse(KindNotRegular, t.Spelled, "%s is a directory; a patch changes files only: drop that section", t.Spelled)
 	}
 	return planned{mode: modeNote(t, nil, f.OldMode, f.NewMode)}, nil
 }
@@ -435,9 +436,9 @@ func (s *Session) planModeOnly(t target, f patch.File) (planned, *Refusal) {
 // default mode, a changed or moved file keeps its own), "" when there is
 // none: a new file's executable mode, or a change of mode. c, when not
 // nil, is the section's change, whose receipt then notes it too.
-func modeNote(t target, c *change, from, to string) string {
+func modeNote(t engine.Target, c *engine.Change, from, to string) string {
 	var note, hint string
-	name := shownName(t.display())
+	name := engine.ShownName(t.Display())
 	switch {
 	case from == "" && patch.Executable(to):
 		note, hint = fmt.Sprintf("%s %s", name, to), "chmod +x "+name
@@ -456,7 +457,7 @@ func modeNote(t target, c *change, from, to string) string {
 		note += " (" + hint + ")"
 	}
 	if c != nil {
-		c.notes = append(c.notes, fmt.Sprintf("the patch gives %s mode %s; not applied: stet's patch sets no file modes, so it keeps the mode it has (a new file, the default one)", t.display(), to))
+		c.Notes = append(c.Notes, fmt.Sprintf("the patch gives %s mode %s; not applied: stet's patch sets no file modes, so it keeps the mode it has (a new file, the default one)", t.Display(), to))
 	}
 	return note
 }
@@ -466,9 +467,9 @@ const rebuildHunk = "read the file again and rebuild that hunk from the lines it
 
 // deleteRefusal turns a patch.CheckDelete error into a refusal: the
 // deletion's lines are not what the file holds. hunks are the file's.
-func deleteRefusal(t target, err error, hunks []patch.Hunk) *Refusal {
+func deleteRefusal(t engine.Target, err error, hunks []patch.Hunk) *Refusal {
 	rebuild := fmt.Sprintf("the patch deletes %s, so its removed lines must be exactly the lines the file holds: read the file again and rebuild the deletion from them (or delete it with \"*** Delete File: %s\" in a Codex envelope, which names the file only)",
-		shownName(t.spelled), shownName(t.spelled))
+		engine.ShownName(t.Spelled), engine.ShownName(t.Spelled))
 	var he *patch.HunkError
 	if !errors.As(err, &he) || he.Index >= 0 {
 		ref := hunkRefusal(t, err, hunks)
@@ -477,21 +478,21 @@ func deleteRefusal(t target, err error, hunks []patch.Hunk) *Refusal {
 		}
 		return ref
 	}
-	msg := fmt.Sprintf("%s: %s", shownName(t.spelled), he.Msg)
+	msg := fmt.Sprintf("%s: %s", engine.ShownName(t.Spelled), he.Msg)
 	if he.Near != "" {
 		msg += "\n" + strings.TrimRight(he.Near, "\n")
 	}
-	return refuse(KindNoMatch, t.spelled, "%s\n%s", msg, rebuild).with("lines", firstLines(he.Lines))
+	return engine.Refuse(KindNoMatch, t.Spelled, "%s\n%s", msg, rebuild).With("lines", engine.FirstLines(he.Lines))
 }
 
 // hunkRefusal turns a patch.Apply error into a no_match or ambiguous
 // refusal. hunks are the file's.
-func hunkRefusal(t target, err error, hunks []patch.Hunk) *Refusal {
+func hunkRefusal(t engine.Target, err error, hunks []patch.Hunk) *Refusal {
 	var he *patch.HunkError
 	if errors.As(err, &he) && he.Kind != "ambiguous" && he.Index >= 0 && he.Index < len(hunks) {
 		for _, l := range hunks[he.Index].Old {
 			if hint := prefixHint(fmt.Sprintf("hunk %d has a line that", he.Index+1), l); hint != "" {
-				return refuse(KindNoMatch, t.spelled, "%s: %s", shownName(t.spelled), hint).with("hunk", he.Index+1)
+				return engine.Refuse(KindNoMatch, t.Spelled, "%s: %s", engine.ShownName(t.Spelled), hint).With("hunk", he.Index+1)
 			}
 		}
 	}
@@ -500,16 +501,16 @@ func hunkRefusal(t target, err error, hunks []patch.Hunk) *Refusal {
 		if he.Kind == "ambiguous" {
 			kind = KindAmbiguous
 		}
-		msg := fmt.Sprintf("%s: hunk %d: %s", shownName(t.spelled), he.Index+1, he.Msg)
+		msg := fmt.Sprintf("%s: hunk %d: %s", engine.ShownName(t.Spelled), he.Index+1, he.Msg)
 		if he.Near != "" {
 			msg += "\n" + strings.TrimRight(he.Near, "\n")
 		}
 		if kind == KindNoMatch {
 			msg += "\n" + rebuildHunk
 		}
-		return refuse(kind, t.spelled, "%s", msg).with("hunk", he.Index+1, "lines", firstLines(he.Lines))
+		return engine.Refuse(kind, t.Spelled, "%s", msg).With("hunk", he.Index+1, "lines", engine.FirstLines(he.Lines))
 	}
-	return refuse(KindInvalid, t.spelled, "%s: %v", t.spelled, err)
+	return engine.Refuse(KindInvalid, t.Spelled, "%s: %v", t.Spelled, err)
 }
 
 // PatchPaths returns the paths of the files a patch changes by hunks (its

@@ -11,13 +11,14 @@ import (
 
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
 )
 
 // Read returns the numbered frame of a file, or a window of it, and records
 // what was shown as seen by this session (SPEC section 3).
 func (s *Session) Read(ctx context.Context, a ReadArgs) (*ReadResult, error) {
-	return s.ReadWithin(ctx, a, s.ws.opts.MaxReadBytes)
+	return s.ReadWithin(ctx, a, s.e.WS.Opts.MaxReadBytes)
 }
 
 // ReadWithin is Read with a smaller byte bound for the window, for a surface
@@ -25,7 +26,7 @@ func (s *Session) Read(ctx context.Context, a ReadArgs) (*ReadResult, error) {
 // response would be too large with a smaller bound). A bound of 0 or above
 // the workspace's --max-read-bytes means the workspace's.
 func (s *Session) ReadWithin(ctx context.Context, a ReadArgs, maxBytes int) (*ReadResult, error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	res, observe, err := s.prepareRead(ctx, a, maxBytes)
@@ -43,8 +44,8 @@ func (s *Session) ReadWithin(ctx context.Context, a ReadArgs, maxBytes int) (*Re
 // large to send) calls observe only for the result it sends, so the session
 // never counts as seen what the model was not shown.
 func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (res *ReadResult, observe func() error, err error) {
-	if maxBytes <= 0 || maxBytes > s.ws.opts.MaxReadBytes {
-		maxBytes = s.ws.opts.MaxReadBytes
+	if maxBytes <= 0 || maxBytes > s.e.WS.Opts.MaxReadBytes {
+		maxBytes = s.e.WS.Opts.MaxReadBytes
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -53,52 +54,52 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 		return nil, nil, ref
 	}
 	if a.Paths != nil {
-		return nil, nil, refuse(KindInvalid, "", "Read takes one path; use ReadFiles for paths")
+		return nil, nil, engine.Refuse(KindInvalid, "", "Read takes one path; use ReadFiles for paths")
 	}
-	t, ref := s.resolve("read", a.Path)
+	t, ref := s.e.Resolve("read", a.Path)
 	if ref != nil {
 		return nil, nil, ref
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, nil, ref
 	}
-	f, info, err := fsys.Open(t.root.p, t.rel)
+	f, info, err := fsys.Open(t.Root.P, t.Rel)
 	if err != nil {
-		return nil, nil, s.ws.fileErr("read", t, err)
+		return nil, nil, s.e.WS.FileErr("read", t, err)
 	}
 	defer f.Close()
 	data, whole, err := readHead(f, info.Size, wholeReadBytes)
 	if err != nil {
-		return nil, nil, s.ws.fileErr("read", t, err)
+		return nil, nil, s.e.WS.FileErr("read", t, err)
 	}
 	if mime := mediaType(data); mime != "" {
 		return s.readMedia(t, f, data, whole, mime)
 	}
 	opts := frame.Options{Offset: a.Offset, Limit: a.Limit, MaxBytes: maxBytes}
 	if a.Tail > 0 {
-		lines, lastNL := frameLines(data), len(data) > 0 && data[len(data)-1] == '\n'
+		lines, lastNL := engine.FrameLines(data), len(data) > 0 && data[len(data)-1] == '\n'
 		if !whole {
 			// Count the rest, then start over for the window: a streamed
 			// read keeps only its window, so the last lines are found by
 			// number.
 			var err error
 			if lines, lastNL, err = countRest(ctx, f, data); err != nil {
-				return nil, nil, fmt.Errorf("read %s: %w", t.spelled, err)
+				return nil, nil, fmt.Errorf("read %s: %w", t.Spelled, err)
 			}
 			f.Close()
-			if f, _, err = fsys.Open(t.root.p, t.rel); err != nil {
-				return nil, nil, s.ws.fileErr("read", t, err)
+			if f, _, err = fsys.Open(t.Root.P, t.Rel); err != nil {
+				return nil, nil, s.e.WS.FileErr("read", t, err)
 			}
 			defer f.Close()
 			if data, whole, err = readHead(f, info.Size, wholeReadBytes); err != nil {
-				return nil, nil, s.ws.fileErr("read", t, err)
+				return nil, nil, s.e.WS.FileErr("read", t, err)
 			}
 		}
 		opts.Offset, opts.Limit = tailWindow(lines, lastNL, a.Tail)
 	}
 	var sc scanned
 	if whole {
-		if ref := checkText(t, data); ref != nil {
+		if ref := engine.CheckText(t, data); ref != nil {
 			return nil, nil, ref
 		}
 		sc.w, err = frame.EncodeWindow(data, opts)
@@ -116,21 +117,21 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 		var off *frame.OffsetError
 		switch {
 		case errors.As(err, &long):
-			return nil, nil, refuse(KindTooLarge, t.spelled, "%s line %d is %s bytes, over the %s-byte read limit; no frame can show it whole; use grep to see the parts you need",
-				t.spelled, long.Line, policy.Thousands(long.Bytes), policy.Thousands(long.Max)).with("line", long.Line, "bytes", long.Bytes)
+			return nil, nil, engine.Refuse(KindTooLarge, t.Spelled, "%s line %d is %s bytes, over the %s-byte read limit; no frame can show it whole; use grep to see the parts you need",
+				t.Spelled, long.Line, policy.Thousands(long.Bytes), policy.Thousands(long.Max)).With("line", long.Line, "bytes", long.Bytes)
 		case errors.As(err, &off):
-			return nil, nil, refuse(KindInvalid, t.spelled, "%s has %s lines; offset %d is past the end; read from offset 1", t.spelled, policy.Thousands(off.Lines), off.Offset).with("lines", off.Lines)
+			return nil, nil, engine.Refuse(KindInvalid, t.Spelled, "%s has %s lines; offset %d is past the end; read from offset 1", t.Spelled, policy.Thousands(off.Lines), off.Offset).With("lines", off.Lines)
 		}
-		return nil, nil, fmt.Errorf("read %s: %w", t.spelled, err)
+		return nil, nil, fmt.Errorf("read %s: %w", t.Spelled, err)
 	}
 	version := sc.version
-	res = &ReadResult{Path: t.display(), Version: version, Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
-	if int64(sc.size) > s.ws.opts.MaxFileBytes {
+	res = &ReadResult{Path: t.Display(), Version: version, Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+	if int64(sc.size) > s.e.WS.Opts.MaxFileBytes {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s is %s bytes, over the %s-byte edit limit: it can be read in windows but not edited",
-			t.spelled, policy.Thousands(sc.size), policy.Thousands(int(s.ws.opts.MaxFileBytes))))
+			t.Spelled, policy.Thousands(sc.size), policy.Thousands(int(s.e.WS.Opts.MaxFileBytes))))
 	}
 	observe = func() error {
-		return s.observeFile(t, version, sc.size, w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole)
+		return s.e.ObserveFile(t, version, sc.size, w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole)
 	}
 	return res, observe, nil
 }
@@ -185,23 +186,23 @@ type scanned struct {
 // only the window o selects: it hashes every byte for the version, counts
 // the lines, and checks the text (a NUL in the first 8 KiB, invalid UTF-8
 // anywhere) as it goes. A text refusal comes back as a *Refusal error.
-func scanWindow(ctx context.Context, t target, r io.Reader, head []byte, o frame.Options) (scanned, error) {
+func scanWindow(ctx context.Context, t engine.Target, r io.Reader, head []byte, o frame.Options) (scanned, error) {
 	head8 := head
 	if len(head8) > 8<<10 {
 		head8 = head8[:8<<10]
 	}
 	if i := bytes.IndexByte(head8, 0); i >= 0 {
-		return scanned{}, binaryRefusal(t, i)
+		return scanned{}, engine.BinaryRefusal(t, i)
 	}
 	h := sha256.New()
 	ww := frame.NewWindowWriter(o)
-	var u utf8Stream
+	var u engine.Utf8Stream
 	size := 0
 	feed := func(p []byte) error {
 		h.Write(p)
 		ww.Write(p)
-		if !u.write(p) {
-			return notUTF8Refusal(t, u.bad)
+		if !u.Write(p) {
+			return engine.NotUTF8Refusal(t, u.Bad)
 		}
 		size += len(p)
 		return nil
@@ -222,11 +223,11 @@ func scanWindow(ctx context.Context, t target, r io.Reader, head []byte, o frame
 			break
 		}
 		if err != nil {
-			return scanned{}, fmt.Errorf("read %s: %w", t.spelled, err)
+			return scanned{}, fmt.Errorf("read %s: %w", t.Spelled, err)
 		}
 	}
-	if !u.end() {
-		return scanned{}, notUTF8Refusal(t, u.bad)
+	if !u.End() {
+		return scanned{}, engine.NotUTF8Refusal(t, u.Bad)
 	}
 	w, err := ww.Window()
 	return scanned{w: w, size: size, version: fsys.VersionPrefix + hex.EncodeToString(h.Sum(nil))}, err
@@ -235,7 +236,7 @@ func scanWindow(ctx context.Context, t target, r io.Reader, head []byte, o frame
 // countRest counts the numbered lines of a file whose first bytes are head
 // and whose rest r holds, and reports whether it ends with a newline.
 func countRest(ctx context.Context, r io.Reader, head []byte) (lines int, lastNL bool, err error) {
-	lines = frameLines(head)
+	lines = engine.FrameLines(head)
 	lastNL = len(head) > 0 && head[len(head)-1] == '\n'
 	buf := make([]byte, scanChunk)
 	for {

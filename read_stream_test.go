@@ -3,6 +3,8 @@ package stet
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stet-dev/stet/internal/engine"
 )
 
 // TestUTF8StreamMatchesWholeCheck: checking in pieces finds what checking
@@ -12,20 +14,20 @@ func TestUTF8StreamMatchesWholeCheck(t *testing.T) {
 	for _, s := range texts {
 		want := -1
 		if !utf8.ValidString(s) {
-			want = invalidUTF8([]byte(s))
+			want = engine.InvalidUTF8([]byte(s))
 		}
 		for step := 1; step <= len(s)+1; step++ {
-			var u utf8Stream
+			var u engine.Utf8Stream
 			ok := true
 			for rest := []byte(s); len(rest) > 0 && ok; {
 				k := min(step, len(rest))
-				ok = u.write(rest[:k])
+				ok = u.Write(rest[:k])
 				rest = rest[k:]
 			}
-			ok = ok && u.end()
+			ok = ok && u.End()
 			got := -1
 			if !ok {
-				got = u.bad
+				got = u.Bad
 			}
 			if got != want {
 				t.Errorf("%q in pieces of %d: bad at %d, want %d", s, step, got, want)
@@ -42,18 +44,18 @@ func FuzzUTF8Stream(f *testing.F) {
 		}
 		want := -1
 		if !utf8.Valid(b) {
-			want = invalidUTF8(b)
+			want = engine.InvalidUTF8(b)
 		}
-		var u utf8Stream
+		var u engine.Utf8Stream
 		ok := true
 		for rest := b; len(rest) > 0 && ok; {
 			k := min(step, len(rest))
-			ok = u.write(rest[:k])
+			ok = u.Write(rest[:k])
 			rest = rest[k:]
 		}
 		got := -1
-		if !(ok && u.end()) {
-			got = u.bad
+		if !(ok && u.End()) {
+			got = u.Bad
 		}
 		if got != want {
 			t.Fatalf("%q step %d: %d, want %d", b, step, got, want)

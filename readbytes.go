@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 )
 
 // ReadBytes returns a file's bytes whole, whatever they hold, for a surface
@@ -18,27 +19,27 @@ func (s *Session) ReadBytes(ctx context.Context, path string) (*ReadResult, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if path == "" {
-		return nil, refuse(KindInvalid, "", "read needs a path")
+		return nil, engine.Refuse(KindInvalid, "", "read needs a path")
 	}
-	t, ref := s.resolve("read", path)
+	t, ref := s.e.Resolve("read", path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
-	f, info, err := fsys.Open(t.root.p, t.rel)
+	f, info, err := fsys.Open(t.Root.P, t.Rel)
 	if err != nil {
-		return nil, s.ws.fileErr("read", t, err)
+		return nil, s.e.WS.FileErr("read", t, err)
 	}
 	defer f.Close()
 	head, whole, err := readHead(f, info.Size, wholeReadBytes)
 	if err != nil {
-		return nil, s.ws.fileErr("read", t, err)
+		return nil, s.e.WS.FileErr("read", t, err)
 	}
 	mime := mediaType(head)
 	if mime == "" {

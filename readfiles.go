@@ -3,6 +3,7 @@ package stet
 import (
 	"context"
 
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
 )
 
@@ -17,14 +18,14 @@ func (s *Session) ReadFiles(ctx context.Context, a ReadArgs) (*ReadFilesResult, 
 	if ref := checkArgs("read", a); ref != nil {
 		return nil, ref
 	}
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	paths := a.Paths
 	if paths == nil {
 		paths = []string{a.Path}
 	}
-	budget := max(s.ws.opts.MaxReadBytes/len(paths), min(4<<10, s.ws.opts.MaxReadBytes))
+	budget := max(s.e.WS.Opts.MaxReadBytes/len(paths), min(4<<10, s.e.WS.Opts.MaxReadBytes))
 	media := int64(0)
 	res := &ReadFilesResult{Files: make([]any, 0, len(paths))}
 	for _, p := range paths {
@@ -32,9 +33,9 @@ func (s *Session) ReadFiles(ctx context.Context, a ReadArgs) (*ReadFilesResult, 
 		one.Path, one.Paths = p, nil
 		r, observe, err := s.prepareRead(ctx, one, budget)
 		if err == nil && r.Data != nil {
-			if media += int64(len(r.Data)); media > s.ws.opts.MaxMediaBytes {
-				err = refuse(KindTooLarge, p, "%s (%s, %s bytes) would take this read past the %s-byte limit for images and audio in one call; read it alone",
-					p, r.MimeType, policy.Thousands(len(r.Data)), policy.Thousands(int(s.ws.opts.MaxMediaBytes))).with("max_bytes", s.ws.opts.MaxMediaBytes)
+			if media += int64(len(r.Data)); media > s.e.WS.Opts.MaxMediaBytes {
+				err = engine.Refuse(KindTooLarge, p, "%s (%s, %s bytes) would take this read past the %s-byte limit for images and audio in one call; read it alone",
+					p, r.MimeType, policy.Thousands(len(r.Data)), policy.Thousands(int(s.e.WS.Opts.MaxMediaBytes))).With("max_bytes", s.e.WS.Opts.MaxMediaBytes)
 				r = nil
 			}
 		}

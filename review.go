@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/receipt"
@@ -260,7 +261,7 @@ func (s *Session) NoteRefusal(tool string, r *Refusal) {
 // people reviewing the session, and the call was refused either way.
 func (s *Session) noteRefusal(tool string, err error) {
 	r, ok := AsRefusal(err)
-	if !ok || s.id == reviewSession {
+	if !ok || s.e.ID() == engine.ReviewSession {
 		return
 	}
 	if r.Tool != "" {
@@ -274,7 +275,7 @@ func (s *Session) noteRefusal(tool string, err error) {
 		}
 		msg = msg[:cut] + "…"
 	}
-	_ = s.append(false, s.rec(recRefusal, "", refusalData{Kind: r.Kind, Tool: tool, Path: r.Path, Message: msg}))
+	_ = s.e.Append(false, s.e.Rec(recRefusal, "", refusalData{Kind: r.Kind, Tool: tool, Path: r.Path, Message: msg}))
 }
 
 // event is one receipt as review reads it.
@@ -283,7 +284,7 @@ type event struct {
 	session string
 	turn    int
 	key     string
-	d       receiptData
+	d       engine.ReceiptData
 }
 
 func (e *event) view(h *reviewLog) ReceiptView {
@@ -335,14 +336,14 @@ type current struct {
 func (ws *Workspace) readHistory() (*reviewLog, error) {
 	h := &reviewLog{ws: ws, byID: map[string]*event{}, sessions: map[string]*sessionInfo{},
 		byBefore: map[string][]*event{}, known: map[string][]byte{}, tried: map[string]bool{}, cur: map[string]current{}}
-	err := ws.journal.Scan(func(r journal.Record) error {
+	err := ws.e.Journal.Scan(func(r journal.Record) error {
 		// Filtered by record type, never by a session's name: whatever
 		// session a receipt names, the review shows it.
 		if r.Session == "" {
 			return nil
 		}
 		switch r.Type {
-		case recTurn, recReceipt, recUndo, recRefusal:
+		case engine.RecTurn, engine.RecReceipt, engine.RecUndo, recRefusal:
 		default:
 			return nil
 		}
@@ -355,13 +356,13 @@ func (ws *Workspace) readHistory() (*reviewLog, error) {
 		si.last, si.lastSeq = r.Time, r.Seq
 		t := si.turns[len(si.turns)-1]
 		switch r.Type {
-		case recTurn:
-			var td turnData
+		case engine.RecTurn:
+			var td engine.TurnData
 			if err := json.Unmarshal(r.Data, &td); err != nil {
 				return fmt.Errorf("journal line %d: %w", r.Seq, err)
 			}
 			si.turns = append(si.turns, &turnInfo{index: len(si.turns), request: td.Request, inputs: td.Inputs, time: r.Time})
-		case recUndo:
+		case engine.RecUndo:
 			h.undos.Add(r)
 		case recRefusal:
 			var rd refusalData
@@ -370,7 +371,7 @@ func (ws *Workspace) readHistory() (*reviewLog, error) {
 				si.refusals = append(si.refusals, RefusalEntry{Session: r.Session, Turn: t.index, Kind: rd.Kind, Tool: rd.Tool,
 					Path: rd.Path, Message: rd.Message, Time: r.Time})
 			}
-		case recReceipt:
+		case engine.RecReceipt:
 			e := &event{seq: r.Seq, session: r.Session, turn: t.index, key: r.Path}
 			if err := json.Unmarshal(r.Data, &e.d); err != nil {
 				return fmt.Errorf("journal line %d: %w", r.Seq, err)
@@ -406,12 +407,12 @@ func (h *reviewLog) current(p string) current {
 	var c current
 	// A file the workspace hides (deny-read, the state directory, through
 	// any name) is not shown by the review either: it counts as unreadable.
-	if t, ref := h.ws.resolve("review", p); ref == nil && h.ws.denied(t) == nil {
-		if info, err := t.root.p.Stat(t.rel); err == nil {
+	if t, ref := h.ws.e.Resolve("review", p); ref == nil && h.ws.e.Denied(t) == nil {
+		if info, err := t.Root.P.Stat(t.Rel); err == nil {
 			c.exists = true
 			if info.Type == fsys.TypeDir {
 				c.dir = true
-			} else if b, err := fsys.ReadFileMax(t.root.p, t.rel, h.ws.opts.MaxFileBytes); err == nil {
+			} else if b, err := fsys.ReadFileMax(t.Root.P, t.Rel, h.ws.e.Opts.MaxFileBytes); err == nil {
 				c.b = b
 			}
 		}
@@ -442,7 +443,7 @@ func (h *reviewLog) bytesOf(ver string) ([]byte, bool) {
 			return b, true
 		}
 	}
-	if b, err := h.ws.journal.Get(ver); err == nil {
+	if b, err := h.ws.e.Journal.Get(ver); err == nil {
 		h.known[ver] = b
 		return b, true
 	}
@@ -451,7 +452,7 @@ func (h *reviewLog) bytesOf(ver string) ([]byte, bool) {
 		if !ok {
 			continue
 		}
-		if pre, err := history.Preimage(h.ws.journal, &e.d, after); err == nil {
+		if pre, err := history.Preimage(h.ws.e.Journal, &e.d, after); err == nil {
 			h.known[ver] = pre
 			return pre, true
 		}
@@ -510,8 +511,8 @@ func (h *reviewLog) change(g *group, withDiff bool) FileDiff {
 	}
 	fc.Created = first.Before == nil
 	fc.Deleted = last.After == nil
-	if h.ws.hides(g.path) || h.ws.hides(g.from) {
-		return FileDiff{FileChange: fc, Diff: hiddenDiff(g.path)}
+	if h.ws.e.Hides(g.path) || h.ws.e.Hides(g.from) {
+		return FileDiff{FileChange: fc, Diff: engine.HiddenDiff(g.path)}
 	}
 	if fc.Created && fc.Deleted {
 		fc.Exact = true
@@ -629,26 +630,26 @@ func (h *reviewLog) sessionView(si *sessionInfo) SessionView {
 func (h *reviewLog) selected(session string, turn int, path string) ([]*event, error) {
 	var key string
 	if path != "" {
-		t, ref := h.ws.resolve("diff", path)
+		t, ref := h.ws.e.Resolve("diff", path)
 		if ref != nil {
 			return nil, ref
 		}
-		key = t.key()
+		key = t.Key()
 	}
 	var src []*event
 	switch {
 	case session == "":
 		if turn != 0 {
-			return nil, refuse(KindInvalid, "", "a turn is counted within a session: name the session too")
+			return nil, engine.Refuse(KindInvalid, "", "a turn is counted within a session: name the session too")
 		}
 		src = h.events
 	default:
 		si := h.sessions[session]
 		if si == nil {
-			return nil, refuse(KindNotFound, "", "the journal has no session %q (stet review lists them)", session)
+			return nil, engine.Refuse(KindNotFound, "", "the journal has no session %q (stet review lists them)", session)
 		}
 		if turn < 0 || turn >= len(si.turns) {
-			return nil, refuse(KindNotFound, "", "session %s has no turn %d (it has %d)", session, turn, len(si.turns)-1)
+			return nil, engine.Refuse(KindNotFound, "", "session %s has no turn %d (it has %d)", session, turn, len(si.turns)-1)
 		}
 		for _, t := range si.turns {
 			if turn == 0 || t.index == turn {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+
+	"github.com/stet-dev/stet/internal/engine"
 )
 
 // Roots returns every root of the workspace with its effects (the roots
@@ -15,38 +17,38 @@ func (s *Session) Roots(ctx context.Context, a RootsArgs) (*RootsResult, error) 
 	if ref := checkArgs("roots", a); ref != nil {
 		return nil, ref
 	}
-	if s.scope != nil {
-		return s.scope.roots(s.ws)
+	if s.e.Scope != nil {
+		return scopedRoots(s.e.Scope, s.ws)
 	}
-	res := &RootsResult{Roots: make([]Root, len(s.ws.roots))}
-	for i, r := range s.ws.roots {
-		res.Roots[i] = Root{Path: r.dir, Effects: string(s.ws.opts.Effects)}
+	res := &RootsResult{Roots: make([]Root, len(s.e.WS.RootList))}
+	for i, r := range s.e.WS.RootList {
+		res.Roots[i] = Root{Path: r.Dir, Effects: string(s.e.WS.Opts.Effects)}
 	}
 	return res, nil
 }
 
-// roots is what a narrowed session may reach, as the roots tool names it:
+// scopedRoots is what a narrowed session may reach, as the roots tool names it:
 // each announced directory that lies in the workspace, as an absolute path
 // inside its root (a root entire when the directory holds it). When the
 // announced directories and the workspace do not meet, nothing is served,
 // and roots is refused as every other call is, saying so.
-func (sc *scope) roots(ws *Workspace) (*RootsResult, error) {
-	if len(sc.dirs) == 0 {
-		r := sc.refuse("roots", "", false)
+func scopedRoots(sc *engine.Scope, ws *Workspace) (*RootsResult, error) {
+	if len(sc.Dirs) == 0 {
+		r := sc.Refuse("roots", "", false)
 		return nil, r
 	}
 	res := &RootsResult{Roots: []Root{}}
 	seen := map[string]bool{}
-	for _, d := range sc.dirs {
-		p := ws.roots[d.ri].dir
-		if d.rel != "." {
-			p = filepath.Join(p, filepath.FromSlash(d.rel))
+	for _, d := range sc.Dirs {
+		p := ws.e.RootList[d.Ri].Dir
+		if d.Rel != "." {
+			p = filepath.Join(p, filepath.FromSlash(d.Rel))
 		}
 		if seen[p] {
 			continue
 		}
 		seen[p] = true
-		res.Roots = append(res.Roots, Root{Path: p, Effects: string(ws.opts.Effects)})
+		res.Roots = append(res.Roots, Root{Path: p, Effects: string(ws.e.Opts.Effects)})
 	}
 	return res, nil
 }

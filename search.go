@@ -12,6 +12,7 @@ import (
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/glob"
 	"github.com/stet-dev/stet/ignore"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/tools"
 )
 
@@ -75,13 +76,13 @@ func unreadableNote(dirs []string) []string {
 	}
 	shown := make([]string, 0, min(len(dirs), 5))
 	for _, d := range dirs[:min(len(dirs), 5)] {
-		shown = append(shown, shownName(d))
+		shown = append(shown, engine.ShownName(d))
 	}
 	more := ""
 	if len(dirs) > 5 {
 		more = fmt.Sprintf(" and %d more", len(dirs)-5)
 	}
-	return []string{fmt.Sprintf("skipped %s that could not be read: %s%s; name one as path to see why", plural(len(dirs), "directory"), strings.Join(shown, ", "), more)}
+	return []string{fmt.Sprintf("skipped %s that could not be read: %s%s; name one as path to see why", engine.Plural(len(dirs), "directory"), strings.Join(shown, ", "), more)}
 }
 
 // walkDir is a directory a typesOnly walk has open, shared with its
@@ -150,30 +151,30 @@ const maxIgnoreFileBytes = 1 << 20
 // with it, .git is shown but not entered unless it is the start. An entry
 // f.exclude covers is skipped. The start itself is always walked: ignore
 // rules filter what a walk meets, never what a call names.
-func (ws *Workspace) walk(ctx context.Context, t target, maxDepth int, f walkFilter, fn walkFn) error {
-	paths := ws.rulePaths(t)
+func (ws *Workspace) walk(ctx context.Context, t engine.Target, maxDepth int, f walkFilter, fn walkFn) error {
+	paths := ws.e.RulePaths(t)
 	w := &walker{ws: ws, ctx: ctx, t: t, maxDepth: maxDepth, f: f, fn: fn,
 		real:       paths[len(paths)-1], // where t leads, if a symlink is on its way
-		prefix:     t.rel + "/",
-		hiddenLink: ws.linkGuard(ctx),
+		prefix:     t.Rel + "/",
+		hiddenLink: ws.e.LinkGuard(ctx),
 		exclude:    compileGlobs(f.exclude), // once, not for every entry
-		linksHide:  ws.anyDenied(),          // a hard link here may be a hidden file of any root
+		linksHide:  ws.e.AnyDenied(),        // a hard link here may be a hidden file of any root
 	}
-	if t.rel == "." {
+	if t.Rel == "." {
 		w.prefix = ""
 	}
 	var stack ignore.Stack
 	if !f.noIgnore {
 		stack = ws.ignoreStart(t)
 	}
-	return w.enter(t.rel, nil, "", 1, stack)
+	return w.enter(t.Rel, nil, "", 1, stack)
 }
 
 // walker is one walk's state (see walk).
 type walker struct {
 	ws         *Workspace
 	ctx        context.Context
-	t          target
+	t          engine.Target
 	maxDepth   int
 	f          walkFilter
 	fn         walkFn
@@ -193,9 +194,9 @@ func (w *walker) visit(rel string, dir *walkDir, depth int, stack ignore.Stack) 
 	var entries []fsys.Info
 	var err error
 	if dir != nil {
-		entries, err = dir.list(w.t.root.p, rel)
+		entries, err = dir.list(w.t.Root.P, rel)
 	} else {
-		entries, err = w.t.root.p.ReadDir(rel)
+		entries, err = w.t.Root.P.ReadDir(rel)
 	}
 	if err != nil {
 		return w.unreadable(rel, err)
@@ -230,7 +231,7 @@ func (w *walker) visit(rel string, dir *walkDir, depth int, stack ignore.Stack) 
 // listed: noted and skipped below the start when the filter collects
 // them, the walk's error otherwise.
 func (w *walker) unreadable(rel string, err error) error {
-	if w.f.unreadable != nil && rel != w.t.rel && w.ctx.Err() == nil {
+	if w.f.unreadable != nil && rel != w.t.Rel && w.ctx.Err() == nil {
 		*w.f.unreadable = append(*w.f.unreadable, w.ws.displayRel(w.t, rel))
 		return nil
 	}
@@ -247,7 +248,7 @@ func (w *walker) skipped(child string, e *fsys.Info, stack ignore.Stack) bool {
 	if w.f.typesOnly && e.Type == fsys.TypeFile && e.ID == "" && w.linksHide {
 		// A listing by type knows no links: with deny-read rules each
 		// file is described (grep checks again on the file it opens).
-		if info, err := w.t.root.p.Stat(child); err == nil {
+		if info, err := w.t.Root.P.Stat(child); err == nil {
 			e.Links, e.ID = info.Links, info.ID
 		}
 	}
@@ -269,7 +270,7 @@ func (w *walker) enter(rel string, parent *walkDir, name string, depth int, stac
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	dir, err := openWalkDir(w.t.root.p, parent, rel, name)
+	dir, err := openWalkDir(w.t.Root.P, parent, rel, name)
 	if err != nil {
 		return w.unreadable(rel, err)
 	}
@@ -312,16 +313,16 @@ func excluded(globs []*glob.Pattern, rel string) bool {
 // the .gitignore and .ignore files of the root and of each directory down
 // to t. Only files inside the root are read: the ignore files of a
 // repository that encloses the root do not apply.
-func (ws *Workspace) ignoreStart(t target) ignore.Stack {
+func (ws *Workspace) ignoreStart(t engine.Target) ignore.Stack {
 	stack := ignore.Stack{}.Push(ignore.GlobalExcludes())
-	if data, err := fsys.ReadFileMax(t.root.p, ".git/info/exclude", maxIgnoreFileBytes); err == nil {
+	if data, err := fsys.ReadFileMax(t.Root.P, ".git/info/exclude", maxIgnoreFileBytes); err == nil {
 		stack = stack.Push(ignore.Parse("", data))
 	}
-	if t.rel == "." {
+	if t.Rel == "." {
 		return stack
 	}
 	dir := "."
-	for _, name := range strings.Split(t.rel, "/") {
+	for _, name := range strings.Split(t.Rel, "/") {
 		for _, f := range ignoreFileNames {
 			p := f
 			if dir != "." {
@@ -330,7 +331,7 @@ func (ws *Workspace) ignoreStart(t target) ignore.Stack {
 			if ws.hiddenName(t, p) {
 				continue
 			}
-			if data, err := fsys.ReadFileMax(t.root.p, p, maxIgnoreFileBytes); err == nil {
+			if data, err := fsys.ReadFileMax(t.Root.P, p, maxIgnoreFileBytes); err == nil {
 				stack = stack.Push(ignore.Parse(dir, data))
 			}
 		}
@@ -349,7 +350,7 @@ var ignoreFileNames = []string{".gitignore", ".ignore"}
 
 // pushIgnoreFiles adds the patterns of the ignore files among the entries
 // of dir (regular files only, deny-read ones skipped) to stack.
-func (ws *Workspace) pushIgnoreFiles(t target, dir string, entries []fsys.Info, stack ignore.Stack) ignore.Stack {
+func (ws *Workspace) pushIgnoreFiles(t engine.Target, dir string, entries []fsys.Info, stack ignore.Stack) ignore.Stack {
 	for _, name := range ignoreFileNames {
 		i, ok := slices.BinarySearchFunc(entries, name, func(e fsys.Info, n string) int { return strings.Compare(e.Name, n) })
 		if !ok || entries[i].Type != fsys.TypeFile {
@@ -362,7 +363,7 @@ func (ws *Workspace) pushIgnoreFiles(t target, dir string, entries []fsys.Info, 
 		if ws.hiddenName(t, p) {
 			continue
 		}
-		if data, err := fsys.ReadFileMax(t.root.p, p, maxIgnoreFileBytes); err == nil {
+		if data, err := fsys.ReadFileMax(t.Root.P, p, maxIgnoreFileBytes); err == nil {
 			stack = stack.Push(ignore.Parse(dir, data))
 		}
 	}
@@ -370,29 +371,29 @@ func (ws *Workspace) pushIgnoreFiles(t target, dir string, entries []fsys.Info, 
 }
 
 // hiddenName reports whether rel, a file of t's root, is deny-read.
-func (ws *Workspace) hiddenName(t target, rel string) bool {
-	if !t.root.rules.HasDenied() {
+func (ws *Workspace) hiddenName(t engine.Target, rel string) bool {
+	if !t.Root.Rules.HasDenied() {
 		return false
 	}
-	_, ok := t.root.rules.Denied(rel)
+	_, ok := t.Root.Rules.Denied(rel)
 	return ok
 }
 
 // hiddenEntry reports whether the walk of t must skip the entry at child: a
 // deny-read path by its name under t, by the name it has where t leads
 // (real), or, for a symlink, by any name its target goes by.
-func (ws *Workspace) hiddenEntry(t target, child, real string, e fsys.Info) bool {
-	rules := t.root.rules
+func (ws *Workspace) hiddenEntry(t engine.Target, child, real string, e fsys.Info) bool {
+	rules := t.Root.Rules
 	if !rules.HasDenied() {
 		return false
 	}
 	if _, ok := rules.Denied(child); ok {
 		return true
 	}
-	if real != t.rel {
+	if real != t.Rel {
 		suffix := child
-		if t.rel != "." {
-			suffix = strings.TrimPrefix(child, t.rel+"/")
+		if t.Rel != "." {
+			suffix = strings.TrimPrefix(child, t.Rel+"/")
 		}
 		if _, ok := rules.Denied(path.Join(real, suffix)); ok {
 			return true
@@ -400,16 +401,16 @@ func (ws *Workspace) hiddenEntry(t target, child, real string, e fsys.Info) bool
 	}
 	if e.Type == fsys.TypeSymlink {
 		u := t
-		u.rel = child
-		return ws.denied(u) != nil
+		u.Rel = child
+		return ws.e.Denied(u) != nil
 	}
 	return false
 }
 
-func (ws *Workspace) displayRel(t target, rel string) string {
+func (ws *Workspace) displayRel(t engine.Target, rel string) string {
 	u := t
-	u.rel = rel
-	return u.display()
+	u.Rel = rel
+	return u.Display()
 }
 
 // List shows a directory's entries with type and size, down to depth levels,
@@ -418,32 +419,32 @@ func (s *Session) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if ref := checkArgs("list", a); ref != nil {
 		return nil, ref
 	}
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if roots := s.rootPaths(a.Path); roots != nil {
 		return s.listRoots(ctx, a, roots)
 	}
-	t, ref := s.resolve("list", a.Path)
+	t, ref := s.e.Resolve("list", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
-	info, err := t.root.p.Stat(t.rel)
+	info, err := t.Root.P.Stat(t.Rel)
 	if err != nil {
-		return nil, s.ws.fileErr("list", t, err)
+		return nil, s.e.WS.FileErr("list", t, err)
 	}
 	if info.Type != fsys.TypeDir {
-		return nil, refuse(KindInvalid, t.spelled, "%s is a file, not a directory; read it instead (read path=%s)", t.spelled, t.spelled)
+		return nil, engine.Refuse(KindInvalid, t.Spelled, "%s is a file, not a directory; read it instead (read path=%s)", t.Spelled, t.Spelled)
 	}
 	return s.listDir(ctx, t, a)
 }
 
 // listDir lists the directory t, as List does, and records the
 // directories shown as observed.
-func (s *Session) listDir(ctx context.Context, t target, a ListArgs) (*ListResult, error) {
+func (s *Session) listDir(ctx context.Context, t engine.Target, a ListArgs) (*ListResult, error) {
 	depth, limit := a.Depth, a.Limit
 	if depth == 0 {
 		depth = 1
@@ -455,10 +456,10 @@ func (s *Session) listDir(ctx context.Context, t target, a ListArgs) (*ListResul
 	if a.Sort == tools.ListSortSize {
 		limit = maxSortedEntries // sorted below, then cut to shown
 	}
-	res := &ListResult{Path: t.display(), Entries: []Entry{}}
-	dirs := []target{t}
-	prefix := t.rel + "/"
-	if t.rel == "." {
+	res := &ListResult{Path: t.Display(), Entries: []Entry{}}
+	dirs := []engine.Target{t}
+	prefix := t.Rel + "/"
+	if t.Rel == "." {
 		prefix = ""
 	}
 	var unreadable []string
@@ -470,20 +471,20 @@ func (s *Session) listDir(ctx context.Context, t target, a ListArgs) (*ListResul
 		res.Entries = append(res.Entries, Entry{Name: strings.TrimPrefix(rel, prefix), Type: string(e.Type), Size: e.Size})
 		if e.Type == fsys.TypeDir && d < depth {
 			u := t
-			u.rel = rel
+			u.Rel = rel
 			dirs = append(dirs, u)
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopWalk) {
-		return nil, s.ws.fileErr("list", t, err)
+		return nil, s.e.WS.FileErr("list", t, err)
 	}
 	res.Notes = unreadableNote(unreadable)
 	sortEntries(res, a.Sort, shown)
 	if a.Limit == 0 {
 		dirs = pageEntries(res, dirs, prefix)
 	}
-	if err := s.observeDirs(dirs...); err != nil {
+	if err := s.e.ObserveDirs(dirs...); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -496,30 +497,30 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 	if ref := checkArgs("find", a); ref != nil {
 		return nil, ref
 	}
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if roots := s.rootPaths(a.Path); roots != nil {
 		return s.findRoots(ctx, a, roots)
 	}
-	t, ref := s.resolve("find", a.Path)
+	t, ref := s.e.Resolve("find", a.Path)
 	if ref != nil {
 		return nil, ref
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
 	limit := a.Limit
 	if limit == 0 {
 		limit = DefaultFindLimit
 	}
-	prefix := t.rel + "/"
-	if t.rel == "." {
+	prefix := t.Rel + "/"
+	if t.Rel == "." {
 		prefix = ""
 	}
 	pattern, err := glob.Compile(a.Pattern)
 	if err != nil {
-		return nil, refuse(KindInvalid, t.spelled, "pattern %v", err) // checkArgs checked it
+		return nil, engine.Refuse(KindInvalid, t.Spelled, "pattern %v", err) // checkArgs checked it
 	}
 	res := &FindResult{Paths: []string{}}
 	pageBytes := 0
@@ -540,7 +541,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopWalk) {
-		return nil, s.ws.fileErr("find", t, err)
+		return nil, s.e.WS.FileErr("find", t, err)
 	}
 	res.Notes = unreadableNote(unreadable)
 	return res, nil
@@ -550,7 +551,7 @@ func (s *Session) Find(ctx context.Context, a FindArgs) (*FindResult, error) {
 // the entry that would take its names past DefaultPageBytes, and returns
 // the directories of dirs still shown (the first, the directory listed,
 // always is): a directory cut from the page is not observed.
-func pageEntries(res *ListResult, dirs []target, prefix string) []target {
+func pageEntries(res *ListResult, dirs []engine.Target, prefix string) []engine.Target {
 	n := 0
 	for i, e := range res.Entries {
 		if n += len(e.Name); n > DefaultPageBytes {
@@ -568,7 +569,7 @@ func pageEntries(res *ListResult, dirs []target, prefix string) []target {
 	}
 	out := dirs[:1]
 	for _, d := range dirs[1:] {
-		if kept[d.rel] {
+		if kept[d.Rel] {
 			out = append(out, d)
 		}
 	}

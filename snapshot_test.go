@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/journal"
 )
 
@@ -27,7 +28,7 @@ func snapshotFixture(t testing.TB) (root, state string) {
 	os.WriteFile(filepath.Join(root, "big.txt"), []byte(b.String()), 0o644)
 	os.WriteFile(filepath.Join(root, "other.txt"), []byte("other\n"), 0o644)
 	ws := openTest(t, root, state)
-	defer ws.Close()
+	defer ws.e.Close()
 	s, err := ws.Session("s")
 	if err != nil {
 		t.Fatal(err)
@@ -57,12 +58,12 @@ func indexFile(state, id string) string {
 func seenOf(t testing.TB, root, state string) string {
 	t.Helper()
 	ws := openTest(t, root, state)
-	defer ws.Close()
+	defer ws.e.Close()
 	s, err := ws.Session("s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(s.state())
+	b, _ := json.Marshal(s.e.State())
 	return string(b)
 }
 
@@ -70,8 +71,8 @@ func TestSessionRebuildStartsAtItsSnapshot(t *testing.T) {
 	root, state := snapshotFixture(t)
 	want := seenOf(t, root, state) // this rebuild writes the snapshot
 	ws := openTest(t, root, state)
-	from := ws.journal.Cursor(snapshotCursor("s"))
-	ws.Close()
+	from := ws.e.Journal.Cursor(engine.SnapshotCursor("s"))
+	ws.e.Close()
 	if from == 0 {
 		t.Fatal("a rebuild of a long session wrote no snapshot")
 	}
@@ -98,7 +99,7 @@ func TestSessionRebuildStartsAtItsSnapshot(t *testing.T) {
 	if _, err := s.Edit(context.Background(), EditArgs{Path: "big.txt", OldString: new("line 4\n"), NewString: new("line four\n")}); err != nil {
 		t.Fatal(err)
 	}
-	ws.Close()
+	ws.e.Close()
 	if got := seenOf(t, root, state); got == want {
 		t.Fatalf("the edit's observation was lost: %s", got)
 	}
@@ -119,9 +120,9 @@ func TestForgedSnapshotIsNeverActedOn(t *testing.T) {
 	f.WriteString(forged)
 	f.Close()
 	ws := openTest(t, root, state)
-	ws.journal.SetCursor(snapshotCursor("s"), info.Size())
+	ws.e.Journal.SetCursor(engine.SnapshotCursor("s"), info.Size())
 	_, err = ws.Session("s")
-	ws.Close()
+	ws.e.Close()
 	if !errors.Is(err, journal.ErrCorrupt) {
 		t.Fatalf("a session whose index holds a forged snapshot: err %v, want ErrCorrupt", err)
 	}
@@ -129,8 +130,8 @@ func TestForgedSnapshotIsNeverActedOn(t *testing.T) {
 	// A cursor that points anywhere but at a snapshot is ignored.
 	for _, off := range []int64{1, 7, info.Size() / 2, info.Size(), info.Size() + 100} {
 		ws := openTest(t, root, state)
-		ws.journal.SetCursor(snapshotCursor("s"), off)
-		ws.Close()
+		ws.e.Journal.SetCursor(engine.SnapshotCursor("s"), off)
+		ws.e.Close()
 		if got := seenOf(t, root, state); got != want {
 			t.Fatalf("cursor %d: state differs:\n got %s\nwant %s", off, got, want)
 		}
@@ -154,14 +155,14 @@ func FuzzForgedSnapshotLine(f *testing.F) {
 		os.WriteFile(idx, append(append(append([]byte{}, orig...), line...), '\n'), 0o600)
 		defer os.WriteFile(idx, orig, 0o600)
 		ws := openTest(t, root, state)
-		ws.journal.SetCursor(snapshotCursor("s"), int64(len(orig)))
+		ws.e.Journal.SetCursor(engine.SnapshotCursor("s"), int64(len(orig)))
 		s, err := ws.Session("s")
 		var got string
 		if err == nil {
-			b, _ := json.Marshal(s.state())
+			b, _ := json.Marshal(s.e.State())
 			got = string(b)
 		}
-		ws.Close()
+		ws.e.Close()
 		if err == nil && got != want {
 			t.Fatalf("a forged snapshot line was acted on: %s", got)
 		}

@@ -10,18 +10,14 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 )
 
-// reviewSession is the session every undo made by UndoChanges belongs to:
-// stet review and stet undo --session/--receipt. Its receipts can be
-// undone like any other (a redo).
-const reviewSession = "review"
-
 // ReviewSession is the id of the session UndoChanges records its undo
 // receipts in.
-const ReviewSession = reviewSession
+const ReviewSession = engine.ReviewSession
 
 // UndoSpec selects the changes UndoChanges takes back: the receipts named,
 // or those of a session (of one turn of it when Turn > 0, of one file when
@@ -91,7 +87,7 @@ type simFile struct {
 // planStep is one receipt of an undo set and the changes that revert it.
 type planStep struct {
 	e       *event
-	changes []*change
+	changes []*engine.Change
 }
 
 // UndoChanges takes back a set of changes exactly: the receipts named, or
@@ -109,19 +105,19 @@ type planStep struct {
 // It sees only stet's receipts: a file changed by a shell command or an
 // editor refuses the undo of every change it holds (changed since).
 func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResult, error) {
-	if ws.opts.Effects == policy.ReadOnly {
-		return nil, refuse(KindReadOnly, "", "nothing was undone: this workspace is read-only (--effects read-only)")
+	if ws.e.Opts.Effects == policy.ReadOnly {
+		return nil, engine.Refuse(KindReadOnly, "", "nothing was undone: this workspace is read-only (--effects read-only)")
 	}
-	s, err := ws.session(reviewSession)
+	s, err := ws.session(engine.ReviewSession)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	h, err := ws.readHistory()
 	if err != nil {
-		return nil, journalRefusal("undo", target{}, err)
+		return nil, engine.JournalRefusal("undo", engine.Target{}, err)
 	}
 	res := &UndoResult{DryRun: spec.DryRun, Steps: []UndoStep{}, Skipped: []UndoSkip{}, Files: []string{}, Receipts: []receipt.Receipt{}}
 	events, ref := h.undoSet(spec, res)
@@ -135,7 +131,7 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	if len(events) == 0 {
 		res.Message = "nothing to undo"
 		if len(res.Skipped) > 0 {
-			res.Message += fmt.Sprintf(" (%s left alone: see skipped)", plural(len(res.Skipped), "change"))
+			res.Message += fmt.Sprintf(" (%s left alone: see skipped)", engine.Plural(len(res.Skipped), "change"))
 		}
 		return res, nil
 	}
@@ -144,7 +140,7 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	if ref != nil {
 		return nil, ref
 	}
-	unlock, err := ws.lockAll(ctx, all...)
+	unlock, err := ws.e.LockAll(ctx, all...)
 	if err != nil {
 		return nil, err
 	}
@@ -152,16 +148,16 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	plan, ref := s.planUndoSet(ctx, h, events, names)
 	if ref != nil {
 		if len(events) > 1 {
-			ref.Message += fmt.Sprintf(" (nothing was undone: %s checked)", plural(len(events), "change"))
+			ref.Message += fmt.Sprintf(" (nothing was undone: %s checked)", engine.Plural(len(events), "change"))
 		}
 		return nil, ref
 	}
 	seq := undoSteps(plan, res)
 	if spec.DryRun {
-		res.Message = fmt.Sprintf("dry run, nothing written: would undo %s of %s", plural(len(plan), "change"), plural(len(res.Files), "file"))
+		res.Message = fmt.Sprintf("dry run, nothing written: would undo %s of %s", engine.Plural(len(plan), "change"), engine.Plural(len(res.Files), "file"))
 		return res, nil
 	}
-	outs, err := s.commitSeq(ctx, "undo", seq, nil)
+	outs, err := s.e.CommitSeq(ctx, "undo", seq, nil)
 	if err != nil {
 		if len(outs) == len(seq) {
 			return nil, fmt.Errorf("undo: %w", err)
@@ -175,8 +171,8 @@ func (ws *Workspace) UndoChanges(ctx context.Context, spec UndoSpec) (*UndoResul
 	for i, r := range res.Receipts {
 		ids[i] = r.ID
 	}
-	res.Message = fmt.Sprintf("undid %s of %s; receipts %s (verified, session %s)", plural(len(plan), "change"), plural(len(res.Files), "file"),
-		strings.Join(ids, ", "), reviewSession)
+	res.Message = fmt.Sprintf("undid %s of %s; receipts %s (verified, session %s)", engine.Plural(len(plan), "change"), engine.Plural(len(res.Files), "file"),
+		strings.Join(ids, ", "), engine.ReviewSession)
 	return res, nil
 }
 
@@ -192,25 +188,25 @@ func staleSet(spec UndoSpec, set string, events []*event) *Refusal {
 	if len(ids) > 10 {
 		named += fmt.Sprintf(" and %d more", len(ids)-10)
 	}
-	return refuse(KindChanged, spec.Path, "nothing was undone: the changes this undo would take back are not the ones previewed (now %s: %s); preview the undo again and confirm what it shows",
-		plural(len(ids), "change"), named).with("set", set, "expected", spec.Expect)
+	return engine.Refuse(KindChanged, spec.Path, "nothing was undone: the changes this undo would take back are not the ones previewed (now %s: %s); preview the undo again and confirm what it shows",
+		engine.Plural(len(ids), "change"), named).With("set", set, "expected", spec.Expect)
 }
 
 // undoNames resolves and gates every name the undo of events touches (a
 // file, and both names of a move), each once: all in first-seen order, and
 // names by spelling.
-func (s *Session) undoNames(events []*event) ([]target, map[string]target, *Refusal) {
-	var all []target
-	names := map[string]target{}
+func (s *Session) undoNames(events []*event) ([]engine.Target, map[string]engine.Target, *Refusal) {
+	var all []engine.Target
+	names := map[string]engine.Target{}
 	name := func(p string) *Refusal {
 		if _, ok := names[p]; ok {
 			return nil
 		}
-		t, ref := s.resolve("undo", p)
+		t, ref := s.e.Resolve("undo", p)
 		if ref != nil {
 			return ref
 		}
-		if ref := s.gateWrite("undo", t); ref != nil {
+		if ref := s.e.GateWrite("undo", t); ref != nil {
 			return ref
 		}
 		names[p] = t
@@ -232,18 +228,18 @@ func (s *Session) undoNames(events []*event) ([]target, map[string]target, *Refu
 
 // undoSteps fills res's steps (with their diffs) and files from plan and
 // returns the changes to commit, in order.
-func undoSteps(plan []planStep, res *UndoResult) []*change {
+func undoSteps(plan []planStep, res *UndoResult) []*engine.Change {
 	files := map[string]bool{}
-	var seq []*change
+	var seq []*engine.Change
 	for _, st := range plan {
 		r := st.e.d.Receipt
 		step := UndoStep{Receipt: r.ID, Session: st.e.session, Tool: r.Tool, Path: r.Path, From: r.From}
 		for _, c := range st.changes {
-			step.Diff += c.diff()
+			step.Diff += c.Diff()
 			seq = append(seq, c)
-			if !files[c.t.display()] {
-				files[c.t.display()] = true
-				res.Files = append(res.Files, c.t.display())
+			if !files[c.T.Display()] {
+				files[c.T.Display()] = true
+				res.Files = append(res.Files, c.T.Display())
 			}
 		}
 		res.Steps = append(res.Steps, step)
@@ -257,32 +253,32 @@ func (h *reviewLog) undoSet(spec UndoSpec, res *UndoResult) ([]*event, *Refusal)
 	var out []*event
 	if len(spec.Receipts) > 0 {
 		if spec.Session != "" || spec.Turn != 0 || spec.Path != "" {
-			return nil, refuse(KindInvalid, "", "name receipts, or a session (with a turn or a path), not both")
+			return nil, engine.Refuse(KindInvalid, "", "name receipts, or a session (with a turn or a path), not both")
 		}
 		seen := map[string]bool{}
 		for _, id := range spec.Receipts {
 			e := h.byID[id]
 			switch {
 			case e == nil:
-				return nil, refuse(KindNotFound, "", "no receipt %s in the journal (stet log lists them)", id)
+				return nil, engine.Refuse(KindNotFound, "", "no receipt %s in the journal (stet log lists them)", id)
 			case seen[id]:
 				continue
 			case !e.d.Receipt.Verified:
-				return nil, refuse(KindInvalid, e.d.Receipt.Path, "receipt %s was not verified, so stet cannot take it back exactly; read %s and change it back by hand", id, e.d.Receipt.Path)
+				return nil, engine.Refuse(KindInvalid, e.d.Receipt.Path, "receipt %s was not verified, so stet cannot take it back exactly; read %s and change it back by hand", id, e.d.Receipt.Path)
 			}
 			if u := h.undoneBy(id); u != "" {
-				return nil, refuse(KindInvalid, e.d.Receipt.Path, "receipt %s was already undone by %s; undo %s to bring it back", id, u, u).with("receipt", id)
+				return nil, engine.Refuse(KindInvalid, e.d.Receipt.Path, "receipt %s was already undone by %s; undo %s to bring it back", id, u, u).With("receipt", id)
 			}
 			seen[id] = true
 			out = append(out, e)
 		}
 	} else {
 		if spec.Session == "" {
-			return nil, refuse(KindInvalid, "", "name the receipts or the session to undo")
+			return nil, engine.Refuse(KindInvalid, "", "name the receipts or the session to undo")
 		}
 		events, err := h.selected(spec.Session, spec.Turn, spec.Path)
 		if err != nil {
-			return nil, asRefusal(err)
+			return nil, engine.ToRefusal(err)
 		}
 		for _, e := range events {
 			r := e.d.Receipt
@@ -311,29 +307,29 @@ func (h *reviewLog) undoSet(spec UndoSpec, res *UndoResult) ([]*event, *Refusal)
 // planUndoSet plans every undo of events (newest first) against what the
 // files hold, each older change against what the newer ones' undos leave:
 // nothing has moved when it refuses.
-func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event, names map[string]target) ([]planStep, *Refusal) {
+func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event, names map[string]engine.Target) ([]planStep, *Refusal) {
 	state := map[string]*simFile{}
-	get := func(t target) (*simFile, *Refusal) {
-		if f, ok := state[t.key()]; ok {
+	get := func(t engine.Target) (*simFile, *Refusal) {
+		if f, ok := state[t.Key()]; ok {
 			return f, nil
 		}
 		f := &simFile{}
-		p := t.root.p
-		info, err := p.Stat(t.rel)
+		p := t.Root.P
+		info, err := p.Stat(t.Rel)
 		switch {
 		case errors.Is(err, fsys.ErrNotFound):
 		case err != nil:
-			return nil, asRefusal(s.ws.fileErr("undo", t, err))
+			return nil, engine.ToRefusal(s.e.WS.FileErr("undo", t, err))
 		case info.Type == fsys.TypeDir:
 			f.exists, f.dir = true, true
 		default:
-			b, err := fsys.ReadFileMax(p, t.rel, s.ws.opts.MaxFileBytes)
+			b, err := fsys.ReadFileMax(p, t.Rel, s.e.WS.Opts.MaxFileBytes)
 			if err != nil {
-				return nil, asRefusal(s.ws.fileErr("undo", t, err))
+				return nil, engine.ToRefusal(s.e.WS.FileErr("undo", t, err))
 			}
 			f.exists, f.b = true, b
 		}
-		state[t.key()] = f
+		state[t.Key()] = f
 		return f, nil
 	}
 	var plan []planStep
@@ -345,21 +341,21 @@ func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event
 			return nil, ref
 		}
 		if e.d.FromKey == "" {
-			c, err := s.planRevert(t, &e.d, "undo", to.b, to.exists && !to.dir)
+			c, err := s.e.PlanRevert(t, &e.d, "undo", to.b, to.exists && !to.dir)
 			if err != nil {
 				return nil, h.blocked(e, t, to, err)
 			}
-			if c.create {
-				if ref := s.dirFree(c.t, state); ref != nil {
+			if c.Create {
+				if ref := s.dirFree(c.T, state); ref != nil {
 					return nil, ref
 				}
 			}
-			if c.delete {
-				state[t.key()] = &simFile{}
+			if c.Delete {
+				state[t.Key()] = &simFile{}
 			} else {
-				state[t.key()] = &simFile{b: c.post, exists: true}
+				state[t.Key()] = &simFile{b: c.Post, exists: true}
 			}
-			plan = append(plan, planStep{e: e, changes: []*change{c}})
+			plan = append(plan, planStep{e: e, changes: []*engine.Change{c}})
 			continue
 		}
 		ft := names[r.From]
@@ -371,17 +367,17 @@ func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event
 		if r.Before == nil {
 			toExists = to.dir
 		}
-		cs, err := s.planMoveBack(ctx, &e.d, "undo", ft, t, from.exists, to.b, toExists)
+		cs, err := s.e.PlanMoveBack(ctx, &e.d, "undo", ft, t, from.exists, to.b, toExists)
 		if err != nil {
 			return nil, h.blocked(e, t, to, err)
 		}
 		if ref := s.dirFree(ft, state); ref != nil {
 			return nil, ref
 		}
-		state[ft.key()] = &simFile{b: to.b, exists: true, dir: to.dir}
-		state[t.key()] = &simFile{}
+		state[ft.Key()] = &simFile{b: to.b, exists: true, dir: to.dir}
+		state[t.Key()] = &simFile{}
 		if len(cs) > 1 {
-			state[t.key()] = &simFile{b: cs[1].post, exists: true}
+			state[t.Key()] = &simFile{b: cs[1].Post, exists: true}
 		}
 		plan = append(plan, planStep{e: e, changes: cs})
 	}
@@ -392,20 +388,20 @@ func (s *Session) planUndoSet(ctx context.Context, h *reviewLog, events []*event
 // when its turn comes: its nearest existing ancestor (as the steps planned
 // before it leave the tree, else as the disk holds it) is a directory. A
 // missing directory is made when the step lands.
-func (s *Session) dirFree(t target, state map[string]*simFile) *Refusal {
-	for dir := t.parent(); ; dir = dir.parent() {
+func (s *Session) dirFree(t engine.Target, state map[string]*simFile) *Refusal {
+	for dir := t.Parent(); ; dir = dir.Parent() {
 		exists, isDir := false, false
-		if f, ok := state[dir.key()]; ok {
+		if f, ok := state[dir.Key()]; ok {
 			exists, isDir = f.exists, f.dir
-		} else if info, err := dir.root.p.Stat(dir.rel); err == nil {
+		} else if info, err := dir.Root.P.Stat(dir.Rel); err == nil {
 			exists, isDir = true, info.Type == fsys.TypeDir
 		} else if !errors.Is(err, fsys.ErrNotFound) && !errors.Is(err, fsys.ErrNotDir) {
-			return asRefusal(s.ws.fileErr("undo", dir, err))
+			return engine.ToRefusal(s.e.WS.FileErr("undo", dir, err))
 		}
 		if exists && !isDir {
-			return refuse(KindNotFound, t.spelled, "cannot bring back %s: %s is a file now, not a directory; move or delete it first, then undo again", t.spelled, dir.display())
+			return engine.Refuse(KindNotFound, t.Spelled, "cannot bring back %s: %s is a file now, not a directory; move or delete it first, then undo again", t.Spelled, dir.Display())
 		}
-		if exists || dir.rel == "." {
+		if exists || dir.Rel == "." {
 			return nil
 		}
 	}
@@ -413,10 +409,10 @@ func (s *Session) dirFree(t target, state map[string]*simFile) *Refusal {
 
 // blocked words the refusal of an undo set whose change e no longer
 // stands: the file, the change, and what is in the way.
-func (h *reviewLog) blocked(e *event, t target, now *simFile, err error) *Refusal {
+func (h *reviewLog) blocked(e *event, t engine.Target, now *simFile, err error) *Refusal {
 	ref, ok := AsRefusal(err)
 	if !ok {
-		return asRefusal(err)
+		return engine.ToRefusal(err)
 	}
 	r := e.d.Receipt
 	if ref.Kind != KindChanged {
@@ -433,7 +429,7 @@ func (h *reviewLog) blocked(e *event, t target, now *simFile, err error) *Refusa
 			l := h.events[i]
 			if l.seq > e.seq && l.d.Receipt.After != nil && l.d.Receipt.After.Version == st.Version && (l.key == e.key || l.d.FromKey == e.key) {
 				why = fmt.Sprintf("changed since by %s %s of session %s", l.d.Receipt.Tool, l.d.Receipt.ID, l.session)
-				ref.with("blocked_by", l.d.Receipt.ID)
+				ref.With("blocked_by", l.d.Receipt.ID)
 				break
 			}
 		}
@@ -442,7 +438,7 @@ func (h *reviewLog) blocked(e *event, t target, now *simFile, err error) *Refusa
 		}
 	}
 	ref.Message = fmt.Sprintf("refused: %s blocks the undo: it no longer holds the result of %s %s (session %s), %s; undoing it would lose that; undo the later change first, or change it back by hand",
-		t.display(), r.Tool, r.ID, e.session, why)
-	ref.Path = t.display()
-	return ref.with("receipt", r.ID, "path", t.display())
+		t.Display(), r.Tool, r.ID, e.session, why)
+	ref.Path = t.Display()
+	return ref.With("receipt", r.ID, "path", t.Display())
 }

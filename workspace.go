@@ -2,136 +2,30 @@ package stet
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/stet-dev/stet/fsys"
-	"github.com/stet-dev/stet/fsys/local"
-	"github.com/stet-dev/stet/glob"
-	"github.com/stet-dev/stet/journal"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
-	"github.com/stet-dev/stet/textedit"
+	"github.com/stet-dev/stet/tools"
 )
-
-// Defaults of the read frame and the size limits (SPEC section 3).
-const (
-	// DefaultMaxReadBytes is the text a default read window shows at most:
-	// with line numbers, and carried in both forms a client receives (the
-	// text and the structured frame), it keeps a default read of ordinary
-	// source within 25,000 tokens, Claude Code's cap on an MCP tool result
-	// (docs/benchmarks.md measures it).
-	DefaultMaxReadBytes = 40 << 10
-	MaxMaxReadBytes     = 8 << 20
-	DefaultMaxFileBytes = 16 << 20
-)
-
-// Options configure a Workspace. The zero value is the default policy:
-// workspace-write effects, "seen" binding, every .git protected.
-type Options struct {
-	Effects          policy.Effects // read-only or workspace-write (default)
-	Binding          policy.Binding // seen (default), read or full
-	Protect          []string       // globs no tool may change, added to the default (every .git)
-	NoDefaultProtect bool           // drop the default protection of every .git
-	DenyRead         []string       // globs hidden from every tool
-	MaxReadBytes     int            // read window byte bound (default 256 KiB, at most 8 MiB)
-	MaxFileBytes     int64          // larger files are readable in windows only (default 16 MiB)
-	MaxMediaBytes    int64          // larger images and audio files are refused by read (default 5 MiB)
-
-	// State is the journal directory. Empty means
-	// $XDG_STATE_HOME/stet/<workspace-id> (~/.local/state when unset).
-	State string
-	// StateBase, when State is empty, is the directory the state directory
-	// is made in: StateBase/<workspace-id>, as the default is under
-	// $XDG_STATE_HOME/stet. A server opening workspaces over its clients'
-	// roots uses it, so each set of roots has a journal of its own.
-	StateBase string
-	// NoSweep turns off the removal of leftover temp files, which otherwise
-	// runs once per Workspace, just before the first call that will change
-	// something, outside protected and deny-read trees.
-	NoSweep bool
-	// NoGate drops the policy gate: rules 5-9 (observation, freshness,
-	// binding, the input guard, warn and save) are not enforced. The floor
-	// stays: confinement, effects (read-only), protected and deny-read
-	// paths, and the state directory's protection.
-	NoGate bool
-
-	// Providers, when set, replace the host backends: one per root, in the
-	// order of the roots (for tests and in-memory use).
-	Providers []fsys.Provider
-
-	Now  func() time.Time // clock for receipts (default time.Now)
-	Rand io.Reader        // randomness for ids (default crypto/rand)
-
-	// Hooks run at fixed points of every commit (fault injection in tests).
-	Hooks Hooks
-}
-
-// Hooks are test points of the commit sequence.
-type Hooks struct {
-	// BeforeSwap runs when the new bytes are durable in their temp file, just
-	// before they are swapped in (host backends only; path is root-relative).
-	BeforeSwap func(path string)
-	// AfterSwap runs just after the swap, before the displaced file is handed
-	// to the journal and the directory is fsynced (host backends only).
-	AfterSwap func(path string)
-	// BeforeAdopt runs when the file a change displaced lies in the
-	// journal's object store under its staging name, just before the
-	// journal takes it as the blob version (host backends that keep it
-	// without a copy).
-	BeforeAdopt func(version string)
-	// BeforeReadback runs after the swap and before the file is read back.
-	BeforeReadback func(path string)
-	// JournalSync runs before each fsync of the journal (name is relative to
-	// the state directory).
-	JournalSync func(name string)
-	// BeforeIntent runs just before a write-ahead intent is appended; an
-	// error from it stands for a journal that cannot take the intent (a
-	// full disk), and the change must be refused with nothing moved.
-	BeforeIntent func(id string) error
-	// Step, when not nil, is told how long each step of a commit took
-	// (save, intent, temp, wait, swap, dirsync, readback, receipt, and the
-	// whole commit), and, for an edit or a write, the work before it (read:
-	// the name resolved and locked, the file read; plan: hashes, checks,
-	// rules) and after it (release), for benchmarks: nil in production. The
-	// times are exact for one commit at a time.
-	Step func(step string, d time.Duration)
-}
 
 // Workspace is a set of roots and the policy that guards them. It is safe for
 // concurrent use; sessions share its journal and per-file locks.
 type Workspace struct {
-	roots   []*root
-	opts    Options
-	rules   policy.Rules
-	journal *journal.Journal
-	id      string
+	e *engine.Workspace
 
 	mu       sync.Mutex
-	sessions map[string]*Session
-	swept    sync.Once        // the whole-tree sweep, after a crash was found
-	crashed  atomic.Bool      // Open resolved intents of a process that died
-	sweptMu  sync.Mutex       // guards sweptDir
-	sweptDir map[string]bool  // directories swept by this Workspace, by key
-	clock    *stepClock       // Hooks.Step's timer; nil without the hook
-	bufs     textedit.Buffers // large slices an edit reads and builds in, lent per call (bufPool)
+	sessions map[*engine.Session]*Session
 }
 
-type root struct {
-	dir   string // absolute, as given (cleaned)
-	real  string // after EvalSymlinks
-	p     fsys.Provider
-	rules ruleSet // the workspace's rules, with this root's case folding and state directory, judged in every root that holds a file
+// Session is one agent's working state: what it observed, what it created,
+// its pinned request and declared inputs, with one method per tool. Every
+// change to it is recorded in the journal, so a later process (a CLI call)
+// with the same id continues where the last one stopped. A Session is safe
+// for concurrent use.
+type Session struct {
+	e  *engine.Session
+	ws *Workspace
 }
 
 // Open opens a workspace over roots (at least one directory). Paths given to
@@ -140,402 +34,119 @@ type root struct {
 // naming each); one that exists in no root (a new file) resolves in the
 // first root.
 func Open(roots []string, opts Options) (*Workspace, error) {
-	if len(roots) == 0 {
-		return nil, errors.New("stet: no workspace root given")
-	}
-	opts, err := opts.checked()
+	ws := &Workspace{sessions: map[*engine.Session]*Session{}}
+	e, err := engine.OpenWorkspace(roots, opts, engine.Face{ListDir: ws.listForRefusal})
 	if err != nil {
 		return nil, err
 	}
-	ws := &Workspace{
-		opts:     opts,
-		rules:    policy.Rules{Protect: opts.Protect, DenyRead: opts.DenyRead, NoDefaultProtect: opts.NoDefaultProtect},
-		sessions: map[string]*Session{},
-		clock:    newStepClock(opts.Hooks.Step),
-		bufs:     &bufPool{},
-	}
-	if err := ws.openRoots(roots); err != nil {
-		ws.closeRoots()
-		return nil, err
-	}
-	state, err := ws.stateDir()
-	if err != nil {
-		ws.closeRoots()
-		return nil, err
-	}
-	j, err := journal.Open(state, journal.Options{Now: opts.Now, OnSync: opts.Hooks.JournalSync})
-	if err != nil {
-		ws.closeRoots()
-		return nil, fmt.Errorf("stet: journal: %w", err)
-	}
-	ws.journal = j
-	if err := j.Claim(ws.owner()); err != nil {
-		ws.Close()
-		var oe *journal.OwnerError
-		if errors.As(err, &oe) {
-			return nil, fmt.Errorf("stet: %w: %w", ErrStateInUse, err)
-		}
-		return nil, fmt.Errorf("stet: journal: %w", err)
-	}
-	ws.ruleRoots(state)
-	if opts.Effects != policy.ReadOnly {
-		if err := ws.recoverIntents(context.Background()); err != nil {
-			ws.Close()
-			return nil, fmt.Errorf("stet: journal: %w", err)
-		}
-	}
+	ws.e = e
 	return ws, nil
 }
 
-// checked returns o with its defaults filled in, refusing an effects or
-// binding mode, a read bound or a glob that cannot be used.
-func (opts Options) checked() (Options, error) {
-	if opts.Effects == "" {
-		opts.Effects = policy.WorkspaceWrite
+// Session returns the session with the given id (created on first use,
+// then continued from the journal). Ids that ReservedSession names are
+// refused.
+func (ws *Workspace) Session(id string) (*Session, error) {
+	s, err := ws.e.Session(id)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Binding == "" {
-		opts.Binding = policy.BindSeen
-	}
-	if opts.MaxReadBytes <= 0 {
-		opts.MaxReadBytes = DefaultMaxReadBytes
-	}
-	if opts.MaxReadBytes > MaxMaxReadBytes {
-		return Options{}, fmt.Errorf("stet: --max-read-bytes %d is over the %d-byte limit", opts.MaxReadBytes, MaxMaxReadBytes)
-	}
-	if opts.MaxFileBytes <= 0 {
-		opts.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if opts.MaxMediaBytes <= 0 {
-		opts.MaxMediaBytes = DefaultMaxMediaBytes
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Rand == nil {
-		opts.Rand = rand.Reader
-	}
-	if _, err := policy.ParseEffects(string(opts.Effects)); err != nil {
-		return Options{}, fmt.Errorf("stet: %w", err)
-	}
-	if _, err := policy.ParseBinding(string(opts.Binding)); err != nil {
-		return Options{}, fmt.Errorf("stet: %w", err)
-	}
-	for _, g := range append(append([]string{}, opts.Protect...), opts.DenyRead...) {
-		if err := glob.Valid(g); err != nil {
-			return Options{}, fmt.Errorf("stet: bad glob %q: %w", g, err)
-		}
-	}
-	return opts, nil
+	return ws.wrap(s), nil
 }
 
-// closeRoots closes the providers Open opened.
-func (ws *Workspace) closeRoots() {
-	for _, r := range ws.roots {
-		if c, ok := r.p.(io.Closer); ok {
-			c.Close()
-		}
+// session is Session without the check of reserved ids, for stet's own
+// records (the review's undo session).
+func (ws *Workspace) session(id string) (*Session, error) {
+	s, err := ws.e.SessionOf(id)
+	if err != nil {
+		return nil, err
+	}
+	return ws.wrap(s), nil
+}
+
+// Forget drops the session named id from this Workspace's memory, for a
+// server that ends sessions it opened (such as those named by the session
+// handles of stateless MCP requests). Nothing is removed from the journal:
+// a later Session(id) rebuilds the session from it, as another process
+// would. A call still running in the dropped session finishes normally.
+func (ws *Workspace) Forget(id string) {
+	if s := ws.e.Forget(id); s != nil {
+		ws.mu.Lock()
+		delete(ws.sessions, s)
+		ws.mu.Unlock()
 	}
 }
 
-// openRoots opens a provider on each root (or takes Options.Providers)
-// and sets the workspace's id from the roots' real paths.
-func (ws *Workspace) openRoots(roots []string) error {
-	opts := ws.opts
-	var ids []string
-	for i, dir := range roots {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return fmt.Errorf("stet: root %q: %w", dir, err)
-		}
-		r := &root{dir: abs, real: abs}
-		if opts.Providers != nil {
-			if i >= len(opts.Providers) {
-				return fmt.Errorf("stet: %d roots but %d providers", len(roots), len(opts.Providers))
-			}
-			r.p = opts.Providers[i]
-		} else {
-			if real, err := filepath.EvalSymlinks(abs); err == nil { // a root argument, before its provider opens: not a workspace path
-				r.real = real
-			}
-			p, err := local.Open(abs, local.Options{Hooks: ws.providerHooks()})
-			if err != nil {
-				return fmt.Errorf("stet: root %q: %w", dir, err)
-			}
-			r.p = p
-		}
-		ws.roots = append(ws.roots, r)
-		ids = append(ids, r.real)
+// wrap returns the facade's session over the engine's, one per engine
+// session.
+func (ws *Workspace) wrap(s *engine.Session) *Session {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if w, ok := ws.sessions[s]; ok {
+		return w
 	}
-	sum := sha256.Sum256([]byte(strings.Join(ids, "\x00")))
-	ws.id = hex.EncodeToString(sum[:8])
-	return nil
+	w := &Session{e: s, ws: ws}
+	ws.sessions[s] = w
+	return w
 }
 
-// stateDir is the journal's directory: Options.State, else the
-// workspace's id under Options.StateBase, else under XDG_STATE_HOME or
-// ~/.local/state.
-func (ws *Workspace) stateDir() (string, error) {
-	opts := ws.opts
-	state := opts.State
-	if state == "" && opts.StateBase != "" {
-		state = filepath.Join(opts.StateBase, ws.id)
-	}
-	if state == "" {
-		base := os.Getenv("XDG_STATE_HOME")
-		if base == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("stet: no state directory: set --state or XDG_STATE_HOME: %w", err)
-			}
-			base = filepath.Join(home, ".local", "state")
-		}
-		state = filepath.Join(base, "stet", ws.id)
-	}
-	return state, nil
+// Within returns a view of s narrowed to dirs (a client's announced
+// directories): see engine.Session.Within.
+func (s *Session) Within(dirs []string) *Session {
+	return &Session{e: s.e.Within(dirs), ws: s.ws}
 }
 
-// ErrStateInUse is returned by Open when the state directory belongs to a
-// workspace with other roots: one state directory serves one workspace, so
-// an undo in one never acts on the files of another.
-var ErrStateInUse = errors.New("state directory belongs to another workspace")
-
-// owner is the identity the journal is bound to: the roots' resolved
-// paths, in order (a relative path in a receipt resolves in the first root
-// that holds it, so the same roots in another order are another
-// workspace).
-func (ws *Workspace) owner() journal.Owner {
-	roots := make([]string, len(ws.roots))
-	for i, r := range ws.roots {
-		roots[i] = r.real
+// listForRefusal lists dir for a refusal that shows it, as the list tool
+// with no arguments does, with the text a model reads of it.
+func (ws *Workspace) listForRefusal(ctx context.Context, es *engine.Session, dir engine.Target) (*tools.ListResult, string, error) {
+	s := &Session{e: es, ws: ws}
+	res, err := s.listDir(ctx, dir, ListArgs{})
+	if err != nil {
+		return nil, "", err
 	}
-	sum := sha256.Sum256([]byte(strings.Join(roots, "\x00")))
-	return journal.Owner{Workspace: "sha256:" + hex.EncodeToString(sum[:]), Roots: roots}
-}
-
-// ruleRoots gives each root its rules: the workspace's patterns, where the
-// state directory lies inside it, and the roots that overlap it
-// (linkRoots). Whether the root's filesystem folds case or Unicode forms is
-// not asked: the rules compare every spelling a filesystem may take for a
-// name on every root (policy.Rules), since no probe can tell it for every
-// directory (ext4's casefold and Windows set it per directory, a mount of
-// FAT, SMB or FUSE per subtree).
-// The state directory is denied and protected whatever the options say
-// (policy.Rules.State), so no tool can read or forge the journal.
-func (ws *Workspace) ruleRoots(state string) {
-	states := []string{filepath.Clean(state)}
-	if abs, err := filepath.Abs(state); err == nil {
-		states = append(states, abs)
-		if real, err := filepath.EvalSymlinks(abs); err == nil { // the state directory: not a workspace path
-			states = append(states, real)
-		}
-	}
-	for _, r := range ws.roots {
-		r.rules = ruleSet{Rules: ws.rules}
-		for _, st := range states {
-			if !filepath.IsAbs(st) {
-				continue
-			}
-			for _, base := range []string{r.dir, r.real} {
-				// By the comparison the rules make: a state directory
-				// spelled in another case on a volume that folds it is
-				// still the one inside the root.
-				rel, ok := within(base, st)
-				if !ok {
-					continue
-				}
-				if !slices.Contains(r.rules.State, rel) {
-					r.rules.State = append(r.rules.State, rel)
-				}
-			}
-		}
-		// The resolved path of the state directory, should a symlink on its
-		// way lead elsewhere in the root.
-		for _, rel := range slices.Clone(r.rules.State) {
-			if res, err := fsys.Trace(r.p, rel); err == nil {
-				if last := res[len(res)-1]; !slices.Contains(r.rules.State, last) {
-					r.rules.State = append(r.rules.State, last)
-				}
-			}
-		}
-		r.rules.Rules = r.rules.Rules.Compiled()
-	}
-	ws.linkRoots()
+	return res, Text(res), nil
 }
 
 // Close releases the roots and the journal.
-func (ws *Workspace) Close() error {
-	var errs []error
-	for _, r := range ws.roots {
-		if c, ok := r.p.(io.Closer); ok {
-			errs = append(errs, c.Close())
-		}
-	}
-	errs = append(errs, ws.journal.Close())
-	return errors.Join(errs...)
-}
+func (ws *Workspace) Close() error { return ws.e.Close() }
 
 // ID is the workspace id: a hash of its root directories.
-func (ws *Workspace) ID() string { return ws.id }
+func (ws *Workspace) ID() string { return ws.e.ID() }
 
 // Roots returns the absolute root directories.
-func (ws *Workspace) Roots() []string {
-	out := make([]string, len(ws.roots))
-	for i, r := range ws.roots {
-		out[i] = r.dir
-	}
-	return out
-}
+func (ws *Workspace) Roots() []string { return ws.e.Roots() }
 
 // StateDir is the journal directory.
-func (ws *Workspace) StateDir() string { return ws.journal.Dir() }
+func (ws *Workspace) StateDir() string { return ws.e.StateDir() }
 
 // Effects reports the workspace's effects mode.
-func (ws *Workspace) Effects() policy.Effects { return ws.opts.Effects }
+func (ws *Workspace) Effects() policy.Effects { return ws.e.Effects() }
 
-// Session returns the session named id, rebuilding it from the journal the
-// first time it is asked for in this process. The names stet keeps for
-// itself (ReservedSession) are refused (invalid): a caller cannot write
-// into stet's own records or pass its changes off as a person's undo.
-func (ws *Workspace) Session(id string) (*Session, error) {
-	if ReservedSession(id) {
-		return nil, refuse(KindInvalid, "", "session %s is reserved for stet's own records (names starting with %q, and %q); name another session", shownName(id), reservedPrefix, reviewSession).
-			with("session", id)
-	}
-	return ws.session(id)
+// ID returns the session's id.
+func (s *Session) ID() string { return s.e.ID() }
+
+// Turn pins the request of the current turn and the declared inputs, for
+// the input guard (SPEC section 4, rule 8), replacing those of the turn
+// before. When the request is a worker brief (see package brief), the paths
+// of its INPUTS section are declared too, after those passed. Inputs are
+// normalized (trimmed, globs ignored, at most 32) and deduplicated as the
+// tools resolve them: two spellings of one file count once, the first
+// spelling kept. A declared input is edit-only for this session until the
+// next turn or EndTurn.
+func (s *Session) Turn(request string, inputs ...string) error { return s.e.Turn(request, inputs...) }
+
+// Declared returns the inputs Turn(request, inputs...) would declare: those
+// passed, then the INPUTS of a worker brief, normalized and deduplicated by
+// resolved file. A bad entry is an invalid *Refusal naming it by index.
+func (s *Session) Declared(request string, inputs ...string) ([]string, error) {
+	return s.e.Declared(request, inputs...)
 }
 
-// reservedPrefix starts the names of stet's internal sessions.
-const reservedPrefix = "stet:"
+// EndTurn ends the current turn: the pinned request and the declared
+// inputs are cleared (the CLI's stet turn --end).
+func (s *Session) EndTurn() error { return s.e.EndTurn() }
 
-// ReservedSession reports whether id names a session stet keeps for
-// itself: the intents' records (every name starting with "stet:") and the
-// undos made by stet review and stet undo --session/--receipt (ReviewSession).
-func ReservedSession(id string) bool {
-	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), reservedPrefix) || id == reviewSession
-}
-
-// session is Session without the reserved-name check, for stet's own
-// callers.
-func (ws *Workspace) session(id string) (*Session, error) {
-	if id == "" {
-		id = "default"
-	}
-	if strings.ContainsAny(id, "\x00\n") || len(id) > 200 {
-		return nil, fmt.Errorf("stet: bad session id %q", id)
-	}
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	if s, ok := ws.sessions[id]; ok {
-		return s, nil
-	}
-	s := newSession(ws, id)
-	if err := s.load(); err != nil {
-		return nil, err
-	}
-	ws.sessions[id] = s
-	return s, nil
-}
-
-// sweep removes the temp files that stet processes left behind when they
-// died mid-commit, never inside a protected or deny-read directory. The
-// commit sequence runs it once every rule has passed, just before a change,
-// so a refused call or a dry run never sweeps. A change sweeps its own
-// directory, once per Workspace (temp files only ever stand beside the file
-// a commit changes); the whole tree is swept only when Open found a
-// process that died with a change in flight. Failures are ignored: a
-// leftover temp file is clutter, not a reason to refuse a change.
-func (ws *Workspace) sweep(t target) {
-	if ws.opts.NoSweep {
-		return
-	}
-	// Each root's own rules: they know its case folding and where the
-	// state directory lies in it.
-	skipIn := func(r *root) func(dir string) bool {
-		return func(dir string) bool {
-			_, protected := r.rules.Protected(dir)
-			_, denied := r.rules.Denied(dir)
-			return protected || denied
-		}
-	}
-	// The temp files that open intents name may hold the old bytes of a
-	// replace or delete stopped between its swap and the handover to the
-	// journal: recovery settles them (adoptDisplaced), the sweep keeps them.
-	if ws.crashed.Load() {
-		ws.swept.Do(func() {
-			held, _ := ws.heldTemps()
-			for ri, r := range ws.roots {
-				if ks, ok := r.p.(keepingSweeper); ok {
-					ks.SweepKeeping(skipIn(r), func(n string) bool { return held[ri][n] })
-					continue
-				}
-				fsys.Sweep(r.p, skipIn(r))
-			}
-		})
-		return
-	}
-	skip := skipIn(t.root)
-	dir := t.parent()
-	key := dir.key()
-	ws.sweptMu.Lock()
-	done := ws.sweptDir[key]
-	if ws.sweptDir == nil {
-		ws.sweptDir = map[string]bool{}
-	}
-	ws.sweptDir[key] = true
-	ws.sweptMu.Unlock()
-	if done || skip(dir.rel) {
-		return
-	}
-	if ks, ok := dir.root.p.(keepingSweeper); ok {
-		held, _ := ws.heldTemps()
-		ks.SweepDirKeeping(dir.rel, func(n string) bool { return held[dir.ri][n] })
-		return
-	}
-	fsys.SweepDir(dir.root.p, dir.rel)
-}
-
-// keepingSweeper is a provider whose sweep can spare named temp files
-// (fsys/local).
-type keepingSweeper interface {
-	SweepKeeping(skip func(dir string) bool, keep func(name string) bool) (int, error)
-	SweepDirKeeping(name string, keep func(name string) bool) (int, error)
-}
-
-// newID returns "r_" and 16 random hex digits.
-func (ws *Workspace) newID(prefix string) string {
-	var b [8]byte
-	if _, err := io.ReadFull(ws.opts.Rand, b[:]); err != nil {
-		// Fall back to the clock: ids need to be unique, not secret.
-		return fmt.Sprintf("%s%016x", prefix, ws.opts.Now().UnixNano())
-	}
-	return prefix + hex.EncodeToString(b[:])
-}
-
-func (ws *Workspace) now() time.Time { return ws.opts.Now().UTC() }
-
-// lock takes the per-file lock of t.
-func (ws *Workspace) lock(ctx context.Context, t target) (func(), error) {
-	return t.handle().Lock(ctx)
-}
-
-// providerHooks are the host backends' hooks: Hooks.BeforeSwap, and the
-// step clock's marks when Hooks.Step is set.
-func (ws *Workspace) providerHooks() fsys.Hooks {
-	h := fsys.Hooks{BeforeSwap: ws.opts.Hooks.BeforeSwap, AfterSwap: ws.opts.Hooks.AfterSwap}
-	if k := ws.clock; k != nil {
-		before, after := h.BeforeSwap, h.AfterSwap
-		h.BeforeSwap = func(name string) {
-			k.mark(true)
-			if before != nil {
-				before(name)
-			}
-		}
-		h.AfterSwap = func(name string) {
-			k.mark(false)
-			if after != nil {
-				after(name)
-			}
-		}
-	}
-	return h
-}
+// Request returns the pinned request and declared inputs, after catching
+// up with what other processes appended to the session (when the journal
+// cannot be read, as last known).
+func (s *Session) Request() (string, []string) { return s.e.Request() }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/stet-dev/stet/fsys"
+	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 	"github.com/stet-dev/stet/textedit"
@@ -13,42 +14,42 @@ import (
 
 // Write creates a file, or replaces one the session has read whole.
 func (s *Session) Write(ctx context.Context, a WriteArgs) (*MutationResult, error) {
-	if err := s.catchUp(); err != nil {
+	if err := s.e.CatchUp(); err != nil {
 		return nil, err
 	}
 	if ref := checkArgs("write", a); ref != nil {
 		return nil, ref
 	}
-	k := s.ws.clock
-	t0 := k.start()
-	t, unlock, err := s.claim(ctx, "write", a.Path)
+	k := s.e.WS.Clock
+	t0 := k.Start()
+	t, unlock, err := s.e.Claim(ctx, "write", a.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if int64(len(a.Content)) > s.ws.opts.MaxFileBytes {
-		return nil, refuse(KindTooLarge, t.spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
-			t.spelled, policy.Thousands(len(a.Content)), policy.Thousands(int(s.ws.opts.MaxFileBytes)))
+	if int64(len(a.Content)) > s.e.WS.Opts.MaxFileBytes {
+		return nil, engine.Refuse(KindTooLarge, t.Spelled, "content for %s is %s bytes, over the %s-byte file limit; write a smaller file",
+			t.Spelled, policy.Thousands(len(a.Content)), policy.Thousands(int(s.e.WS.Opts.MaxFileBytes)))
 	}
 	// The new bytes and the current ones are in memory the workspace lends
 	// (bufPool), handed back once the call has succeeded (lendBack).
-	post := append(s.ws.bufs.Get(len(a.Content)), a.Content...)
-	cur, err := t.readInto(s.ws.opts.MaxFileBytes, s.ws.bufs.Get)
-	k.done(stepRead, t0)
-	t0 = k.start()
+	post := append(s.e.WS.Bufs.Get(len(a.Content)), a.Content...)
+	cur, err := t.ReadInto(s.e.WS.Opts.MaxFileBytes, s.e.WS.Bufs.Get)
+	k.Done(engine.StepRead, t0)
+	t0 = k.Start()
 	if errors.Is(err, fsys.ErrNotFound) {
 		res, err := s.create(ctx, t, post, a)
 		return s.lendBack(res, err, post)
 	}
 	if err != nil {
-		return nil, s.ws.fileErr("write", t, err)
+		return nil, s.e.WS.FileErr("write", t, err)
 	}
 	c, ref := s.planReplace(ctx, "write", t, cur, post, a.ExpectedVersion, a.Overwrite, a.DryRun)
 	if ref != nil {
 		return nil, ref
 	}
-	k.done(stepPlan, t0)
-	res, err := s.commit(ctx, c)
+	k.Done(engine.StepPlan, t0)
+	res, err := s.e.Commit(ctx, c)
 	return s.lendBack(res, err, post, cur)
 }
 
@@ -66,7 +67,7 @@ func (s *Session) lendBack(res *MutationResult, err error, bufs ...[]byte) (*Mut
 		res.Receipt.Matches[i].Old, res.Receipt.Matches[i].New = nil, nil
 	}
 	for _, b := range bufs {
-		s.ws.bufs.Put(b)
+		s.e.WS.Bufs.Put(b)
 	}
 	return res, nil
 }
@@ -76,7 +77,7 @@ func (s *Session) lendBack(res *MutationResult, err error, bufs ...[]byte) (*Mut
 // must have seen the whole current version, a declared input is never
 // replaced, the input guard holds unless overwrite, and the result warns
 // and saves (rule 9).
-func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*change, *Refusal) {
+func (s *Session) planReplace(ctx context.Context, tool string, t engine.Target, cur, post []byte, expectedVersion string, overwrite, dryRun bool) (*engine.Change, *Refusal) {
 	// The new bytes' lines are counted beside cur's hash on large files;
 	// their hash then runs beside the rest of the call (stateOf), as the
 	// intent is the first to need it.
@@ -90,45 +91,45 @@ func (s *Session) planReplace(ctx context.Context, tool string, t target, cur, p
 	}
 	ver, preLines := fsys.VersionOf(cur), receipt.Lines(cur)
 	<-counted
-	after := stateOf(post, postLines, dryRun, nil)
-	f, o := s.existing(policy.OpReplace, t, cur, ver, expectedVersion)
+	after := engine.StateOf(post, postLines, dryRun, nil)
+	f, o := s.e.Existing(policy.OpReplace, t, cur, ver, expectedVersion)
 	f.Overwrite = overwrite
 	counts := policy.Counts(len(cur), preLines, len(post), postLines)
-	if ref := s.decide(ctx, ask{tool: tool, t: t, f: f, cur: cur, ver: ver, o: o, what: "replace it", counts: counts, ruleText: true}); ref != nil {
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: tool, T: t, F: f, Cur: cur, Ver: ver, O: o, What: "replace it", Counts: counts, RuleText: true}); ref != nil {
 		return nil, ref
 	}
-	key := t.key()
+	key := t.Key()
 	mine := f.Created
-	c := &change{
-		tool: tool, t: t, key: key, pre: cur, preVer: ver, post: post, dryRun: dryRun, seen: &o,
-		matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: len(post), Line: 1, Old: cur, New: post}},
-		eol:     textedit.DetectEOL(post),
-		save:    true, preLines: preLines, postLines: postLines, after: after,
+	c := &engine.Change{
+		Tool: tool, T: t, Key: key, Pre: cur, PreVer: ver, Post: post, DryRun: dryRun, Seen: &o,
+		Matches: []receipt.Match{{Offset: 0, OldBytes: len(cur), NewBytes: len(post), Line: 1, Old: cur, New: post}},
+		Eol:     textedit.DetectEOL(post),
+		Save:    true, PreLines: preLines, PostLines: postLines, After: after,
 	}
 	if mine {
-		c.message = fmt.Sprintf("replaced %s (%s), a file this session created", t.shown(), counts)
+		c.Message = fmt.Sprintf("replaced %s (%s), a file this session created", t.Shown(), counts)
 	} else {
-		c.message, c.warned = policy.ReplacedMessage(shownName(t.spelled), counts, policy.Alarm(t.rel, cur, post)), true
+		c.Message, c.Warned = policy.ReplacedMessage(engine.ShownName(t.Spelled), counts, policy.Alarm(t.Rel, cur, post)), true
 	}
 	return c, nil
 }
 
 // create writes a new file: its parent directory (or the nearest existing
 // ancestor) must have been observed.
-func (s *Session) create(ctx context.Context, t target, post []byte, a WriteArgs) (*MutationResult, error) {
-	f, dir, counts, ref := s.creating("write", t, post, false)
+func (s *Session) create(ctx context.Context, t engine.Target, post []byte, a WriteArgs) (*MutationResult, error) {
+	f, dir, counts, ref := s.e.Creating("write", t, post, false)
 	if ref != nil {
 		return nil, ref
 	}
 	f.ExpectedVersion, f.Overwrite = a.ExpectedVersion, a.Overwrite
-	if ref := s.decide(ctx, ask{tool: "write", t: t, f: f, dir: dir, what: "recreate it", counts: counts}); ref != nil {
+	if ref := s.e.Decide(ctx, engine.Ask{Tool: "write", T: t, F: f, Dir: dir, What: "recreate it", Counts: counts}); ref != nil {
 		return nil, ref
 	}
-	c := &change{
-		tool: "write", t: t, key: t.key(), post: post, create: true, dryRun: a.DryRun,
-		matches: []receipt.Match{{Offset: 0, OldBytes: 0, NewBytes: len(post), Line: 1, Old: []byte{}, New: post}},
-		eol:     textedit.DetectEOL(post),
+	c := &engine.Change{
+		Tool: "write", T: t, Key: t.Key(), Post: post, Create: true, DryRun: a.DryRun,
+		Matches: []receipt.Match{{Offset: 0, OldBytes: 0, NewBytes: len(post), Line: 1, Old: []byte{}, New: post}},
+		Eol:     textedit.DetectEOL(post),
 	}
-	c.message = fmt.Sprintf("created %s (%s, %s)", t.shown(), linesWord(receipt.Lines(post)), count(len(post), "byte", "bytes"))
-	return s.commit(ctx, c)
+	c.Message = fmt.Sprintf("created %s (%s, %s)", t.Shown(), engine.LinesWord(receipt.Lines(post)), count(len(post), "byte", "bytes"))
+	return s.e.Commit(ctx, c)
 }

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"bytes"
@@ -7,15 +7,15 @@ import (
 
 // utf8Stream checks UTF-8 text written to it in pieces; a rune may be split
 // between pieces. bad is the offset of the first invalid byte once found.
-type utf8Stream struct {
+type Utf8Stream struct {
 	off     int // bytes checked and found valid
 	pending []byte
-	bad     int
+	Bad     int
 	failed  bool
 }
 
 // write checks p and reports whether the text is still valid.
-func (u *utf8Stream) write(p []byte) bool {
+func (u *Utf8Stream) Write(p []byte) bool {
 	if u.failed {
 		return false
 	}
@@ -28,7 +28,7 @@ func (u *utf8Stream) write(p []byte) bool {
 		}
 		r, size := utf8.DecodeRune(tmp)
 		if r == utf8.RuneError && size <= 1 {
-			u.failed, u.bad = true, u.off
+			u.failed, u.Bad = true, u.off
 			return false
 		}
 		p = p[size-len(u.pending):]
@@ -46,7 +46,7 @@ func (u *utf8Stream) write(p []byte) bool {
 		}
 	}
 	if !utf8.Valid(body) {
-		u.failed, u.bad = true, u.off+invalidUTF8(body)
+		u.failed, u.Bad = true, u.off+InvalidUTF8(body)
 		return false
 	}
 	u.off += len(body)
@@ -54,38 +54,38 @@ func (u *utf8Stream) write(p []byte) bool {
 }
 
 // end reports whether the text ended on a whole rune.
-func (u *utf8Stream) end() bool {
+func (u *Utf8Stream) End() bool {
 	if !u.failed && len(u.pending) > 0 {
-		u.failed, u.bad = true, u.off
+		u.failed, u.Bad = true, u.off
 	}
 	return !u.failed
 }
 
-func binaryRefusal(t target, i int) *Refusal {
-	return refuse(KindBinary, t.spelled, "%s is binary (a NUL byte at offset %d); stet reads and edits text only; leave it alone or replace it with a tool made for that format", t.spelled, i).with("offset", i)
+func BinaryRefusal(t Target, i int) *Refusal {
+	return Refuse(KindBinary, t.Spelled, "%s is binary (a NUL byte at offset %d); stet reads and edits text only; leave it alone or replace it with a tool made for that format", t.Spelled, i).With("offset", i)
 }
 
-func notUTF8Refusal(t target, off int) *Refusal {
-	return refuse(KindNotUTF8, t.spelled, "%s is not valid UTF-8 (first bad byte at offset %d); stet edits UTF-8 text only; convert it first if it is text in another encoding", t.spelled, off).with("offset", off)
+func NotUTF8Refusal(t Target, off int) *Refusal {
+	return Refuse(KindNotUTF8, t.Spelled, "%s is not valid UTF-8 (first bad byte at offset %d); stet edits UTF-8 text only; convert it first if it is text in another encoding", t.Spelled, off).With("offset", off)
 }
 
 // checkText refuses bytes that are not text: a NUL in the first 8 KiB
 // (binary) or invalid UTF-8 (not_utf8, with the byte offset).
-func checkText(t target, data []byte) *Refusal {
+func CheckText(t Target, data []byte) *Refusal {
 	head := data
 	if len(head) > 8<<10 {
 		head = head[:8<<10]
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return binaryRefusal(t, i)
+		return BinaryRefusal(t, i)
 	}
 	if !utf8.Valid(data) {
-		return notUTF8Refusal(t, invalidUTF8(data))
+		return NotUTF8Refusal(t, InvalidUTF8(data))
 	}
 	return nil
 }
 
-func invalidUTF8(b []byte) int {
+func InvalidUTF8(b []byte) int {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n <= 1 {

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"context"
@@ -34,33 +34,33 @@ import (
 // whose index is read from a cursor, so an Open with nothing pending costs a
 // stat.
 const (
-	intentSession = "stet:intents"
+	IntentSession = "stet:intents"
 	intentCursor  = "intents"
-	recIntent     = history.TypeIntent
-	recDone       = history.TypeDone
+	RecIntent     = history.TypeIntent
+	RecDone       = history.TypeDone
 )
 
 // Outcomes of an intent, in its done record.
 const (
-	doneCommitted  = "committed"            // landed and recorded by the process that made it
-	doneDropped    = "dropped"              // nothing moved
-	doneCompleted  = "completed"            // landed; its receipts were completed at open
-	doneRolledBack = "rolled_back"          // part of a patch landed; it was taken back
-	doneUnresolved = history.DoneUnresolved // the disk holds neither state: reported, not touched
+	DoneCommitted  = "committed"            // landed and recorded by the process that made it
+	DoneDropped    = "dropped"              // nothing moved
+	DoneCompleted  = "completed"            // landed; its receipts were completed at open
+	DoneRolledBack = "rolled_back"          // part of a patch landed; it was taken back
+	DoneUnresolved = history.DoneUnresolved // the disk holds neither state: reported, not touched
 )
 
 // intentFile is one file of an intent: the receipt it plans and the data
 // undo needs; its Temp is the temp file of planTemp.
-type intentFile = history.IntentFile
+type IntentFile = history.IntentFile
 
 // intentData is the payload of an intent record.
-type intentData = history.Intent
+type IntentData = history.Intent
 
 // doneData is the payload of a done record.
-type doneData = history.Done
+type DoneData = history.Done
 
 // plannedFile is the intent entry of c, whose receipt r has its after state.
-func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
+func plannedFile(c *Change, r receipt.Receipt, data *ReceiptData) IntentFile {
 	d := *data
 	d.Receipt = r
 	// Blobs are named by the sha256 of their bytes: the intent names the
@@ -68,14 +68,14 @@ func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 	if pl := c.plan(); pl.saves(c) {
 		switch {
 		case pl.over && d.Over == "":
-			d.Over = string(c.overVer)
+			d.Over = string(c.OverVer)
 		case !pl.over && d.Pre == "":
-			d.Pre = string(c.preVer)
+			d.Pre = string(c.PreVer)
 		}
 	}
-	f := intentFile{Key: c.key, Data: d, Dir: c.dir}
+	f := IntentFile{Key: c.Key, Data: d, Dir: c.Dir}
 	if c.temp != "" {
-		f.Temp = path.Join(path.Dir(c.t.resolvedRel()), c.temp)
+		f.Temp = path.Join(path.Dir(c.T.ResolvedRel()), c.temp)
 	}
 	return f
 }
@@ -83,58 +83,58 @@ func plannedFile(c *change, r receipt.Receipt, data *receiptData) intentFile {
 // planTemp names the temp file c writes through, once, before its intent
 // is planned: a create, a replace or a delete on a provider that has temp
 // files. A move renames in place and has none.
-func (ws *Workspace) planTemp(c *change) {
-	if c.temp != "" || !c.plan().temp || c.dryRun {
+func (ws *Workspace) planTemp(c *Change) {
+	if c.temp != "" || !c.plan().temp || c.DryRun {
 		return
 	}
-	c.temp = fsys.TempName(c.t.root.p) // "": the provider has no temp files (fsys.TempFiler)
+	c.temp = fsys.TempName(c.T.Root.P) // "": the provider has no temp files (fsys.TempFiler)
 }
 
 // removeTemps removes the temp files the changes of it recorded, where a process
 // that died left them; one already gone is fine. The names are exact (a
 // random part each), so nothing else can be hit; a failure leaves clutter
 // for the sweep, never a reason to stop.
-func (ws *Workspace) removeTemps(it intentData) (saved []string) {
+func (ws *Workspace) removeTemps(it IntentData) (saved []string) {
 	for _, f := range it.Files {
 		if f.Temp == "" {
 			continue
 		}
-		t, err := ws.targetOfKey(f.Key)
+		t, err := ws.TargetOfKey(f.Key)
 		if err != nil {
 			continue
 		}
 		dir := path.Dir(f.Temp)
-		_, protected := t.root.rules.Protected(dir)
-		_, denied := t.root.rules.Denied(dir)
+		_, protected := t.Root.Rules.Protected(dir)
+		_, denied := t.Root.Rules.Denied(dir)
 		if protected || denied {
 			continue // no change lands there; the sweep stays out too
 		}
-		if _, ok := t.root.p.(fsys.TempFiler); !ok {
+		if _, ok := t.Root.P.(fsys.TempFiler); !ok {
 			continue
 		}
 		// Killed between an exchange and its compare, the temp file holds
 		// what was at the name: the old bytes, or another writer's, which
 		// the compare would have swapped back. Bytes that are neither this
 		// change's old nor its new ones are saved before the file goes.
-		if b, err := fsys.ReadFileMax(t.root.p, f.Temp, ws.opts.MaxFileBytes); err == nil {
+		if b, err := fsys.ReadFileMax(t.Root.P, f.Temp, ws.Opts.MaxFileBytes); err == nil {
 			v := string(fsys.VersionOf(b))
 			r := f.Data.Receipt
 			known := r.Before != nil && v == r.Before.Version || r.After != nil && v == r.After.Version
 			if !known {
-				blob, err := ws.journal.Put(b)
+				blob, err := ws.Journal.Put(b)
 				if err != nil {
 					continue // kept: the only copy
 				}
 				saved = append(saved, fmt.Sprintf("%s held other bytes than the change's (another writer's?), saved as %s", f.Temp, blob))
 			}
 		}
-		fsys.RemoveTemp(t.root.p, f.Temp)
+		fsys.RemoveTemp(t.Root.P, f.Temp)
 	}
 	return saved
 }
 
 // writeIntent makes the intent of files durable in the journal.
-func (s *Session) writeIntent(id string, files []intentFile) error {
+func (s *Session) writeIntent(id string, files []IntentFile) error {
 	return s.writeIntentThen(id, files, nil)
 }
 
@@ -144,22 +144,22 @@ func (s *Session) writeIntent(id string, files []intentFile) error {
 // index of intents is derived data, written and synced later; a reader
 // that finds the index behind takes the line from the log, so recovery
 // sees every durable intent.
-func (s *Session) writeIntentThen(id string, files []intentFile, durable func()) error {
-	if h := s.ws.opts.Hooks.BeforeIntent; h != nil {
+func (s *Session) writeIntentThen(id string, files []IntentFile, durable func()) error {
+	if h := s.WS.Opts.Hooks.BeforeIntent; h != nil {
 		if err := h(id); err != nil {
 			return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 		}
 	}
-	live, err := s.ws.journal.Live()
+	live, err := s.WS.Journal.Live()
 	if err != nil {
 		return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 	}
-	it := intentData{ID: id, Session: s.id, PID: os.Getpid(), Start: selfStart(), Live: live, Files: files}
+	it := IntentData{ID: id, Session: s.id, PID: os.Getpid(), Start: selfStart(), Live: live, Files: files}
 	b, err := json.Marshal(it)
 	if err != nil {
 		return err
 	}
-	_, err = s.ws.journal.AppendThen(durable, journal.Record{Type: recIntent, Session: intentSession, Data: b})
+	_, err = s.WS.Journal.AppendThen(durable, journal.Record{Type: RecIntent, Session: IntentSession, Data: b})
 	if err != nil {
 		return fmt.Errorf("recording the intent of the change (nothing was changed): %w", err)
 	}
@@ -167,9 +167,9 @@ func (s *Session) writeIntentThen(id string, files []intentFile, durable func())
 }
 
 // doneRecord is the record that closes intent id.
-func doneRecord(id, state, detail string) journal.Record {
-	b, _ := json.Marshal(doneData{ID: id, State: state, Detail: detail})
-	return journal.Record{Type: recDone, Session: intentSession, Data: b}
+func DoneRecord(id, state, detail string) journal.Record {
+	b, _ := json.Marshal(DoneData{ID: id, State: state, Detail: detail})
+	return journal.Record{Type: RecDone, Session: IntentSession, Data: b}
 }
 
 // selfStart is procStart of this process, read once: it does not change.
@@ -199,9 +199,9 @@ func procStart(pid int) string {
 // releases when the process dies, in whatever PID namespace it runs. An
 // intent without one (written before liveness locks) falls back to the
 // process id and start time.
-func (ws *Workspace) alive(it intentData) bool {
+func (ws *Workspace) Alive(it IntentData) bool {
 	if it.Live != "" {
-		return ws.journal.Alive(it.Live)
+		return ws.Journal.Alive(it.Live)
 	}
 	if it.PID <= 0 {
 		return false
@@ -221,14 +221,14 @@ func (ws *Workspace) alive(it intentData) bool {
 // before closing them. It reads only the part of the intent index past the
 // cursor, and leaves the cursor at the first intent still in flight.
 func (ws *Workspace) recoverIntents(ctx context.Context) error {
-	dead, err := ws.scanIntents(ctx, false)
+	dead, err := ws.ScanIntents(ctx, false)
 	if err != nil || !dead {
 		return err
 	}
 	// Something is to be resolved: one process at a time, reading again
 	// under the lock (another process may have resolved it meanwhile).
-	return ws.journal.Exclusive(intentCursor, func() error {
-		_, err := ws.scanIntents(ctx, true)
+	return ws.Journal.Exclusive(intentCursor, func() error {
+		_, err := ws.ScanIntents(ctx, true)
 		return err
 	})
 }
@@ -236,10 +236,10 @@ func (ws *Workspace) recoverIntents(ctx context.Context) error {
 // scanIntents reads the intents past the cursor. Without resolve it only
 // reports whether one of a dead process is open; with resolve it resolves
 // those and moves the cursor.
-func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, err error) {
-	from := ws.journal.Cursor(intentCursor)
+func (ws *Workspace) ScanIntents(ctx context.Context, resolve bool) (dead bool, err error) {
+	from := ws.Journal.Cursor(intentCursor)
 	var intents history.Intents
-	end, err := ws.journal.SessionFrom(intentSession, from, func(r journal.Record, off int64) error {
+	end, err := ws.Journal.SessionFrom(IntentSession, from, func(r journal.Record, off int64) error {
 		return intents.Add(r, off)
 	})
 	if err != nil {
@@ -253,7 +253,7 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 	open := intents.Pending()
 	slices.Reverse(open)
 	for _, p := range open {
-		if ws.alive(p.Data) {
+		if ws.Alive(p.Data) {
 			cursor = min(cursor, p.At)
 			continue
 		}
@@ -269,7 +269,7 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 		}
 	}
 	if cursor != from && (resolve || !dead) {
-		ws.journal.SetCursor(intentCursor, cursor) // derived data: a lost update only rereads
+		ws.Journal.SetCursor(intentCursor, cursor) // derived data: a lost update only rereads
 	}
 	return dead, nil
 }
@@ -278,21 +278,21 @@ func (ws *Workspace) scanIntents(ctx context.Context, resolve bool) (dead bool, 
 // touches, as a change does, so no other call of this process changes those
 // files under the resolution. (Another process's in-flight change is told
 // apart by its liveness lock, Workspace.alive, and never resolved.)
-func (ws *Workspace) resolveLocked(ctx context.Context, it intentData) (string, error) {
-	var ts []target
+func (ws *Workspace) resolveLocked(ctx context.Context, it IntentData) (string, error) {
+	var ts []Target
 	for _, f := range it.Files {
 		for _, key := range []string{f.Key, f.Data.FromKey} {
 			if key == "" {
 				continue
 			}
-			t, err := ws.targetOfKey(key)
+			t, err := ws.TargetOfKey(key)
 			if err != nil {
 				return "", err
 			}
 			ts = append(ts, t)
 		}
 	}
-	unlock, err := ws.lockAll(ctx, ts...)
+	unlock, err := ws.LockAll(ctx, ts...)
 	if err != nil {
 		return "", err
 	}
@@ -301,17 +301,17 @@ func (ws *Workspace) resolveLocked(ctx context.Context, it intentData) (string, 
 }
 
 // targetOfKey maps a file key back to a target in its root.
-func (ws *Workspace) targetOfKey(key string) (target, error) {
+func (ws *Workspace) TargetOfKey(key string) (Target, error) {
 	i := strings.IndexByte(key, ':')
 	if i < 0 {
-		return target{}, fmt.Errorf("bad file key %q", key)
+		return Target{}, fmt.Errorf("bad file key %q", key)
 	}
 	ri, err := strconv.Atoi(key[:i])
-	if err != nil || ri < 0 || ri >= len(ws.roots) {
-		return target{}, fmt.Errorf("bad file key %q", key)
+	if err != nil || ri < 0 || ri >= len(ws.RootList) {
+		return Target{}, fmt.Errorf("bad file key %q", key)
 	}
-	t := target{root: ws.roots[ri], ri: ri, rel: key[i+1:]}
-	t.spelled = t.display()
+	t := Target{Root: ws.RootList[ri], Ri: ri, Rel: key[i+1:]}
+	t.Spelled = t.Display()
 	return t.resolved(), nil
 }
 
@@ -339,7 +339,7 @@ type step struct {
 }
 
 // stepOf models f.
-func stepOf(f intentFile) step {
+func stepOf(f IntentFile) step {
 	r := f.Data.Receipt
 	if f.Data.FromKey == "" {
 		return step{pre: map[string]slot{f.Key: slotOf(r.Before)}, post: map[string]slot{f.Key: slotOf(r.After)}}
@@ -381,7 +381,7 @@ type landing struct {
 // prefix leaves, and nothing else counts as a point of the sequence. When
 // several points match (a chain that comes back to its start), the latest
 // one wins.
-func (ws *Workspace) landed(files []intentFile) (landing, error) {
+func (ws *Workspace) landed(files []IntentFile) (landing, error) {
 	steps := make([]step, len(files))
 	var names []string
 	initial := map[string]slot{}
@@ -396,7 +396,7 @@ func (ws *Workspace) landed(files []intentFile) (landing, error) {
 	}
 	disk := make(map[string]slot, len(names))
 	for _, name := range names {
-		t, err := ws.targetOfKey(name)
+		t, err := ws.TargetOfKey(name)
 		if err != nil {
 			return landing{}, err
 		}
@@ -459,12 +459,12 @@ func (ws *Workspace) landed(files []intentFile) (landing, error) {
 // move's old name after the exchange, once its bytes are proven saved in
 // the journal (the move's receipt names them for undo): adopted from there
 // when the move was to keep it without a copy.
-func (ws *Workspace) finishMove(f intentFile) error {
-	from, err := ws.targetOfKey(f.Data.FromKey)
+func (ws *Workspace) finishMove(f IntentFile) error {
+	from, err := ws.TargetOfKey(f.Data.FromKey)
 	if err != nil {
 		return err
 	}
-	saved, err := ws.journal.Get(f.Data.Over)
+	saved, err := ws.Journal.Get(f.Data.Over)
 	if errors.Is(err, journal.ErrNotFound) {
 		// A move that keeps the replaced file stopped before the handover:
 		// the file under the old name is the only copy (move.go).
@@ -477,24 +477,24 @@ func (ws *Workspace) finishMove(f intentFile) error {
 		err = errors.New("the saved bytes do not match their name")
 	}
 	if err != nil {
-		return fmt.Errorf("the replaced %s is not saved in the journal, so it is left in place: %w", from.display(), err)
+		return fmt.Errorf("the replaced %s is not saved in the journal, so it is left in place: %w", from.Display(), err)
 	}
-	_, err = from.root.p.Remove(from.rel, fsys.Expected{Version: fsys.Version(f.Data.Over), Bytes: saved})
+	_, err = from.Root.P.Remove(from.Rel, fsys.Expected{Version: fsys.Version(f.Data.Over), Bytes: saved})
 	return err
 }
 
 // displayKey is how a file key is shown: its path in its root.
 func (ws *Workspace) displayKey(key string) string {
-	if t, err := ws.targetOfKey(key); err == nil {
-		return t.display()
+	if t, err := ws.TargetOfKey(key); err == nil {
+		return t.Display()
 	}
 	return key
 }
 
 // versionAt returns the version of the regular file at t, or "" when
 // nothing is there; a directory is there with an empty version.
-func versionAt(t target) (string, bool, error) {
-	b, err := t.root.p.ReadFile(t.rel)
+func versionAt(t Target) (string, bool, error) {
+	b, err := t.Root.P.ReadFile(t.Rel)
 	switch {
 	case err == nil:
 		return string(fsys.VersionOf(b)), true, nil
@@ -517,7 +517,7 @@ func sortedKeys(m map[string]slot) []string {
 // the receipts are verified and journaled), some (those are taken back,
 // newest first: rolled back), or no point of the sequence (unresolved:
 // reported, nothing touched).
-func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, error) {
+func (ws *Workspace) resolveIntent(ctx context.Context, it IntentData) (string, error) {
 	// A replace or delete stopped between its swap and the handover of the
 	// displaced file leaves the old bytes under the temp name: they become
 	// the blob the receipt names before anything reads it.
@@ -526,11 +526,11 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 		if f.Temp == "" || f.Data.Pre == "" || f.Data.FromKey != "" {
 			continue
 		}
-		t, err := ws.targetOfKey(f.Key)
+		t, err := ws.TargetOfKey(f.Key)
 		if err != nil {
 			return "", err
 		}
-		note, err := ws.adoptDisplaced(t.root.p, f.Temp, f.Data.Pre)
+		note, err := ws.AdoptDisplaced(t.Root.P, f.Temp, f.Data.Pre)
 		if err != nil {
 			return "", err
 		}
@@ -542,7 +542,7 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 	if err != nil {
 		return "", err
 	}
-	s, err := ws.session(it.Session)
+	s, err := ws.SessionOf(it.Session)
 	if err != nil {
 		return "", err
 	}
@@ -564,29 +564,29 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 	}
 	switch {
 	case at.steps == 0:
-		outcome = doneDropped
+		outcome = DoneDropped
 	case at.steps == len(it.Files):
 		if err := s.completeReceipts(it); err != nil {
 			return "", err
 		}
-		outcome = doneCompleted
+		outcome = DoneCompleted
 	case at.steps > 0:
-		outcome = doneRolledBack
+		outcome = DoneRolledBack
 		for i := at.steps - 1; i >= 0; i-- {
 			f := it.Files[i]
-			t, err := ws.targetOfKey(f.Key)
+			t, err := ws.TargetOfKey(f.Key)
 			if err != nil {
 				return "", err
 			}
 			d := f.Data
-			if _, err := s.revert(ctx, t, &d, "rollback"); err != nil {
-				outcome = doneUnresolved
+			if _, err := s.Revert(ctx, t, &d, "rollback"); err != nil {
+				outcome = DoneUnresolved
 				detail = fmt.Sprintf("%s could not be rolled back: %v", d.Receipt.Path, err)
 				break
 			}
 		}
 	default:
-		outcome = doneUnresolved
+		outcome = DoneUnresolved
 		if detail == "" {
 			detail = "neither the old nor the new bytes are in " + strings.Join(at.stray, ", ") + "; the previous content is in the journal"
 		}
@@ -597,7 +597,7 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 	if saved := ws.removeTemps(it); len(saved) > 0 {
 		detail = strings.TrimPrefix(detail+"; "+strings.Join(saved, "; "), "; ")
 	}
-	if _, err := ws.journal.Append(doneRecord(it.ID, outcome, detail)); err != nil {
+	if _, err := ws.Journal.Append(DoneRecord(it.ID, outcome, detail)); err != nil {
 		return "", err
 	}
 	return outcome, nil
@@ -606,18 +606,18 @@ func (ws *Workspace) resolveIntent(ctx context.Context, it intentData) (string, 
 // intentGated reports whether every name it touches passes the floor of
 // every change (rule 4: protected and deny-read paths, on every name the
 // path goes by); if not, it returns the first that does not.
-func (s *Session) intentGated(it intentData) (string, bool) {
+func (s *Session) intentGated(it IntentData) (string, bool) {
 	for _, f := range it.Files {
 		for _, key := range []string{f.Key, f.Data.FromKey} {
 			if key == "" {
 				continue
 			}
-			t, err := s.ws.targetOfKey(key)
+			t, err := s.WS.TargetOfKey(key)
 			if err != nil {
 				return key, false
 			}
-			if s.ws.denied(t) != nil || s.ws.protected(t) != nil {
-				return t.display(), false
+			if s.WS.Denied(t) != nil || s.WS.protected(t) != nil {
+				return t.Display(), false
 			}
 		}
 	}
@@ -627,11 +627,11 @@ func (s *Session) intentGated(it intentData) (string, bool) {
 // completeReceipts journals, verified against the disk, the receipts of an
 // intent whose files all hold their new bytes and that its process did not
 // get to record.
-func (s *Session) completeReceipts(it intentData) error {
+func (s *Session) completeReceipts(it IntentData) error {
 	have := map[string]bool{}
-	err := s.ws.journal.Session(s.id, func(r journal.Record) error {
-		if r.Type == recReceipt {
-			var d receiptData
+	err := s.WS.Journal.Session(s.id, func(r journal.Record) error {
+		if r.Type == RecReceipt {
+			var d ReceiptData
 			if json.Unmarshal(r.Data, &d) == nil {
 				have[d.Receipt.ID] = true
 			}
@@ -684,29 +684,29 @@ func (s *Session) completeReceipts(it intentData) error {
 		}
 		d.Receipt.Verified = verified(i)
 		d.Receipt.Notes = append(d.Receipt.Notes, "recorded at the next start: the process that made this change stopped before recording it")
-		recs = append(recs, s.rec(recReceipt, f.Key, &d))
+		recs = append(recs, s.Rec(RecReceipt, f.Key, &d))
 		if d.Undoes != "" {
-			recs = append(recs, s.rec(recUndo, f.Key, history.Undo{Receipt: d.Undoes, By: d.Receipt.ID}))
+			recs = append(recs, s.Rec(RecUndo, f.Key, history.Undo{Receipt: d.Undoes, By: d.Receipt.ID}))
 		}
 	}
 	if len(recs) == 0 {
 		return nil
 	}
-	_, err = s.ws.journal.Append(recs...)
+	_, err = s.WS.Journal.Append(recs...)
 	return err
 }
 
 // verifyAtRest checks a landed file of an intent against its receipt.
-func (s *Session) verifyAtRest(f intentFile) error {
+func (s *Session) verifyAtRest(f IntentFile) error {
 	r := f.Data.Receipt
 	if f.Dir {
 		return nil
 	}
-	t, err := s.ws.targetOfKey(f.Key)
+	t, err := s.WS.TargetOfKey(f.Key)
 	if err != nil {
 		return err
 	}
-	cur, err := t.root.p.ReadFile(t.rel)
+	cur, err := t.Root.P.ReadFile(t.Rel)
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 		return err
 	}
@@ -717,7 +717,7 @@ func (s *Session) verifyAtRest(f intentFile) error {
 		if f.Data.Pre == "" {
 			return errors.New("no saved preimage")
 		}
-		pre, err := s.ws.journal.Get(f.Data.Pre)
+		pre, err := s.WS.Journal.Get(f.Data.Pre)
 		if err != nil {
 			return err
 		}
@@ -730,4 +730,61 @@ func (s *Session) verifyAtRest(f intentFile) error {
 		return err
 	}
 	return receipt.Verify(pre, cur, r)
+}
+
+// adoptMoved saves, for intent recovery, the file at from that a move over
+// a file stopped by a crash left under its old name after the exchange and
+// before it handed the file to the journal: it must hold want, the
+// replaced version, which the receipt names. Adopted by rename where the
+// provider can (the name is then gone: adopted true), copied otherwise
+// (journal.Put), in which case saved holds the bytes and the caller
+// removes the file by compare. A file holding other bytes is an error: it
+// stays where it is.
+func (ws *Workspace) adoptMoved(from Target, want string) (saved []byte, adopted bool, err error) {
+	p := from.Root.P
+	read := func() ([]byte, error) {
+		b, err := fsys.ReadFileMax(p, from.Rel, ws.Opts.MaxFileBytes)
+		if err != nil {
+			return nil, err
+		}
+		if string(fsys.VersionOf(b)) != want {
+			return nil, fmt.Errorf("%s does not hold the replaced bytes, so it is left in place", from.Display())
+		}
+		if _, err := ws.Journal.Put(b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	ma, ok := p.(movedAdopter)
+	if !ok {
+		saved, err = read()
+		return saved, false, err
+	}
+	info, err := p.Stat(from.Rel)
+	if err != nil {
+		return nil, false, err
+	}
+	a, err := ws.Journal.Adopt(want, info.Size)
+	if err != nil {
+		return nil, false, err
+	}
+	defer a.Close()
+	save := func() (err error) {
+		saved, err = read()
+		return err
+	}
+	kept, err := ma.AdoptMoved(from.Rel, fsys.Expected{Version: fsys.Version(want)}, fsys.Keep{Dir: a.Dir(), Name: a.Name(), Adopt: a.Take, Save: save})
+	switch {
+	case errors.Is(err, fsys.ErrConflict):
+		return nil, false, fmt.Errorf("%s does not hold the replaced bytes, so it is left in place", from.Display())
+	case err != nil:
+		return nil, false, err
+	}
+	return saved, kept.Adopted, nil
+}
+
+// movedAdopter is a provider that can hand the file a crashed move over a
+// file left under the move's old name to the journal (fsys/local on Unix).
+type movedAdopter interface {
+	AdoptMoved(name string, expect fsys.Expected, keep fsys.Keep) (fsys.Kept, error)
 }

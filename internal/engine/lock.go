@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 // (sorted by file identity, duplicates once), so calls that lock the same
 // files in another order cannot deadlock. Every mutating tool takes its locks
 // here. On an error nothing stays locked.
-func (ws *Workspace) lockAll(ctx context.Context, ts ...target) (func(), error) {
+func (ws *Workspace) LockAll(ctx context.Context, ts ...Target) (func(), error) {
 	type keyed struct {
 		key string
-		t   target
+		t   Target
 	}
 	ks := make([]keyed, 0, len(ts))
 	seen := make(map[string]bool, len(ts))
 	for _, t := range ts {
-		k := t.key()
+		k := t.Key()
 		if seen[k] {
 			continue
 		}

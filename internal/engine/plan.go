@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ type plan struct {
 	before bool
 	// take is what the change takes away whole, saved as a blob before
 	// anything moves, and whether it saves it; nil: nothing.
-	take func(c *change) (b []byte, ok bool)
+	take func(c *Change) (b []byte, ok bool)
 	// over: the blob is the file a move replaces, not the preimage.
 	over bool
 	// keep: on a provider that can (fsys.Keeper), the save is no copy
@@ -37,10 +37,10 @@ type plan struct {
 	// swap (fsys.Expected.Ready); otherwise they are waited for first.
 	overlap bool
 	// land is the provider's call that makes the change on disk.
-	land func(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error)
+	land func(s *Session, c *Change, exp fsys.Expected) (fsys.Commit, error)
 	// check reads the result back and verifies the receipt (checkContent,
 	// checkGone, checkMoved).
-	check func(s *Session, c *change, r *receipt.Receipt) (verr, err error)
+	check func(s *Session, c *Change, r *receipt.Receipt) (verr, err error)
 	// diskMode: the after mode is what the disk gave a new file (a create
 	// without an exact mode); otherwise the mode the file keeps.
 	diskMode bool
@@ -81,22 +81,22 @@ var (
 )
 
 // plan is the plan of c's kind.
-func (c *change) plan() *plan {
+func (c *Change) plan() *plan {
 	switch {
-	case c.src != nil && c.dir:
+	case c.Src != nil && c.Dir:
 		return &planMoveDir
-	case c.src != nil:
+	case c.Src != nil:
 		return &planMove
-	case c.create:
+	case c.Create:
 		return &planCreate
-	case c.delete:
+	case c.Delete:
 		return &planDelete
 	}
 	return &planReplace
 }
 
 // saves reports whether c keeps a blob of what it takes away.
-func (pl *plan) saves(c *change) bool {
+func (pl *plan) saves(c *Change) bool {
 	if pl.take == nil {
 		return false
 	}
@@ -106,130 +106,130 @@ func (pl *plan) saves(c *change) bool {
 
 // takePre saves the preimage of a whole-file change (a write, a delete, a
 // restore); an edit (save false) keeps only its regions.
-func takePre(c *change) ([]byte, bool) { return c.pre, c.save }
+func takePre(c *Change) ([]byte, bool) { return c.Pre, c.Save }
 
 // takeOver saves the file a move replaces.
-func takeOver(c *change) ([]byte, bool) { return c.over, c.over != nil }
+func takeOver(c *Change) ([]byte, bool) { return c.Over, c.Over != nil }
 
 // taken is the version and the bytes of what c takes away whole and keeps:
 // the file a move replaces, or the preimage.
-func (c *change) taken() (fsys.Version, []byte) {
-	if c.src != nil {
-		return c.overVer, c.over
+func (c *Change) taken() (fsys.Version, []byte) {
+	if c.Src != nil {
+		return c.OverVer, c.Over
 	}
-	return c.preVer, c.pre
+	return c.PreVer, c.Pre
 }
 
 // keeper returns c's provider as an fsys.Keeper when take (c's plan's)
 // saves bytes (the preimage, or the file a move replaces) and the provider
 // can hand the displaced file over; only the plans that keep (plan.keep:
 // replace, delete, a move over a file) ask.
-func (c *change) keeper(take func(*change) ([]byte, bool)) (fsys.Keeper, bool) {
+func (c *Change) keeper(take func(*Change) ([]byte, bool)) (fsys.Keeper, bool) {
 	if b, ok := take(c); !ok || b == nil {
 		return nil, false
 	}
-	k, ok := c.t.root.p.(fsys.Keeper)
+	k, ok := c.T.Root.P.(fsys.Keeper)
 	return k, ok
 }
 
-func landCreate(_ *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
+func landCreate(_ *Session, c *Change, exp fsys.Expected) (fsys.Commit, error) {
 	// A held name's directory exists (it is held open); otherwise the
 	// missing directories are made first.
-	if dir := path.Dir(c.t.rel); dir != "." && !c.t.held() {
-		if err := c.t.root.p.MkdirAll(dir); err != nil {
+	if dir := path.Dir(c.T.Rel); dir != "." && !c.T.held() {
+		if err := c.T.Root.P.MkdirAll(dir); err != nil {
 			return fsys.Commit{}, err
 		}
 	}
-	return c.t.handle().Create(c.post, c.mode, exp)
+	return c.T.handle().Create(c.Post, c.mode, exp)
 }
 
-func landReplace(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
+func landReplace(s *Session, c *Change, exp fsys.Expected) (fsys.Commit, error) {
 	_, ok := c.keeper(takePre)
 	if !ok {
-		return c.t.handle().Replace(c.post, exp)
+		return c.T.handle().Replace(c.Post, exp)
 	}
 	if c.handover == nil { // started beside the intent (saveStep)
 		c.handover = s.startHandover(c)
 	}
-	cm, _, err := c.t.handle().ReplaceKeep(c.post, exp, c.handover.keep(s, c))
+	cm, _, err := c.T.handle().ReplaceKeep(c.Post, exp, c.handover.keep(s, c))
 	return cm, err
 }
 
-func landDelete(s *Session, c *change, exp fsys.Expected) (fsys.Commit, error) {
+func landDelete(s *Session, c *Change, exp fsys.Expected) (fsys.Commit, error) {
 	_, ok := c.keeper(takePre)
 	if !ok {
-		return c.t.handle().Remove(exp)
+		return c.T.handle().Remove(exp)
 	}
 	if c.handover == nil { // started beside the intent (saveStep)
 		c.handover = s.startHandover(c)
 	}
-	cm, _, err := c.t.handle().RemoveKeep(exp, c.handover.keep(s, c))
+	cm, _, err := c.T.handle().RemoveKeep(exp, c.handover.keep(s, c))
 	return cm, err
 }
 
-func landMove(s *Session, c *change, _ fsys.Expected) (fsys.Commit, error) {
-	p := c.t.root.p
+func landMove(s *Session, c *Change, _ fsys.Expected) (fsys.Commit, error) {
+	p := c.T.Root.P
 	// A move into a directory that does not exist yet creates it, as a
 	// create does; the plan proved every existing part is a directory.
-	if dir := path.Dir(c.t.rel); dir != "." && !c.t.held() {
+	if dir := path.Dir(c.T.Rel); dir != "." && !c.T.held() {
 		if _, err := p.Stat(dir); errors.Is(err, fsys.ErrNotFound) {
 			if err := p.MkdirAll(dir); err != nil {
 				return fsys.Commit{}, err
 			}
 		}
 	}
-	src := fsys.Expected{Version: c.preVer, Bytes: c.pre}
-	if c.dir {
+	src := fsys.Expected{Version: c.PreVer, Bytes: c.Pre}
+	if c.Dir {
 		src = fsys.Expected{}
 	}
-	if c.over == nil {
-		return p.Rename(c.src.rel, c.t.rel, src, nil)
+	if c.Over == nil {
+		return p.Rename(c.Src.Rel, c.T.Rel, src, nil)
 	}
-	dst := fsys.Expected{Version: c.overVer, Bytes: c.over}
+	dst := fsys.Expected{Version: c.OverVer, Bytes: c.Over}
 	if _, ok := c.keeper(takeOver); !ok {
-		return p.Rename(c.src.rel, c.t.rel, src, &dst) // the replaced bytes were saved in step 4
+		return p.Rename(c.Src.Rel, c.T.Rel, src, &dst) // the replaced bytes were saved in step 4
 	}
 	// The file the move replaces is handed to the journal as the blob of
 	// the version the session read (or copied there where it cannot be).
 	if c.handover == nil { // started beside the intent (saveStep)
 		c.handover = s.startHandover(c)
 	}
-	cm, _, err := fsys.RenameKeeping(p, c.src.rel, c.t.rel, src, dst, c.handover.keep(s, c))
+	cm, _, err := fsys.RenameKeeping(p, c.Src.Rel, c.T.Rel, src, dst, c.handover.keep(s, c))
 	return cm, err
 }
 
 // readErr is the error of a result that could not be read back at all.
-func readErr(c *change, err error) error {
-	return fmt.Errorf("%s %s: reading back: %w", c.tool, c.t.spelled, err)
+func readErr(c *Change, err error) error {
+	return fmt.Errorf("%s %s: reading back: %w", c.Tool, c.T.Spelled, err)
 }
 
 // checkGone verifies a delete: nothing is at the name.
-func checkGone(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
-	if _, err := c.t.stat(); err == nil {
-		return receipt.Verify(c.pre, []byte{}, *r), nil // something is there again
+func checkGone(_ *Session, c *Change, r *receipt.Receipt) (verr, err error) {
+	if _, err := c.T.Stat(); err == nil {
+		return receipt.Verify(c.Pre, []byte{}, *r), nil // something is there again
 	} else if !errors.Is(err, fsys.ErrNotFound) {
 		return nil, readErr(c, err)
 	}
-	return receipt.Verify(c.pre, nil, *r), nil
+	return receipt.Verify(c.Pre, nil, *r), nil
 }
 
 // checkMoved verifies a move: the old name is free, and the new one holds
 // the directory or the moved bytes.
-func checkMoved(s *Session, c *change, r *receipt.Receipt) (verr, err error) {
+func checkMoved(s *Session, c *Change, r *receipt.Receipt) (verr, err error) {
 	// A symlink moves by name: its handle holds what it leads to, which
 	// stays, so the name is looked up by its own walk.
-	src := *c.src
-	if src.res != src.rel {
-		src.h = nil
+	src := *c.Src
+	if src.res != src.Rel {
+		src.H = nil
 	}
-	if _, err := src.stat(); err == nil {
-		return fmt.Errorf("%s still exists after the move", c.src.spelled), nil
+	if _, err := src.Stat(); err == nil {
+		return fmt.Errorf("%s still exists after the move", c.Src.Spelled), nil
 	} else if !errors.Is(err, fsys.ErrNotFound) {
 		return nil, readErr(c, err)
 	}
-	if c.dir {
-		if info, err := c.t.stat(); err != nil || info.Type != fsys.TypeDir {
-			return fmt.Errorf("%s is not a directory after the move", c.t.spelled), nil
+	if c.Dir {
+		if info, err := c.T.Stat(); err != nil || info.Type != fsys.TypeDir {
+			return fmt.Errorf("%s is not a directory after the move", c.T.Spelled), nil
 		}
 		return nil, nil
 	}
@@ -244,23 +244,23 @@ func checkMoved(s *Session, c *change, r *receipt.Receipt) (verr, err error) {
 // receipt.VerifyShape proves, byte for byte, that they are the preimage with
 // exactly the receipt's regions replaced: the readback is compared, not
 // hashed again. Otherwise receipt.Verify checks both hashes.
-func checkContent(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
-	pre := c.pre
-	if c.create {
+func checkContent(_ *Session, c *Change, r *receipt.Receipt) (verr, err error) {
+	pre := c.Pre
+	if c.Create {
 		pre = nil
 	}
-	if carriesBytes(c.matches) {
+	if carriesBytes(c.Matches) {
 		// The two halves of the proof are independent (the new bytes
 		// against the disk, the receipt against the new bytes): on large
 		// files they run side by side.
 		shape := make(chan error, 1)
-		verifyShape := func() { shape <- receipt.VerifyShape(pre, c.post, *r) }
-		if len(c.post) >= 256<<10 {
+		verifyShape := func() { shape <- receipt.VerifyShape(pre, c.Post, *r) }
+		if len(c.Post) >= 256<<10 {
 			go verifyShape()
 		} else {
 			verifyShape()
 		}
-		same, err := c.t.handle().Check(fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.post})
+		same, err := c.T.handle().Check(fsys.Expected{Version: fsys.Version(r.After.Version), Bytes: c.Post})
 		verr := <-shape
 		if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 			return nil, readErr(c, err)
@@ -269,7 +269,7 @@ func checkContent(_ *Session, c *change, r *receipt.Receipt) (verr, err error) {
 			return verr, nil
 		}
 	}
-	readback, err := c.t.handle().ReadFile()
+	readback, err := c.T.handle().ReadFile()
 	if err != nil && !errors.Is(err, fsys.ErrNotFound) {
 		return nil, readErr(c, err)
 	}

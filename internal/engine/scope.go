@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"io/fs"
@@ -13,16 +13,16 @@ import (
 // scope is the part of the workspace a narrowed session may reach: the
 // directories a client announced (MCP roots), each mapped into one root and
 // resolved there.
-type scope struct {
+type Scope struct {
 	announced []string // the directories as announced, for messages
 	served    []string // the workspace's roots, for messages
-	dirs      []scopeDir
+	Dirs      []scopeDir
 }
 
 // scopeDir is one announced directory inside the workspace.
 type scopeDir struct {
-	ri  int    // root index
-	rel string // resolved, slash-separated, relative to the root ("." for the root)
+	Ri  int    // root index
+	Rel string // resolved, slash-separated, relative to the root ("." for the root)
 }
 
 // Within returns a view of the session narrowed to dirs: absolute
@@ -47,28 +47,28 @@ type scopeDir struct {
 func (s *Session) Within(dirs []string) *Session {
 	v := *s
 	if dirs == nil {
-		v.scope = nil
+		v.Scope = nil
 		return &v
 	}
-	sc := &scope{announced: append([]string(nil), dirs...), served: s.ws.Roots()}
+	sc := &Scope{announced: append([]string(nil), dirs...), served: s.WS.Roots()}
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) {
 			continue
 		}
-		t, ref := s.ws.resolve("roots", d)
+		t, ref := s.WS.Resolve("roots", d)
 		if ref != nil {
 			// Not inside a root: it may hold whole roots, which it then
 			// leaves as they are; otherwise it narrows nothing.
-			sc.dirs = append(sc.dirs, s.ws.rootsUnder(d)...)
+			sc.Dirs = append(sc.Dirs, s.WS.rootsUnder(d)...)
 			continue
 		}
 		rel, ok := resolved(t)
 		if !ok {
 			continue
 		}
-		sc.dirs = append(sc.dirs, scopeDir{ri: t.ri, rel: rel})
+		sc.Dirs = append(sc.Dirs, scopeDir{Ri: t.Ri, Rel: rel})
 	}
-	v.scope = sc
+	v.Scope = sc
 	return &v
 }
 
@@ -89,12 +89,12 @@ func (ws *Workspace) rootsUnder(dir string) []scopeDir {
 		dirs = append(dirs, real)
 	}
 	var out []scopeDir
-	for i, r := range ws.roots {
+	for i, r := range ws.RootList {
 	search:
 		for _, d := range dirs {
-			for _, base := range []string{r.dir, r.real} {
+			for _, base := range []string{r.Dir, r.Real} {
 				if rel, err := filepath.Rel(d, base); err == nil && filepath.IsLocal(rel) {
-					out = append(out, scopeDir{ri: i, rel: "."})
+					out = append(out, scopeDir{Ri: i, Rel: "."})
 					break search
 				}
 			}
@@ -107,8 +107,8 @@ func (ws *Workspace) rootsUnder(dir string) []scopeDir {
 // (by the root's path as given or resolved), and whether it is that root
 // itself (root).
 func (ws *Workspace) inRoot(p string) (root, in bool) {
-	for _, r := range ws.roots {
-		for _, base := range []string{r.dir, r.real} {
+	for _, r := range ws.RootList {
+		for _, base := range []string{r.Dir, r.Real} {
 			if rel, err := filepath.Rel(base, p); err == nil && (rel == "." || filepath.IsLocal(rel)) {
 				return rel == ".", true
 			}
@@ -177,17 +177,17 @@ func (ws *Workspace) realOutside(dir string) (string, bool) {
 // resolve maps a path a tool names into the workspace, as Workspace.resolve
 // does, and refuses it as outside when the session is narrowed (Within) and
 // the path, as spelled or resolved, leaves the announced directories.
-func (s *Session) resolve(tool, p string) (target, *Refusal) {
-	t, ref := s.ws.resolve(tool, p)
+func (s *Session) Resolve(tool, p string) (Target, *Refusal) {
+	t, ref := s.WS.Resolve(tool, p)
 	return s.scoped(tool, t, ref)
 }
 
 // resolveHeld is resolve holding the name for the call
 // (Workspace.resolveHeld). On a refusal nothing stays held; otherwise the
 // caller closes the target's handle.
-func (s *Session) resolveHeld(tool, p string) (target, *Refusal) {
-	t, ref := s.ws.resolveHeld(tool, p)
-	h := t.h
+func (s *Session) ResolveHeld(tool, p string) (Target, *Refusal) {
+	t, ref := s.WS.resolveHeld(tool, p)
+	h := t.H
 	t, ref = s.scoped(tool, t, ref)
 	if ref != nil && h != nil {
 		h.Close()
@@ -197,19 +197,19 @@ func (s *Session) resolveHeld(tool, p string) (target, *Refusal) {
 
 // scoped refuses t, just resolved (ref: the refusal that gave), when the
 // session is narrowed and t leaves its directories.
-func (s *Session) scoped(tool string, t target, ref *Refusal) (target, *Refusal) {
-	if ref != nil || s.scope == nil {
+func (s *Session) scoped(tool string, t Target, ref *Refusal) (Target, *Refusal) {
+	if ref != nil || s.Scope == nil {
 		return t, ref
 	}
-	if !s.scope.allows(t.ri, t.rel) {
-		return target{}, s.scope.refuse(tool, t.spelled, false)
+	if !s.Scope.allows(t.Ri, t.Rel) {
+		return Target{}, s.Scope.Refuse(tool, t.Spelled, false)
 	}
 	rel, ok := resolved(t)
 	if !ok {
 		return t, nil // leaves the workspace: the backend refuses it as outside
 	}
-	if !s.scope.allows(t.ri, rel) {
-		return target{}, s.scope.refuse(tool, t.spelled, true)
+	if !s.Scope.allows(t.Ri, rel) {
+		return Target{}, s.Scope.Refuse(tool, t.Spelled, true)
 	}
 	return t, nil
 }
@@ -218,15 +218,15 @@ func (s *Session) scoped(tool string, t target, ref *Refusal) (target, *Refusal)
 // missing file, the path it would have). ok is false when the path leads
 // outside the root or cannot be resolved; a provider without the Resolver
 // capability resolves nothing.
-func resolved(t target) (string, bool) {
-	if t.h != nil && t.resOf == t.rel {
+func resolved(t Target) (string, bool) {
+	if t.H != nil && t.resOf == t.Rel {
 		return t.res, true // held: resolved once already
 	}
-	r, ok := t.root.p.(fsys.Resolver)
+	r, ok := t.Root.P.(fsys.Resolver)
 	if !ok {
-		return t.rel, true
+		return t.Rel, true
 	}
-	rel, err := r.Resolve(t.rel)
+	rel, err := r.Resolve(t.Rel)
 	if err != nil {
 		return "", false
 	}
@@ -237,9 +237,9 @@ func resolved(t target) (string, bool) {
 }
 
 // allows reports whether rel, in root ri, lies in one of the directories.
-func (sc *scope) allows(ri int, rel string) bool {
-	for _, d := range sc.dirs {
-		if d.ri == ri && (d.rel == "." || rel == d.rel || strings.HasPrefix(rel, d.rel+"/")) {
+func (sc *Scope) allows(ri int, rel string) bool {
+	for _, d := range sc.Dirs {
+		if d.Ri == ri && (d.Rel == "." || rel == d.Rel || strings.HasPrefix(rel, d.Rel+"/")) {
 			return true
 		}
 	}
@@ -249,7 +249,7 @@ func (sc *scope) allows(ri int, rel string) bool {
 // refuse is the outside refusal of a path that leaves the announced
 // directories; linked says it leaves them only once resolved. The message
 // does not say where a symlink leads: that place is not shared.
-func (sc *scope) refuse(tool, spelled string, linked bool) *Refusal {
+func (sc *Scope) Refuse(tool, spelled string, linked bool) *Refusal {
 	shown := spelled
 	if shown == "" {
 		shown = "the workspace root"
@@ -263,12 +263,12 @@ func (sc *scope) refuse(tool, spelled string, linked bool) *Refusal {
 		roots = "none"
 	}
 	var r *Refusal
-	if len(sc.dirs) == 0 {
+	if len(sc.Dirs) == 0 {
 		// Nothing is served: say so, whatever the path.
-		r = refuse(KindOutside, spelled, "the roots this client shares (%s) do not meet the server's roots (%s), so nothing is served; share a directory inside the server's roots, or start stet mcp with --root naming the directory to serve", roots, strings.Join(sc.served, ", "))
+		r = Refuse(KindOutside, spelled, "the roots this client shares (%s) do not meet the server's roots (%s), so nothing is served; share a directory inside the server's roots, or start stet mcp with --root naming the directory to serve", roots, strings.Join(sc.served, ", "))
 	} else {
-		r = refuse(KindOutside, spelled, "%s is outside the roots this client shares (%s)%s; use a path inside them", shownName(shown), roots, how)
+		r = Refuse(KindOutside, spelled, "%s is outside the roots this client shares (%s)%s; use a path inside them", ShownName(shown), roots, how)
 	}
 	r.Tool = tool
-	return r.with("roots", append([]string{}, sc.announced...))
+	return r.With("roots", append([]string{}, sc.announced...))
 }

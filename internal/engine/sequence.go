@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/receipt"
+	"github.com/stet-dev/stet/tools"
 )
 
 // The commit sequence (SPEC sections 5 and 6). Every change of bytes or
@@ -39,32 +40,32 @@ import (
 // undo of a move over a file) writes one intent for all of them first and
 // then runs each change through the same steps, without an intent of its
 // own.
-func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error) {
-	k := s.ws.clock
-	t0 := k.start()
+func (s *Session) Commit(ctx context.Context, c *Change) (*tools.MutationResult, error) {
+	k := s.WS.Clock
+	t0 := k.Start()
 	pl := c.plan()
-	r := s.newReceipt(c)
+	r := s.NewReceipt(c)
 	// The receipt's after state is hashed from the new bytes while they are
 	// written (see checkContent).
-	after := c.afterState()
-	if c.dryRun {
+	after := c.AfterState()
+	if c.DryRun {
 		r.After = c.plannedAfter(r, after)
 		r.DryRun = true
-		return &MutationResult{Message: "dry run, nothing written: " + c.message, Receipt: r, Diff: c.diff()}, nil
+		return &tools.MutationResult{Message: "dry run, nothing written: " + c.Message, Receipt: r, Diff: c.Diff()}, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s.ws.sweep(c.t)
+	s.WS.sweep(c.T)
 	data, it, ready := s.prepare(c, &r, after)
 	defer func() {
-		t := k.start()
+		t := k.Start()
 		c.release()
-		k.done(stepRelease, t)
+		k.Done(stepRelease, t)
 	}()
 	// Only the result shows the diff: it is rendered beside the swap.
 	diff := make(chan string, 1)
-	go func() { diff <- c.diff() }()
+	go func() { diff <- c.Diff() }()
 	if err := ctx.Err(); err != nil {
 		s.settle(ready, it, false)
 		return nil, err
@@ -73,31 +74,31 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	r.After = c.plannedAfter(r, after)
 	if err != nil {
 		s.settle(ready, it, !refusedBeforeSwap(err))
-		return nil, s.ws.fileErr(c.tool, c.t, err)
+		return nil, s.WS.FileErr(c.Tool, c.T, err)
 	}
 	if pl.diskMode && c.mode == 0 && r.After != nil {
 		// A new file's mode is what the umask left; every other change keeps
 		// the mode plannedAfter names (the provider keeps the old one).
-		if fi, err := c.t.stat(); err == nil {
+		if fi, err := c.T.Stat(); err == nil {
 			r.After.Mode = receipt.FormatMode(fi.Mode)
 		}
 	}
 	r.Notes = append(r.Notes, cm.Notes...)
-	if h := s.ws.opts.Hooks.BeforeReadback; h != nil {
-		h(c.t.rel)
+	if h := s.WS.Opts.Hooks.BeforeReadback; h != nil {
+		h(c.T.Rel)
 	}
-	t := k.start()
+	t := k.Start()
 	verr, err := pl.check(s, c, &r)
-	k.done(stepReadback, t)
+	k.Done(stepReadback, t)
 	if err != nil {
 		s.settle(ready, it, true)
 		return nil, err
 	}
 	r.Verified = verr == nil
 	data.Receipt = r
-	t = k.start()
-	err = s.record(c, data)
-	k.done(stepReceipt, t)
+	t = k.Start()
+	err = s.Record(c, data)
+	k.Done(stepReceipt, t)
 	if err != nil {
 		s.settle(ready, it, true)
 		return nil, err
@@ -105,12 +106,12 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 	if verr != nil {
 		return nil, &VerifyError{Receipt: r, Err: verr}
 	}
-	msg := c.message
-	if !c.warned {
+	msg := c.Message
+	if !c.Warned {
 		msg += "; receipt " + r.ID + " (verified)"
 	}
-	res := &MutationResult{Message: msg, Receipt: r, Diff: <-diff}
-	k.done(stepCommit, t0)
+	res := &tools.MutationResult{Message: msg, Receipt: r, Diff: <-diff}
+	k.Done(stepCommit, t0)
 	return res, nil
 }
 
@@ -123,28 +124,28 @@ func (s *Session) commit(ctx context.Context, c *change) (*MutationResult, error
 // ready waits for both and returns the error, every time it is called; a
 // failure aborts the change with nothing moved. it is the planned intent
 // once ready returned nil.
-func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.State) (data *receiptData, it *intentData, ready func() error) {
+func (s *Session) prepare(c *Change, r *receipt.Receipt, after func() *receipt.State) (data *ReceiptData, it *IntentData, ready func() error) {
 	pl := c.plan()
 	data = undoData(c)
-	s.ws.planTemp(c)
-	it = &intentData{ID: c.intent}
+	s.WS.planTemp(c)
+	it = &IntentData{ID: c.Intent}
 	saved := s.saveStep(c)
 	logged := make(chan error, 1)
-	if c.intent != "" {
+	if c.Intent != "" {
 		logged <- nil // part of a sequence: its intent is already durable
 	} else {
 		// The intent's copy of data is taken here, before the save's blob
 		// name is filled in (plannedFile names it by its hash).
-		go func(d receiptData) {
-			k := s.ws.clock
-			t := k.start()
+		go func(d ReceiptData) {
+			k := s.WS.Clock
+			t := k.Start()
 			planned := *r
 			planned.After = c.plannedAfter(*r, after)
-			*it = intentData{ID: r.ID, Session: s.id, Files: []intentFile{plannedFile(c, planned, &d)}}
+			*it = IntentData{ID: r.ID, Session: s.id, Files: []IntentFile{plannedFile(c, planned, &d)}}
 			// The swap may go on once the intent is durable (in the log and
 			// its index, by a sync shared with concurrent appends).
 			done := false
-			err := s.writeIntentThen(it.ID, it.Files, func() { done = true; k.done(stepIntent, t); logged <- nil })
+			err := s.writeIntentThen(it.ID, it.Files, func() { done = true; k.Done(stepIntent, t); logged <- nil })
 			if !done {
 				logged <- err
 			}
@@ -160,13 +161,13 @@ func (s *Session) prepare(c *change, r *receipt.Receipt, after func() *receipt.S
 				err = blob.err
 			}
 			if err != nil {
-				if lerr == nil && c.intent == "" {
+				if lerr == nil && c.Intent == "" {
 					// The intent is durable but the save failed: nothing
 					// will move, so the intent is closed as dropped.
-					s.ws.journal.AppendLazy(doneRecord(it.ID, doneDropped, ""))
+					s.WS.Journal.AppendLazy(DoneRecord(it.ID, DoneDropped, ""))
 					it.ID = ""
 				}
-				serr = fmt.Errorf("%s %s: %w", c.tool, c.t.spelled, err)
+				serr = fmt.Errorf("%s %s: %w", c.Tool, c.T.Spelled, err)
 				return
 			}
 			switch {
@@ -193,7 +194,7 @@ type savedBlob struct {
 // displaced file itself becomes that blob within step 5 (land), so nothing
 // is copied here: the blob is named by the version the change read, and
 // the receipt that names it is written only once the swap has landed.
-func (s *Session) saveStep(c *change) <-chan savedBlob {
+func (s *Session) saveStep(c *Change) <-chan savedBlob {
 	out := make(chan savedBlob, 1)
 	pl := c.plan()
 	if pl.keep {
@@ -213,10 +214,10 @@ func (s *Session) saveStep(c *change) <-chan savedBlob {
 		return out
 	}
 	go func() {
-		k := s.ws.clock
-		t := k.start()
-		name, err := s.ws.journal.Put(b)
-		k.done(stepSave, t)
+		k := s.WS.Clock
+		t := k.Start()
+		name, err := s.WS.Journal.Put(b)
+		k.Done(stepSave, t)
 		if err != nil {
 			err = fmt.Errorf("saving the previous content (nothing was changed): %w", err)
 		}
@@ -230,8 +231,8 @@ func (s *Session) saveStep(c *change) <-chan savedBlob {
 // Where the plan overlaps, the provider waits for ready after the new
 // bytes are durable in their temp file; otherwise ready is waited for
 // before the call.
-func (s *Session) land(pl *plan, c *change, ready func() error) (fsys.Commit, error) {
-	k := s.ws.clock
+func (s *Session) land(pl *plan, c *Change, ready func() error) (fsys.Commit, error) {
+	k := s.WS.Clock
 	var wait time.Duration
 	wready := ready
 	if k != nil {
@@ -242,13 +243,13 @@ func (s *Session) land(pl *plan, c *change, ready func() error) (fsys.Commit, er
 			return err
 		}
 	}
-	t := k.start()
+	t := k.Start()
 	if !pl.overlap {
 		if err := wready(); err != nil {
 			return fsys.Commit{}, err
 		}
 	}
-	cm, err := pl.land(s, c, fsys.Expected{Version: c.preVer, Bytes: c.pre, Ready: wready, Temp: c.temp, Discard: c.discard})
+	cm, err := pl.land(s, c, fsys.Expected{Version: c.PreVer, Bytes: c.Pre, Ready: wready, Temp: c.temp, Discard: c.discard})
 	k.provider(t, wait)
 	if rerr := ready(); rerr != nil && err == nil {
 		err = rerr // a provider that ignored Ready: the save must still have landed
@@ -266,36 +267,36 @@ func (s *Session) land(pl *plan, c *change, ready func() error) (fsys.Commit, er
 // first, as tool, and the disk then decides how the intent closes. It
 // returns the results of the changes that landed; on failure, those are the
 // ones that were taken back.
-func (s *Session) commitSeq(ctx context.Context, tool string, seq []*change, before func(c *change)) ([]*MutationResult, error) {
+func (s *Session) CommitSeq(ctx context.Context, tool string, seq []*Change, before func(c *Change)) ([]*tools.MutationResult, error) {
 	var intent string
-	var steps []intentFile
-	if len(seq) > 1 && !seq[0].dryRun {
-		intent = s.ws.newID("p_")
-		steps = make([]intentFile, len(seq))
+	var steps []IntentFile
+	if len(seq) > 1 && !seq[0].DryRun {
+		intent = s.WS.newID("p_")
+		steps = make([]IntentFile, len(seq))
 		for i, c := range seq {
-			c.id, c.intent = s.ws.newID("r_"), intent
-			s.ws.planTemp(c)
-			r := s.newReceipt(c)
-			r.After = c.plannedAfter(r, c.afterState())
+			c.id, c.Intent = s.WS.newID("r_"), intent
+			s.WS.planTemp(c)
+			r := s.NewReceipt(c)
+			r.After = c.plannedAfter(r, c.AfterState())
 			steps[i] = plannedFile(c, r, undoData(c))
 		}
 		if err := s.writeIntent(intent, steps); err != nil {
 			return nil, err
 		}
 	}
-	var out []*MutationResult
-	fail := func(err error) ([]*MutationResult, error) {
+	var out []*tools.MutationResult
+	fail := func(err error) ([]*tools.MutationResult, error) {
 		for i := len(out) - 1; i >= 0; i-- {
 			c := seq[i]
 			d := plannedFile(c, out[i].Receipt, undoData(c)).Data
-			s.revert(ctx, c.t, &d, tool)
+			s.Revert(ctx, c.T, &d, tool)
 		}
 		if intent != "" {
 			// The disk decides how the intent closes: a step that failed
 			// after its swap, or a change the rollback could not take back,
 			// is rolled back now or reported, never recorded as rolled back
 			// unseen.
-			s.ws.resolveIntent(ctx, intentData{ID: intent, Session: s.id, Files: steps})
+			s.WS.resolveIntent(ctx, IntentData{ID: intent, Session: s.id, Files: steps})
 		}
 		return out, err
 	}
@@ -306,14 +307,14 @@ func (s *Session) commitSeq(ctx context.Context, tool string, seq []*change, bef
 		if before != nil {
 			before(c)
 		}
-		res, err := s.commit(ctx, c)
+		res, err := s.Commit(ctx, c)
 		if err != nil {
 			return fail(err)
 		}
 		out = append(out, res)
 	}
 	if intent != "" {
-		if _, err := s.ws.journal.AppendLazy(doneRecord(intent, doneCommitted, "")); err != nil {
+		if _, err := s.WS.Journal.AppendLazy(DoneRecord(intent, DoneCommitted, "")); err != nil {
 			return out, fmt.Errorf("landed, but the journal could not close its intent %s: %w", intent, err)
 		}
 	}
@@ -336,11 +337,11 @@ type openedKeep struct {
 }
 
 // startHandover starts c's handover.
-func (s *Session) startHandover(c *change) *handover {
+func (s *Session) startHandover(c *Change) *handover {
 	ch := make(chan openedKeep, 1)
 	ver, old := c.taken()
 	go func() {
-		k, done, err := s.ws.keepFor(c.t.root.p, ver, old)
+		k, done, err := s.WS.KeepFor(c.T.Root.P, ver, old)
 		ch <- openedKeep{keep: k, done: done, err: err}
 	}()
 	return &handover{wait: sync.OnceValue(func() openedKeep { return <-ch })}
@@ -348,11 +349,11 @@ func (s *Session) startHandover(c *change) *handover {
 
 // keep is the fsys.Keep the provider takes: the store comes late (Open),
 // and the copy (Save) needs nothing from the handover.
-func (h *handover) keep(s *Session, c *change) fsys.Keep {
+func (h *handover) keep(s *Session, c *Change) fsys.Keep {
 	_, old := c.taken()
 	return fsys.Keep{
 		Save: func() error {
-			_, err := s.ws.journal.Put(old)
+			_, err := s.WS.Journal.Put(old)
 			return err
 		},
 		Open: func() (fsys.Keep, error) {
@@ -365,7 +366,7 @@ func (h *handover) keep(s *Session, c *change) fsys.Keep {
 // discard is the change's fsys.Expected.Discard: the old file the swap
 // displaced is removed in the background, beside the readback and the
 // receipt, and waited for at the end of the commit (release).
-func (c *change) discard(remove func()) {
+func (c *Change) discard(remove func()) {
 	done := make(chan struct{})
 	c.discarded = done
 	go func() {
@@ -376,7 +377,7 @@ func (c *change) discard(remove func()) {
 
 // release waits for the work a commit left running beside its last steps:
 // the removal of the displaced file, and the handover's store, closed.
-func (c *change) release() {
+func (c *Change) release() {
 	if c.discarded != nil {
 		<-c.discarded
 		c.discarded = nil

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"sync"
@@ -10,8 +10,8 @@ import (
 // for all three); "wait" is how long the swap waited for the first two
 // after the temp file was durable.
 const (
-	stepRead     = "read"     // before the commit: the name resolved and locked, the file read
-	stepPlan     = "plan"     // before the commit: hashes, checks, the rules, the change built
+	StepRead     = "read"     // before the commit: the name resolved and locked, the file read
+	StepPlan     = "plan"     // before the commit: hashes, checks, the rules, the change built
 	stepRelease  = "release"  // after the result: the displaced file's removal, the store closed
 	stepSave     = "save"     // the bytes the change takes away, kept as a blob
 	stepIntent   = "intent"   // the write-ahead intent line and its fsync
@@ -46,7 +46,7 @@ func newStepClock(report func(string, time.Duration)) *stepClock {
 }
 
 // start returns the time a step starts (zero on a nil clock).
-func (k *stepClock) start() time.Time {
+func (k *stepClock) Start() time.Time {
 	if k == nil {
 		return time.Time{}
 	}
@@ -54,7 +54,7 @@ func (k *stepClock) start() time.Time {
 }
 
 // done reports step as taking from t0 to now.
-func (k *stepClock) done(step string, t0 time.Time) {
+func (k *stepClock) Done(step string, t0 time.Time) {
 	if k != nil {
 		k.report(step, time.Since(t0))
 	}

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"path/filepath"
@@ -18,14 +18,14 @@ import (
 //
 // Every check of a path rule goes through Denied, Protected and
 // HasDenied; the embedded policy.Rules methods judge one root only.
-type ruleSet struct {
+type RuleSet struct {
 	policy.Rules
-	views []ruleView
+	Views []ruleView
 }
 
 // ruleView is how another root names this root's files.
 type ruleView struct {
-	other  *root
+	other  *Root
 	prefix string // slash-separated; "." when both are the same directory
 	// outer: other holds this root at prefix (a name n here is prefix/n
 	// there). Otherwise this root holds other at prefix (a name prefix/m
@@ -62,13 +62,13 @@ func (v ruleView) name(n string) (string, bool) {
 
 // Denied reports whether name is hidden from every tool, in this root or
 // in any root that holds the file, and the pattern that hides it.
-func (rs *ruleSet) Denied(name string) (string, bool) {
+func (rs *RuleSet) Denied(name string) (string, bool) {
 	if pat, ok := rs.Rules.Denied(name); ok {
 		return pat, true
 	}
-	for _, v := range rs.views {
+	for _, v := range rs.Views {
 		if m, ok := v.name(name); ok {
-			if pat, ok := v.other.rules.Rules.Denied(m); ok {
+			if pat, ok := v.other.Rules.Rules.Denied(m); ok {
 				return pat, true
 			}
 		}
@@ -78,13 +78,13 @@ func (rs *ruleSet) Denied(name string) (string, bool) {
 
 // Protected reports whether name may not be changed, in this root or in
 // any root that holds the file, and the pattern that protects it.
-func (rs *ruleSet) Protected(name string) (string, bool) {
+func (rs *RuleSet) Protected(name string) (string, bool) {
 	if pat, ok := rs.Rules.Protected(name); ok {
 		return pat, true
 	}
-	for _, v := range rs.views {
+	for _, v := range rs.Views {
 		if m, ok := v.name(name); ok {
-			if pat, ok := v.other.rules.Rules.Protected(m); ok {
+			if pat, ok := v.other.Rules.Rules.Protected(m); ok {
 				return pat, true
 			}
 		}
@@ -94,12 +94,12 @@ func (rs *ruleSet) Protected(name string) (string, bool) {
 
 // HasDenied reports whether any name of this root can be denied, by its
 // own rules or by those of a root that overlaps it.
-func (rs *ruleSet) HasDenied() bool {
+func (rs *RuleSet) HasDenied() bool {
 	if rs.Rules.HasDenied() {
 		return true
 	}
-	for _, v := range rs.views {
-		if v.other.rules.Rules.HasDenied() {
+	for _, v := range rs.Views {
+		if v.other.Rules.Rules.HasDenied() {
 			return true
 		}
 	}
@@ -115,27 +115,27 @@ func (rs *ruleSet) HasDenied() bool {
 // volume that folds case or Unicode forms are linked, and on one that does
 // not, the rules of each merely reach the other's names too. It runs
 // after each root's own rules are set.
-func (ws *Workspace) linkRoots() {
-	for _, r := range ws.roots {
-		r.rules.views = nil
+func (ws *Workspace) LinkRoots() {
+	for _, r := range ws.RootList {
+		r.Rules.Views = nil
 	}
-	seen := map[*root]map[ruleView]bool{}
-	add := func(r *root, v ruleView) {
+	seen := map[*Root]map[ruleView]bool{}
+	add := func(r *Root, v ruleView) {
 		if seen[r] == nil {
 			seen[r] = map[ruleView]bool{}
 		}
 		if !seen[r][v] {
 			seen[r][v] = true
-			r.rules.views = append(r.rules.views, v)
+			r.Rules.Views = append(r.Rules.Views, v)
 		}
 	}
-	for _, out := range ws.roots {
-		for _, in := range ws.roots {
+	for _, out := range ws.RootList {
+		for _, in := range ws.RootList {
 			if out == in {
 				continue
 			}
-			for _, a := range []string{out.dir, out.real} {
-				for _, b := range []string{in.dir, in.real} {
+			for _, a := range []string{out.Dir, out.Real} {
+				for _, b := range []string{in.Dir, in.Real} {
 					prefix, ok := within(a, b)
 					if !ok {
 						continue

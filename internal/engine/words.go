@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"fmt"
@@ -8,23 +8,23 @@ import (
 	"github.com/stet-dev/stet/receipt"
 )
 
-func frameLines(b []byte) int { return receipt.Lines(b) }
+func FrameLines(b []byte) int { return receipt.Lines(b) }
 
-func linesWord(n int) string {
+func LinesWord(n int) string {
 	if n == 1 {
 		return "1 line"
 	}
 	return policy.Thousands(n) + " lines"
 }
 
-func plural(n int, word string) string {
+func Plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func lineList(ms []receipt.Match) string {
+func LineList(ms []receipt.Match) string {
 	var b strings.Builder
 	b.WriteString("line")
 	if len(ms) > 1 {
@@ -49,7 +49,7 @@ const maxDetailLines = 100
 
 // firstLines returns at most maxDetailLines of lines (the count is given
 // beside them).
-func firstLines(lines []int) []int {
+func FirstLines(lines []int) []int {
 	if len(lines) > maxDetailLines {
 		return lines[:maxDetailLines]
 	}

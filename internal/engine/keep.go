@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"errors"
@@ -21,20 +21,20 @@ import (
 // change read), to the journal: adopted by rename where p is a Keeper on
 // the state directory's filesystem, copied from old (journal.Put)
 // otherwise. done releases it once the provider returned.
-func (ws *Workspace) keepFor(p fsys.Provider, ver fsys.Version, old []byte) (keep fsys.Keep, done func(), err error) {
+func (ws *Workspace) KeepFor(p fsys.Provider, ver fsys.Version, old []byte) (keep fsys.Keep, done func(), err error) {
 	save := func() error {
-		_, err := ws.journal.Put(old)
+		_, err := ws.Journal.Put(old)
 		return err
 	}
 	if _, ok := p.(fsys.Keeper); !ok {
 		return fsys.Keep{Save: save}, func() {}, nil
 	}
-	a, err := ws.journal.Adopt(string(ver), int64(len(old)))
+	a, err := ws.Journal.Adopt(string(ver), int64(len(old)))
 	if err != nil {
 		return fsys.Keep{}, nil, err
 	}
 	adopt := a.Take
-	if h := ws.opts.Hooks.BeforeAdopt; h != nil {
+	if h := ws.Opts.Hooks.BeforeAdopt; h != nil {
 		adopt = func(seen fs.FileInfo) error { h(string(ver)); return a.Take(seen) }
 	}
 	return fsys.Keep{Dir: a.Dir(), Name: a.Name(), Adopt: adopt, Save: save}, func() { a.Close() }, nil
@@ -61,7 +61,7 @@ type tempAdopter interface {
 //     and the note says so.
 //
 // The note is for the intent's done record.
-func (ws *Workspace) adoptDisplaced(p fsys.Provider, temp, want string) (note string, err error) {
+func (ws *Workspace) AdoptDisplaced(p fsys.Provider, temp, want string) (note string, err error) {
 	info, err := p.Stat(temp)
 	switch {
 	case errors.Is(err, fsys.ErrNotFound):
@@ -70,20 +70,20 @@ func (ws *Workspace) adoptDisplaced(p fsys.Provider, temp, want string) (note st
 		return "", err
 	}
 	if ta, ok := p.(tempAdopter); ok {
-		a, err := ws.journal.Adopt(want, info.Size)
+		a, err := ws.Journal.Adopt(want, info.Size)
 		if err != nil {
 			return "", err
 		}
 		defer a.Close()
 		save := func() error {
-			b, err := fsys.ReadFileMax(p, temp, ws.opts.MaxFileBytes)
+			b, err := fsys.ReadFileMax(p, temp, ws.Opts.MaxFileBytes)
 			if err != nil {
 				return err
 			}
 			if string(fsys.VersionOf(b)) != want {
 				return fmt.Errorf("%s changed while it was copied", temp)
 			}
-			_, err = ws.journal.Put(b)
+			_, err = ws.Journal.Put(b)
 			return err
 		}
 		kept, err := ta.AdoptTemp(temp, fsys.Expected{Version: fsys.Version(want)}, fsys.Keep{Dir: a.Dir(), Name: a.Name(), Adopt: a.Take, Save: save})
@@ -97,14 +97,14 @@ func (ws *Workspace) adoptDisplaced(p fsys.Provider, temp, want string) (note st
 		}
 		return fmt.Sprintf("the replaced bytes were copied from %s (%s)", temp, kept.Why), nil
 	}
-	b, err := fsys.ReadFileMax(p, temp, ws.opts.MaxFileBytes)
+	b, err := fsys.ReadFileMax(p, temp, ws.Opts.MaxFileBytes)
 	if err != nil {
 		return "", err
 	}
 	if string(fsys.VersionOf(b)) != want {
 		return fmt.Sprintf("%s does not hold the replaced bytes; left in place", temp), nil
 	}
-	if _, err := ws.journal.Put(b); err != nil {
+	if _, err := ws.Journal.Put(b); err != nil {
 		return "", err
 	}
 	if rt, ok := p.(interface{ RemoveTemp(name string) error }); ok {
@@ -119,9 +119,9 @@ func (ws *Workspace) adoptDisplaced(p fsys.Provider, temp, want string) (note st
 // bytes of a replace or delete that stopped between its swap and the
 // handover, until recovery settles it (adoptDisplaced). Only the intents
 // past the recovery cursor are read: every one before it is closed.
-func (ws *Workspace) heldTemps() (map[int]map[string]bool, error) {
+func (ws *Workspace) HeldTemps() (map[int]map[string]bool, error) {
 	var open history.Intents
-	_, err := ws.journal.SessionFrom(intentSession, ws.journal.Cursor(intentCursor), func(r journal.Record, off int64) error {
+	_, err := ws.Journal.SessionFrom(IntentSession, ws.Journal.Cursor(intentCursor), func(r journal.Record, off int64) error {
 		open.Add(r, off) // an intent that does not decode names no temp file
 		return nil
 	})
@@ -134,14 +134,14 @@ func (ws *Workspace) heldTemps() (map[int]map[string]bool, error) {
 			if f.Temp == "" {
 				continue
 			}
-			t, err := ws.targetOfKey(f.Key)
+			t, err := ws.TargetOfKey(f.Key)
 			if err != nil {
 				continue
 			}
-			if held[t.ri] == nil {
-				held[t.ri] = map[string]bool{}
+			if held[t.Ri] == nil {
+				held[t.Ri] = map[string]bool{}
 			}
-			held[t.ri][f.Temp] = true
+			held[t.Ri][f.Temp] = true
 		}
 	}
 	return held, nil

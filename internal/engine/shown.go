@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
+	"github.com/stet-dev/stet/tools"
 )
 
 // Rule 5 refusals that show what the session must see (SPEC section 4):
@@ -20,7 +21,7 @@ import (
 
 // Details keys of a refusal that shows what it asks the model to see.
 const (
-	// ShownFrame holds a *ReadResult: the whole-file frame of a file the
+	// ShownFrame holds a *tools.ReadResult: the whole-file frame of a file the
 	// session had not read, or the window of lines it had not seen, now
 	// observed at its version.
 	ShownFrame = "frame"
@@ -36,27 +37,41 @@ const (
 // the frame or the listing a rule-5 refusal carries, as read or list
 // would show it, or "" when r carries neither.
 func (r *Refusal) Shown() string {
-	switch v := r.Details[ShownFrame].(type) {
-	case *ReadResult:
-		return Text(v)
+	if v, ok := r.Details[ShownFrame].(*tools.ReadResult); ok {
+		return frameText(v)
 	}
-	switch v := r.Details[ShownListing].(type) {
-	case *ListResult:
-		return Text(v)
+	if _, ok := r.Details[ShownListing].(*tools.ListResult); ok {
+		return r.listing
 	}
 	if each, ok := r.Details[ShownEach].([]*Refusal); ok {
 		parts := make([]string, len(each))
 		for i, e := range each {
-			parts[i] = refusalText(e)
+			parts[i] = RefusalText(e)
 		}
 		return strings.Join(parts, "\n\n")
 	}
 	return ""
 }
 
+// frameText is the text a model reads of a text read's result: the frame,
+// then its notes.
+func frameText(r *tools.ReadResult) string {
+	if len(r.Notes) == 0 {
+		return r.Frame
+	}
+	return r.Frame + "\nnote: " + strings.Join(r.Notes, "\nnote: ")
+}
+
+// showing attaches a directory's listing, and its text as list shows it,
+// to r.
+func (r *Refusal) showing(listing *tools.ListResult, text string) *Refusal {
+	r.listing = text
+	return r.With(ShownListing, listing)
+}
+
 // refusalText is the text a model reads of r: its message, then what it
 // shows.
-func refusalText(r *Refusal) string {
+func RefusalText(r *Refusal) string {
 	if shown := r.Shown(); shown != "" {
 		return r.Message + "\n\n" + shown
 	}
@@ -68,25 +83,25 @@ func refusalText(r *Refusal) string {
 // stays within the context budget of a default read whatever the server
 // settings (and far below any response limit).
 func (s *Session) shownReadBytes() int {
-	return min(s.ws.opts.MaxReadBytes, DefaultMaxReadBytes)
+	return min(s.WS.Opts.MaxReadBytes, DefaultMaxReadBytes)
 }
 
 // showFile returns the whole-file read result of cur, the bytes of t at
 // version ver, and records it as this session's observation of t, when cur
 // is text that fits in one default read window; otherwise nil. The caller
 // holds t's lock, so the bytes shown are the bytes at ver.
-func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *ReadResult {
-	if checkText(t, cur) != nil || int64(len(cur)) > s.ws.opts.MaxFileBytes {
+func (s *Session) showFile(t Target, cur []byte, ver fsys.Version) *tools.ReadResult {
+	if CheckText(t, cur) != nil || int64(len(cur)) > s.WS.Opts.MaxFileBytes {
 		return nil
 	}
 	w, err := frame.EncodeWindow(cur, frame.Options{MaxBytes: s.shownReadBytes()})
 	if err != nil || !w.Whole {
 		return nil
 	}
-	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, true); err != nil {
+	if err := s.ObserveFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, true); err != nil {
 		return nil // not recorded: the refusal says read it first
 	}
-	return &ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+	return &tools.ReadResult{Path: t.Display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
 }
 
 // showLines returns the window of lines from..to of t (which holds cur),
@@ -94,8 +109,8 @@ func (s *Session) showFile(t target, cur []byte, ver fsys.Version) *ReadResult {
 // version, so that the call a not_seen refusal answered can land when
 // retried; nil when they do not fit one default read window (the refusal
 // then names the offset and limit to read).
-func (s *Session) showLines(t target, cur []byte, from, to int) *ReadResult {
-	if checkText(t, cur) != nil {
+func (s *Session) showLines(t Target, cur []byte, from, to int) *tools.ReadResult {
+	if CheckText(t, cur) != nil {
 		return nil
 	}
 	w, err := frame.EncodeWindow(cur, frame.Options{Offset: from, Limit: to - from + 1, MaxBytes: s.shownReadBytes()})
@@ -103,22 +118,22 @@ func (s *Session) showLines(t target, cur []byte, from, to int) *ReadResult {
 		return nil
 	}
 	ver := fsys.VersionOf(cur)
-	if err := s.observeFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole); err != nil {
+	if err := s.ObserveFile(t, string(ver), len(cur), w.Lines, policy.Range{Start: w.Start, End: w.End}, w.Whole); err != nil {
 		return nil
 	}
-	return &ReadResult{Path: t.display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
+	return &tools.ReadResult{Path: t.Display(), Version: string(ver), Lines: w.Lines, From: w.From, To: w.To, Frame: w.Frame}
 }
 
 // showDir returns the listing of dir, as a list of it with no arguments
-// shows it, and records it as observed (list does); nil when it cannot be
-// listed.
-func (s *Session) showDir(ctx context.Context, dir target) *ListResult {
-	if s.ws.denied(dir) != nil {
-		return nil
+// shows it, with its text, and records it as observed (list does); nil
+// when it cannot be listed. The list tool is the facade's (Face.ListDir).
+func (s *Session) showDir(ctx context.Context, dir Target) (*tools.ListResult, string) {
+	if s.WS.Denied(dir) != nil || s.WS.face.ListDir == nil {
+		return nil, ""
 	}
-	res, err := s.listDir(ctx, dir, ListArgs{})
+	res, text, err := s.WS.face.ListDir(ctx, s, dir)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
-	return res
+	return res, text
 }

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"context"
@@ -18,54 +18,54 @@ import (
 // gateWrite applies the floor every change passes, with or without the
 // policy gate: rules 3 (effects) and 4 (protected and deny-read paths,
 // checked on every name t goes by). Confinement (rule 2) is the backend's.
-func (s *Session) gateWrite(tool string, t target) *Refusal {
-	if s.ws.opts.Effects == policy.ReadOnly {
-		return refuse(KindReadOnly, t.spelled, "%s was not changed: this workspace is read-only (--effects read-only); report the change you would make instead", t.spelled)
+func (s *Session) GateWrite(tool string, t Target) *Refusal {
+	if s.WS.Opts.Effects == policy.ReadOnly {
+		return Refuse(KindReadOnly, t.Spelled, "%s was not changed: this workspace is read-only (--effects read-only); report the change you would make instead", t.Spelled)
 	}
-	if ref := s.ws.denied(t); ref != nil {
+	if ref := s.WS.Denied(t); ref != nil {
 		return ref
 	}
-	return s.ws.protected(t)
+	return s.WS.protected(t)
 }
 
 // rulePaths returns every name t goes by, for the path rules: the path as
 // spelled, the path of each symlink followed on the way, and the resolved
 // path (last). When the walk fails (a link that leaves the root) only the
 // spelling is returned: the backend refuses the path anyway.
-func (ws *Workspace) rulePaths(t target) []string {
-	if t.h != nil {
-		hops := t.h.Trace()
-		if len(hops) == 0 || hops[0] == t.rel {
+func (ws *Workspace) RulePaths(t Target) []string {
+	if t.H != nil {
+		hops := t.H.Trace()
+		if len(hops) == 0 || hops[0] == t.Rel {
 			return hops
 		}
-		return append([]string{t.rel}, hops...)
+		return append([]string{t.Rel}, hops...)
 	}
-	hops, err := fsys.Trace(t.root.p, t.rel)
+	hops, err := fsys.Trace(t.Root.P, t.Rel)
 	if err != nil || len(hops) == 0 {
-		return []string{t.rel}
+		return []string{t.Rel}
 	}
-	if hops[0] == t.rel {
+	if hops[0] == t.Rel {
 		return hops
 	}
-	return append([]string{t.rel}, hops...)
+	return append([]string{t.Rel}, hops...)
 }
 
 // denied hides files matching --deny-read globs (and the state directory)
 // from every tool, on every name the path goes by. A hidden file is refused
 // as not_found, as if it did not exist.
-func (ws *Workspace) denied(t target) *Refusal {
-	rules := t.root.rules
+func (ws *Workspace) Denied(t Target) *Refusal {
+	rules := t.Root.Rules
 	if rules.HasDenied() {
-		for _, rel := range ws.rulePaths(t) {
+		for _, rel := range ws.RulePaths(t) {
 			if _, ok := rules.Denied(rel); ok {
-				return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
+				return Refuse(KindNotFound, t.Spelled, "%s does not exist in this workspace; use list or find to see what does", t.Spelled)
 			}
 		}
 	}
 	// A hard link is another name of the same file: one to a hidden file
 	// hides it too.
-	if info, err := t.stat(); err == nil && ws.hiddenLink(context.Background(), info) {
-		return refuse(KindNotFound, t.spelled, "%s does not exist in this workspace; use list or find to see what does", t.spelled)
+	if info, err := t.Stat(); err == nil && ws.hiddenLink(context.Background(), info) {
+		return Refuse(KindNotFound, t.Spelled, "%s does not exist in this workspace; use list or find to see what does", t.Spelled)
 	}
 	return nil
 }
@@ -74,17 +74,17 @@ func (ws *Workspace) denied(t target) *Refusal {
 // protection) hides the file at display path p now: the faces over the
 // journal (show, diff, the review) then show no bytes of it, stored or
 // current, as the tools would not.
-func (ws *Workspace) hides(p string) bool {
+func (ws *Workspace) Hides(p string) bool {
 	if p == "" {
 		return false
 	}
-	t, ref := ws.resolve("review", p)
-	return ref == nil && ws.denied(t) != nil
+	t, ref := ws.Resolve("review", p)
+	return ref == nil && ws.Denied(t) != nil
 }
 
 // hiddenDiff is what a face shows in place of the diff of a hidden file.
-func hiddenDiff(p string) string {
-	return fmt.Sprintf("(the diff of %s is not shown: a deny-read rule hides the file)\n", shownName(p))
+func HiddenDiff(p string) string {
+	return fmt.Sprintf("(the diff of %s is not shown: a deny-read rule hides the file)\n", ShownName(p))
 }
 
 // hiddenLink reports whether info, a file with more than one hard link,
@@ -97,7 +97,7 @@ func hiddenDiff(p string) string {
 // mount of another device. Only a file that has several links pays for
 // the walk, and a rule-free workspace never does.
 func (ws *Workspace) hiddenLink(ctx context.Context, info fsys.Info) bool {
-	if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !ws.anyDenied() {
+	if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !ws.AnyDenied() {
 		return false
 	}
 	return ws.deniedLinks(ctx)[info.ID]
@@ -106,10 +106,10 @@ func (ws *Workspace) hiddenLink(ctx context.Context, info fsys.Info) bool {
 // linkGuard returns hiddenLink for the files of one call's walk: the walk
 // for the hidden files' identities runs once, on the first file with
 // several links, and is shared by the call's workers.
-func (ws *Workspace) linkGuard(ctx context.Context) func(fsys.Info) bool {
+func (ws *Workspace) LinkGuard(ctx context.Context) func(fsys.Info) bool {
 	var once sync.Once
 	var ids map[string]bool
-	some := ws.anyDenied()
+	some := ws.AnyDenied()
 	return func(info fsys.Info) bool {
 		if info.Type != fsys.TypeFile || info.Links < 2 || info.ID == "" || !some {
 			return false
@@ -121,9 +121,9 @@ func (ws *Workspace) linkGuard(ctx context.Context) func(fsys.Info) bool {
 
 // anyDenied reports whether some root has deny-read rules (the state
 // directory's among them).
-func (ws *Workspace) anyDenied() bool {
-	for _, r := range ws.roots {
-		if r.rules.HasDenied() {
+func (ws *Workspace) AnyDenied() bool {
+	for _, r := range ws.RootList {
+		if r.Rules.HasDenied() {
 			return true
 		}
 	}
@@ -134,8 +134,8 @@ func (ws *Workspace) anyDenied() bool {
 // that have more than one hard link.
 func (ws *Workspace) deniedLinks(ctx context.Context) map[string]bool {
 	ids := map[string]bool{}
-	for _, r := range ws.roots {
-		if r.rules.HasDenied() {
+	for _, r := range ws.RootList {
+		if r.Rules.HasDenied() {
 			ws.rootDeniedLinks(ctx, r, ids)
 		}
 	}
@@ -144,19 +144,19 @@ func (ws *Workspace) deniedLinks(ctx context.Context) map[string]bool {
 
 // rootDeniedLinks adds to ids the identities of r's deny-read files that
 // have more than one hard link.
-func (ws *Workspace) rootDeniedLinks(ctx context.Context, r *root, ids map[string]bool) {
+func (ws *Workspace) rootDeniedLinks(ctx context.Context, r *Root, ids map[string]bool) {
 	var visit func(dir string, hidden bool)
 	visit = func(dir string, hidden bool) {
 		if ctx.Err() != nil {
 			return
 		}
-		ents, err := r.p.ReadDir(dir)
+		ents, err := r.P.ReadDir(dir)
 		if err != nil {
 			return
 		}
 		for _, e := range ents {
 			name := path.Join(dir, e.Name)
-			_, denied := r.rules.Denied(name)
+			_, denied := r.Rules.Denied(name)
 			switch e.Type {
 			case fsys.TypeDir:
 				visit(name, hidden || denied)
@@ -164,7 +164,7 @@ func (ws *Workspace) rootDeniedLinks(ctx context.Context, r *root, ids map[strin
 				if !hidden && !denied || e.Links == 1 && e.ID != "" {
 					continue
 				}
-				if info, err := r.p.Stat(name); err == nil && info.Links > 1 && info.ID != "" {
+				if info, err := r.P.Stat(name); err == nil && info.Links > 1 && info.ID != "" {
 					ids[info.ID] = true
 				}
 			}
@@ -175,27 +175,27 @@ func (ws *Workspace) rootDeniedLinks(ctx context.Context, r *root, ids map[strin
 
 // protected applies rule 4's protection on every name t goes by, and on
 // what git's own files resolve to (gitDir).
-func (ws *Workspace) protected(t target) *Refusal {
-	paths := ws.rulePaths(t)
+func (ws *Workspace) protected(t Target) *Refusal {
+	paths := ws.RulePaths(t)
 	for _, rel := range paths {
-		if pat, ok := t.root.rules.Protected(rel); ok {
+		if pat, ok := t.Root.Rules.Protected(rel); ok {
 			return protectedRefusal(t, pat)
 		}
 	}
-	if !t.root.rules.NoDefaultProtect {
+	if !t.Root.Rules.NoDefaultProtect {
 		res := paths[len(paths)-1]
-		if dir, ok := ws.gitDir(t.root, res, t.h); ok {
-			return protectedRefusal(t, policy.DefaultProtect).with("git_dir", dir)
+		if dir, ok := ws.gitDir(t.Root, res, t.H); ok {
+			return protectedRefusal(t, policy.DefaultProtect).With("git_dir", dir)
 		}
 		// A root inside another: the git directories of the outer root's
 		// path to the file count too (a root inside a bare repository).
-		for _, v := range t.root.rules.views {
+		for _, v := range t.Root.Rules.Views {
 			if !v.outer {
 				continue
 			}
 			if name, ok := v.name(res); ok {
 				if dir, ok := ws.gitDir(v.other, name, nil); ok {
-					return protectedRefusal(t, policy.DefaultProtect).with("git_dir", dir)
+					return protectedRefusal(t, policy.DefaultProtect).With("git_dir", dir)
 				}
 			}
 		}
@@ -203,8 +203,8 @@ func (ws *Workspace) protected(t target) *Refusal {
 	return nil
 }
 
-func protectedRefusal(t target, pat string) *Refusal {
-	return refuse(KindProtected, t.spelled, "%s is protected (it matches %s); no tool may change it; leave it alone, or tell the user what should change there", t.spelled, pat).with("pattern", pat)
+func protectedRefusal(t Target, pat string) *Refusal {
+	return Refuse(KindProtected, t.Spelled, "%s is protected (it matches %s); no tool may change it; leave it alone, or tell the user what should change there", t.Spelled, pat).With("pattern", pat)
 }
 
 // gitDir reports whether the resolved path rel lies in a git directory that
@@ -217,8 +217,8 @@ func protectedRefusal(t target, pat string) *Refusal {
 // h, when not nil, holds rel (the call's handle): the entries of its
 // directory are looked at through it (fsys.Handle.Beside), not walked to,
 // and rel itself, when not a directory, holds no git directory to look for.
-func (ws *Workspace) gitDir(r *root, rel string, h fsys.Handle) (string, bool) {
-	p := r.p
+func (ws *Workspace) gitDir(r *Root, rel string, h fsys.Handle) (string, bool) {
+	p := r.P
 	heldDir := ""
 	if h != nil && h.Held() {
 		heldDir = path.Dir(rel)
@@ -281,36 +281,36 @@ func (ws *Workspace) gitDir(r *root, rel string, h fsys.Handle) (string, bool) {
 // checks each entry under its name in t and under its name in each dest.
 // A directory shaped like a git directory anywhere in the tree counts as
 // protected. It returns a *Refusal, or ctx's error.
-func (s *Session) gateTree(ctx context.Context, tool string, t target, dest ...target) error {
-	ws := s.ws
-	rules := t.root.rules
-	paths := ws.rulePaths(t)
+func (s *Session) GateTree(ctx context.Context, tool string, t Target, dest ...Target) error {
+	ws := s.WS
+	rules := t.Root.Rules
+	paths := ws.RulePaths(t)
 	real := paths[len(paths)-1]
-	bases := []string{t.rel}
-	if real != t.rel {
+	bases := []string{t.Rel}
+	if real != t.Rel {
 		bases = append(bases, real)
 	}
 	for _, d := range dest {
-		bases = append(bases, d.rel)
-		if dp := ws.rulePaths(d); dp[len(dp)-1] != d.rel {
+		bases = append(bases, d.Rel)
+		if dp := ws.RulePaths(d); dp[len(dp)-1] != d.Rel {
 			bases = append(bases, dp[len(dp)-1])
 		}
 	}
 	carry := func(what string) *Refusal {
-		return refuse(KindProtected, t.spelled, "%s holds %s; a %s of the whole directory would carry it out from under its rule; %s the other files one by one, or tell the user what should change there",
-			t.spelled, what, tool, tool)
+		return Refuse(KindProtected, t.Spelled, "%s holds %s; a %s of the whole directory would carry it out from under its rule; %s the other files one by one, or tell the user what should change there",
+			t.Spelled, what, tool, tool)
 	}
 	var visit func(dir, suffix string) error
 	visit = func(dir, suffix string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ents, err := t.root.p.ReadDir(dir)
+		ents, err := t.Root.P.ReadDir(dir)
 		if err != nil {
-			return ws.fileErr(tool, t, err)
+			return ws.FileErr(tool, t, err)
 		}
 		if !rules.NoDefaultProtect && gitShaped(ents) {
-			return carry("a git directory ("+path.Join(t.rel, suffix)+")").with("pattern", policy.DefaultProtect)
+			return carry("a git directory ("+path.Join(t.Rel, suffix)+")").With("pattern", policy.DefaultProtect)
 		}
 		for _, e := range ents {
 			sub := path.Join(suffix, e.Name)
@@ -320,7 +320,7 @@ func (s *Session) gateTree(ctx context.Context, tool string, t target, dest ...t
 					return carry("files hidden from every tool (deny-read)")
 				}
 				if pat, ok := rules.Protected(name); ok {
-					return carry(path.Join(t.rel, sub)+", which is protected (it matches "+pat+")").with("pattern", pat)
+					return carry(path.Join(t.Rel, sub)+", which is protected (it matches "+pat+")").With("pattern", pat)
 				}
 			}
 			if e.Type == fsys.TypeDir {
@@ -355,31 +355,31 @@ func gitShaped(ents []fsys.Info) bool {
 // claim maps a path about to change into the workspace, applies the rules
 // that need no file content (confinement, effects, protected paths) and
 // takes the file's lock, held until the caller's unlock.
-func (s *Session) claim(ctx context.Context, tool, p string) (target, func(), error) {
-	t, ref := s.resolveHeld(tool, p)
+func (s *Session) Claim(ctx context.Context, tool, p string) (Target, func(), error) {
+	t, ref := s.ResolveHeld(tool, p)
 	if ref != nil {
-		return target{}, nil, ref
+		return Target{}, nil, ref
 	}
-	if ref := s.gateWrite(tool, t); ref != nil {
-		t.h.Close()
-		return target{}, nil, ref
+	if ref := s.GateWrite(tool, t); ref != nil {
+		t.H.Close()
+		return Target{}, nil, ref
 	}
-	unlock, err := s.ws.lockAll(ctx, t)
+	unlock, err := s.WS.LockAll(ctx, t)
 	if err != nil {
-		t.h.Close()
-		return target{}, nil, err
+		t.H.Close()
+		return Target{}, nil, err
 	}
-	return t, func() { unlock(); t.h.Close() }, nil
+	return t, func() { unlock(); t.H.Close() }, nil
 }
 
 // checkEditable refuses what cannot be edited: binary, not UTF-8, too large.
-func (s *Session) checkEditable(t target, cur []byte) *Refusal {
-	if ref := checkText(t, cur); ref != nil {
+func (s *Session) CheckEditable(t Target, cur []byte) *Refusal {
+	if ref := CheckText(t, cur); ref != nil {
 		return ref
 	}
-	if int64(len(cur)) > s.ws.opts.MaxFileBytes {
-		return refuse(KindTooLarge, t.spelled, "%s is %s bytes, over the %s-byte edit limit; it can be read in windows but not changed by stet",
-			t.spelled, policy.Thousands(len(cur)), policy.Thousands(int(s.ws.opts.MaxFileBytes))).with("bytes", len(cur))
+	if int64(len(cur)) > s.WS.Opts.MaxFileBytes {
+		return Refuse(KindTooLarge, t.Spelled, "%s is %s bytes, over the %s-byte edit limit; it can be read in windows but not changed by stet",
+			t.Spelled, policy.Thousands(len(cur)), policy.Thousands(int(s.WS.Opts.MaxFileBytes))).With("bytes", len(cur))
 	}
 	return nil
 }
@@ -390,9 +390,9 @@ func (s *Session) checkEditable(t target, cur []byte) *Refusal {
 // runs beside the UTF-8 check and work: each is a full pass; it keeps its
 // states (prefixHash, nil on small files), so that the hash of the edit's
 // result resumes from them.
-func (s *Session) editableVersion(t target, cur []byte, work func()) (fsys.Version, *prefixHash, *Refusal) {
+func (s *Session) EditableVersion(t Target, cur []byte, work func()) (fsys.Version, *prefixHash, *Refusal) {
 	if len(cur) < 256<<10 {
-		if ref := s.checkEditable(t, cur); ref != nil {
+		if ref := s.CheckEditable(t, cur); ref != nil {
 			return "", nil, ref
 		}
 		if work != nil {
@@ -401,29 +401,29 @@ func (s *Session) editableVersion(t target, cur []byte, work func()) (fsys.Versi
 		return fsys.VersionOf(cur), nil, nil
 	}
 	done := make(chan *prefixHash, 1)
-	go func() { done <- hashKeeping(cur) }()
-	ref := s.checkEditable(t, cur)
+	go func() { done <- HashKeeping(cur) }()
+	ref := s.CheckEditable(t, cur)
 	if ref == nil && work != nil {
 		work()
 	}
 	ph := <-done
-	return ph.sum, ph, ref
+	return ph.Sum, ph, ref
 }
 
 // journalRefusal turns a broken journal chain met while reading what a
 // change relies on into a conflict refusal naming the check to run; other
 // errors pass through. Nothing is changed on a broken chain: a line the
 // chain does not vouch for is never acted on.
-func journalRefusal(tool string, t target, err error) error {
+func JournalRefusal(tool string, t Target, err error) error {
 	if !errors.Is(err, journal.ErrCorrupt) {
 		return err
 	}
-	return &Refusal{Kind: KindConflict, Tool: tool, Path: t.spelled, Err: err,
-		Message: fmt.Sprintf("refused: the journal's records for %s do not check out against its hash chain, so %s will not act on them and nothing was changed; run stet verify --all and tell the user what it reports", t.spelled, tool)}
+	return &Refusal{Kind: KindConflict, Tool: tool, Path: t.Spelled, Err: err,
+		Message: fmt.Sprintf("refused: the journal's records for %s do not check out against its hash chain, so %s will not act on them and nothing was changed; run stet verify --all and tell the user what it reports", t.Spelled, tool)}
 }
 
 // fitsOneWindow reports whether a default read returns all of cur (n lines)
 // in one window.
 func (s *Session) fitsOneWindow(cur []byte, n int) bool {
-	return n <= frame.DefaultLimit && len(cur) <= s.ws.opts.MaxReadBytes
+	return n <= frame.DefaultLimit && len(cur) <= s.WS.Opts.MaxReadBytes
 }

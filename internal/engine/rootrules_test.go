@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"testing"
@@ -13,12 +13,12 @@ import (
 // root whatever its spelling, so a rule with a slash is judged in both.
 func TestNestedRootsFoldCase(t *testing.T) {
 	rules := policy.Rules{DenyRead: []string{"services/api/secret.txt", "conf/db.env"}}
-	outer := &root{dir: "/Work/Repo", real: "/Work/Repo", rules: ruleSet{Rules: rules}}
-	inner := &root{dir: "/work/repo/Services/API", real: "/work/repo/Services/API", rules: ruleSet{Rules: rules}}
-	ws := &Workspace{roots: []*root{outer, inner}}
-	ws.linkRoots()
+	outer := &Root{Dir: "/Work/Repo", Real: "/Work/Repo", Rules: RuleSet{Rules: rules}}
+	inner := &Root{Dir: "/work/repo/Services/API", Real: "/work/repo/Services/API", Rules: RuleSet{Rules: rules}}
+	ws := &Workspace{RootList: []*Root{outer, inner}}
+	ws.LinkRoots()
 	for _, c := range []struct {
-		r    *root
+		r    *Root
 		name string
 	}{
 		{inner, "secret.txt"},
@@ -27,26 +27,26 @@ func TestNestedRootsFoldCase(t *testing.T) {
 		{outer, "SERVICES/Api/conf/DB.env"},
 		{outer, "Services./API/conf/db.env"},
 	} {
-		if _, ok := c.r.rules.Denied(c.name); !ok {
-			t.Errorf("%s in %s is not denied", c.name, c.r.dir)
+		if _, ok := c.r.Rules.Denied(c.name); !ok {
+			t.Errorf("%s in %s is not denied", c.name, c.r.Dir)
 		}
 	}
-	if _, ok := inner.rules.Denied("handler.go"); ok {
+	if _, ok := inner.Rules.Denied("handler.go"); ok {
 		t.Error("handler.go is denied")
 	}
 	// A root whose path is spelled in the other Unicode form.
-	nfc := &root{dir: "/w/caf\u00e9", real: "/w/caf\u00e9", rules: ruleSet{Rules: rules}}
-	nfd := &root{dir: "/w/cafe\u0301/conf", real: "/w/cafe\u0301/conf", rules: ruleSet{Rules: rules}}
-	ws = &Workspace{roots: []*root{nfc, nfd}}
-	ws.linkRoots()
-	if _, ok := nfd.rules.Denied("db.env"); !ok {
+	nfc := &Root{Dir: "/w/caf\u00e9", Real: "/w/caf\u00e9", Rules: RuleSet{Rules: rules}}
+	nfd := &Root{Dir: "/w/cafe\u0301/conf", Real: "/w/cafe\u0301/conf", Rules: RuleSet{Rules: rules}}
+	ws = &Workspace{RootList: []*Root{nfc, nfd}}
+	ws.LinkRoots()
+	if _, ok := nfd.Rules.Denied("db.env"); !ok {
 		t.Error("conf/db.env of the outer root, spelled decomposed in the inner, is not denied")
 	}
 	// Directories whose names differ otherwise do not nest.
-	other := &root{dir: "/w/cafe", real: "/w/cafe", rules: ruleSet{Rules: rules}}
-	ws = &Workspace{roots: []*root{nfc, other}}
-	ws.linkRoots()
-	if len(nfc.rules.views)+len(other.rules.views) != 0 {
-		t.Errorf("distinct roots nest: %+v %+v", nfc.rules.views, other.rules.views)
+	other := &Root{Dir: "/w/cafe", Real: "/w/cafe", Rules: RuleSet{Rules: rules}}
+	ws = &Workspace{RootList: []*Root{nfc, other}}
+	ws.LinkRoots()
+	if len(nfc.Rules.Views)+len(other.Rules.Views) != 0 {
+		t.Errorf("distinct roots nest: %+v %+v", nfc.Rules.Views, other.Rules.Views)
 	}
 }

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 // hashStep is how far apart prefixHash keeps the hash's state: a multiple
 // of SHA-256's 64-byte block.
-const hashStep = 128 << 10
+const HashStep = 128 << 10
 
 // prefixHash is the version of some bytes (b), hashed keeping the hash's
 // state every hashStep bytes, so that the version of other bytes sharing a
@@ -22,23 +22,23 @@ const hashStep = 128 << 10
 type prefixHash struct {
 	b      []byte
 	states [][]byte // the state after b[:i*hashStep], marshaled
-	sum    fsys.Version
+	Sum    fsys.Version
 }
 
 // hashKeeping hashes b, keeping the states.
-func hashKeeping(b []byte) *prefixHash {
+func HashKeeping(b []byte) *prefixHash {
 	h := sha256.New()
 	m, ok := h.(encoding.BinaryMarshaler)
 	p := &prefixHash{b: b}
-	for off := 0; off < len(b); off += hashStep {
+	for off := 0; off < len(b); off += HashStep {
 		if ok {
 			if st, err := m.MarshalBinary(); err == nil {
 				p.states = append(p.states, st)
 			}
 		}
-		h.Write(b[off:min(off+hashStep, len(b))])
+		h.Write(b[off:min(off+HashStep, len(b))])
 	}
-	p.sum = sumVersion(h)
+	p.Sum = sumVersion(h)
 	return p
 }
 
@@ -47,13 +47,13 @@ func hashKeeping(b []byte) *prefixHash {
 // state at or before first whose prefix post is seen to share with b
 // (compared, which costs far less than hashing it), and hashes post whole
 // where there is none.
-func (p *prefixHash) versionOf(post []byte, first int) fsys.Version {
-	i := min(first, len(post)) / hashStep
+func (p *prefixHash) VersionOf(post []byte, first int) fsys.Version {
+	i := min(first, len(post)) / HashStep
 	if i >= len(p.states) {
 		i = len(p.states) - 1
 	}
 	for ; i > 0; i-- {
-		k := i * hashStep
+		k := i * HashStep
 		if k <= len(post) && k <= len(p.b) && bytes.Equal(post[:k], p.b[:k]) {
 			break
 		}
@@ -66,7 +66,7 @@ func (p *prefixHash) versionOf(post []byte, first int) fsys.Version {
 	if !ok || u.UnmarshalBinary(p.states[i]) != nil {
 		return fsys.VersionOf(post)
 	}
-	h.Write(post[i*hashStep:])
+	h.Write(post[i*HashStep:])
 	return sumVersion(h)
 }
 

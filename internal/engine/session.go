@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"encoding/json"
@@ -18,16 +18,16 @@ import (
 // the journal, so a later process (a CLI call) with the same id continues
 // where the last one stopped. A Session is safe for concurrent use.
 type Session struct {
-	ws *Workspace
+	WS *Workspace
 	id string
 	*sessionState
-	scope *scope // the directories a view is narrowed to; nil: the whole workspace
+	Scope *Scope // the directories a view is narrowed to; nil: the whole workspace
 }
 
 // sessionState is what a session knows. Views made by Within share it.
 type sessionState struct {
-	mu      sync.Mutex
-	files   map[string]*observation // by target.key()
+	Mu      sync.Mutex
+	Files   map[string]*Observation // by target.key()
 	dirs    map[string]bool         // observed directories, by target.key()
 	created map[string]bool         // files this session created, by target.key()
 	// removed: the user's files (not created by the session) it deleted or
@@ -39,26 +39,26 @@ type sessionState struct {
 	own     map[int64]bool // seqs of records this process appended and applied, not yet met by catchUp
 	// clients: the changes a client's own tools are about to make (hooks,
 	// client.go), by the client's id of the call, until their outcome.
-	clients map[string]history.ClientIntent
+	Clients map[string]history.ClientIntent
 
 	syncMu sync.Mutex // held by catchUp
 	loaded int64      // offset in the session's journal index applied up to
 }
 
 // observation is what the session saw of one file at one version.
-type observation = history.Observation
+type Observation = history.Observation
 
 func newSession(ws *Workspace, id string) *Session {
 	return &Session{
-		ws: ws,
+		WS: ws,
 		id: id,
 		sessionState: &sessionState{
-			files:   map[string]*observation{},
+			Files:   map[string]*Observation{},
 			dirs:    map[string]bool{},
 			created: map[string]bool{},
 			removed: map[string]receipt.State{},
 			own:     map[int64]bool{},
-			clients: map[string]history.ClientIntent{},
+			Clients: map[string]history.ClientIntent{},
 		},
 	}
 }
@@ -68,20 +68,20 @@ func (s *Session) ID() string { return s.id }
 
 // Journal record types written by sessions.
 const (
-	recObserve = history.TypeObserve // a file observation (the whole new state of it)
+	RecObserve = history.TypeObserve // a file observation (the whole new state of it)
 	recDir     = history.TypeDir     // a directory observation
-	recCreated = history.TypeCreated // a file created by the session
-	recTurn    = history.TypeTurn    // a pinned request and declared inputs
-	recReceipt = history.TypeReceipt // a mutation
-	recUndo    = history.TypeUndo    // a receipt reverted by undo
+	RecCreated = history.TypeCreated // a file created by the session
+	RecTurn    = history.TypeTurn    // a pinned request and declared inputs
+	RecReceipt = history.TypeReceipt // a mutation
+	RecUndo    = history.TypeUndo    // a receipt reverted by undo
 
 	recSnapshot = history.TypeSnapshot // the session's whole state, derived from the records before it
 
-	recClientIntent = history.TypeClientIntent // a change a client's own tool is about to make
-	recClientDone   = history.TypeClientDone   // its outcome
+	RecClientIntent = history.TypeClientIntent // a change a client's own tool is about to make
+	RecClientDone   = history.TypeClientDone   // its outcome
 )
 
-type turnData = history.Turn
+type TurnData = history.Turn
 
 // load rebuilds the session from its journal records. It starts from the
 // session's newest snapshot when one is known (see snapshot.go), so its cost
@@ -94,8 +94,8 @@ func (s *Session) load() error {
 }
 
 func (s *Session) loadLocked() error {
-	j := s.ws.journal
-	if from := j.Cursor(snapshotCursor(s.id)); from > 0 {
+	j := s.WS.Journal
+	if from := j.Cursor(SnapshotCursor(s.id)); from > 0 {
 		end, snapEnd, err := s.replay(from)
 		if err == nil {
 			s.loaded = end
@@ -122,7 +122,7 @@ func (s *Session) loadLocked() error {
 // where the snapshot's line ends (0 when from is 0).
 func (s *Session) replay(from int64) (end, snapEnd int64, err error) {
 	first := true
-	end, err = s.ws.journal.SessionFrom(s.id, from, func(r journal.Record, off int64) error {
+	end, err = s.WS.Journal.SessionFrom(s.id, from, func(r journal.Record, off int64) error {
 		if first && from > 0 {
 			first = false
 			if r.Type != recSnapshot || off != from {
@@ -170,18 +170,18 @@ func (s *Session) journalErr(err error) error {
 //
 // Every exported tool method calls it first. A journal error fails the
 // call: a session that cannot know its pinned turn must not guess it.
-func (s *Session) catchUp() error {
+func (s *Session) CatchUp() error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	from := s.loaded
-	end, err := s.ws.journal.SessionFrom(s.id, from, s.applyNew)
+	end, err := s.WS.Journal.SessionFrom(s.id, from, s.applyNew)
 	if from > 0 && (err != nil || end < from) {
 		// The index was rewritten under us (stet gc): rebuild the session
 		// from what the journal holds now.
 		s.reset()
-		s.mu.Lock()
+		s.Mu.Lock()
 		s.own = map[int64]bool{}
-		s.mu.Unlock()
+		s.Mu.Unlock()
 		return s.loadLocked()
 	}
 	if err != nil {
@@ -194,10 +194,10 @@ func (s *Session) catchUp() error {
 // applyNew applies one record read by catchUp, unless this process
 // appended (and applied) it.
 func (s *Session) applyNew(r journal.Record, _ int64) error {
-	s.mu.Lock()
+	s.Mu.Lock()
 	mine := s.own[r.Seq]
 	delete(s.own, r.Seq)
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if mine {
 		return nil
 	}
@@ -206,39 +206,39 @@ func (s *Session) applyNew(r journal.Record, _ int64) error {
 
 // apply updates the session with one of its journal records.
 func (s *Session) apply(r journal.Record) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	switch r.Type {
-	case recObserve:
-		var o observation
+	case RecObserve:
+		var o Observation
 		if err := json.Unmarshal(r.Data, &o); err != nil {
 			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
 		}
-		s.files[r.Path] = &o
+		s.Files[r.Path] = &o
 	case recDir:
 		s.dirs[r.Path] = true
-	case recCreated:
+	case RecCreated:
 		s.created[r.Path] = true
 		delete(s.removed, r.Path)
-	case recTurn:
-		var t turnData
+	case RecTurn:
+		var t TurnData
 		if err := json.Unmarshal(r.Data, &t); err != nil {
 			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
 		}
 		s.request, s.inputs = t.Request, t.Inputs
-	case recClientIntent:
+	case RecClientIntent:
 		var it history.ClientIntent
 		if err := json.Unmarshal(r.Data, &it); err != nil {
 			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
 		}
-		s.clients[it.ID] = it
-	case recClientDone:
+		s.Clients[it.ID] = it
+	case RecClientDone:
 		var d history.ClientDone
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
 		}
-		delete(s.clients, d.ID)
-	case recReceipt:
+		delete(s.Clients, d.ID)
+	case RecReceipt:
 		// What the process that made the change did to its session (see
 		// record): a deleted file is no longer observed, a moved one is
 		// observed (and created) under its new name only.
@@ -258,13 +258,13 @@ func (s *Session) apply(r journal.Record) error {
 			break
 		}
 		if len(d.Receipt.After) == 0 || string(d.Receipt.After) == "null" {
-			delete(s.files, r.Path)
+			delete(s.Files, r.Path)
 			if d.Receipt.Before != nil && !s.created[r.Path] {
 				s.removed[r.Path] = *d.Receipt.Before
 			}
 		}
 		if d.FromKey != "" && d.FromKey != r.Path {
-			delete(s.files, d.FromKey)
+			delete(s.Files, d.FromKey)
 			if d.Receipt.Before != nil && !s.created[d.FromKey] {
 				s.removed[d.FromKey] = *d.Receipt.Before
 			}
@@ -277,27 +277,27 @@ func (s *Session) apply(r journal.Record) error {
 // append writes records of this session to the journal (durably, or
 // lazily as AppendLazy), and remembers their seqs so that catchUp does not
 // apply again what the caller applies itself.
-func (s *Session) append(durable bool, recs ...journal.Record) error {
-	write := s.ws.journal.AppendLazy
+func (s *Session) Append(durable bool, recs ...journal.Record) error {
+	write := s.WS.Journal.AppendLazy
 	if durable {
-		write = s.ws.journal.Append
+		write = s.WS.Journal.Append
 	}
 	out, err := write(recs...)
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	for _, r := range out {
 		if r.Session == s.id {
 			s.own[r.Seq] = true
 		}
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return nil
 }
 
 // rec builds a journal record of this session.
-func (s *Session) rec(typ, key string, data any) journal.Record {
+func (s *Session) Rec(typ, key string, data any) journal.Record {
 	r := journal.Record{Type: typ, Session: s.id, Path: key}
 	if b, err := history.Encode(data); err == nil {
 		r.Data = b
@@ -308,78 +308,78 @@ func (s *Session) rec(typ, key string, data any) journal.Record {
 // observeFile records that the session saw [start,end) of the file at
 // version (whole: the whole file in one read). Seen ranges of an older
 // version are dropped.
-func (s *Session) observeFile(t target, version string, size, lines int, seen policy.Range, whole bool) error {
-	key := t.key()
-	parent := t.parent().key()
-	s.mu.Lock()
-	o := s.files[key]
+func (s *Session) ObserveFile(t Target, version string, size, lines int, seen policy.Range, whole bool) error {
+	key := t.Key()
+	parent := t.Parent().Key()
+	s.Mu.Lock()
+	o := s.Files[key]
 	if o == nil || o.Version != version {
-		o = &observation{Version: version}
+		o = &Observation{Version: version}
 	}
-	next := &observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
+	next := &Observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
 	var recs []journal.Record
 	if !next.Same(o) {
-		s.files[key] = next
-		recs = append(recs, s.rec(recObserve, key, next))
+		s.Files[key] = next
+		recs = append(recs, s.Rec(RecObserve, key, next))
 	}
 	newDir := !s.dirs[parent]
 	s.dirs[parent] = true
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if newDir {
-		recs = append(recs, s.rec(recDir, parent, nil))
+		recs = append(recs, s.Rec(recDir, parent, nil))
 	}
 	if len(recs) == 0 {
 		return nil // nothing new was seen: the journal already holds it
 	}
-	return s.append(false, recs...)
+	return s.Append(false, recs...)
 }
 
 // observeDirs records that the session saw the directories.
-func (s *Session) observeDirs(ts ...target) error {
+func (s *Session) ObserveDirs(ts ...Target) error {
 	var recs []journal.Record
-	s.mu.Lock()
+	s.Mu.Lock()
 	for _, t := range ts {
-		k := t.key()
+		k := t.Key()
 		if !s.dirs[k] {
 			s.dirs[k] = true
-			recs = append(recs, s.rec(recDir, k, nil))
+			recs = append(recs, s.Rec(recDir, k, nil))
 		}
 	}
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if len(recs) == 0 {
 		return nil
 	}
-	return s.append(false, recs...)
+	return s.Append(false, recs...)
 }
 
-func (s *Session) observed(key string) (observation, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.files[key]
+func (s *Session) Observed(key string) (Observation, bool) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	o, ok := s.Files[key]
 	if !ok {
-		return observation{}, false
+		return Observation{}, false
 	}
 	return *o, true
 }
 
-func (s *Session) dirObserved(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Session) DirObserved(key string) bool {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	return s.dirs[key]
 }
 
 // removedFile returns what a user's file the session deleted or moved away
 // held (a file it did not create), while no file stands at key again.
 func (s *Session) removedFile(key string) (receipt.State, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	st, ok := s.removed[key]
 	return st, ok
 }
 
-func (s *Session) wasCreated(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Session) WasCreated(key string) bool {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	return s.created[key]
 }
 
@@ -392,19 +392,19 @@ func (s *Session) wasCreated(key string) bool {
 // spelling kept. A declared input is edit-only for this session until the
 // next turn or EndTurn.
 func (s *Session) Turn(request string, inputs ...string) error {
-	if err := s.catchUp(); err != nil {
+	if err := s.CatchUp(); err != nil {
 		return err
 	}
 	in, err := s.Declared(request, inputs...)
 	if err != nil {
 		return err
 	}
-	if err := s.append(true, s.rec(recTurn, "", turnData{Request: request, Inputs: in})); err != nil {
+	if err := s.Append(true, s.Rec(RecTurn, "", TurnData{Request: request, Inputs: in})); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.request, s.inputs = request, in
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return nil
 }
 
@@ -423,15 +423,15 @@ func (s *Session) Declared(request string, inputs ...string) ([]string, error) {
 // EndTurn ends the current turn: the pinned request and the declared
 // inputs are cleared (the CLI's stet turn --end).
 func (s *Session) EndTurn() error {
-	if err := s.catchUp(); err != nil {
+	if err := s.CatchUp(); err != nil {
 		return err
 	}
-	if err := s.append(true, s.rec(recTurn, "", turnData{})); err != nil {
+	if err := s.Append(true, s.Rec(RecTurn, "", TurnData{})); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.request, s.inputs = "", nil
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return nil
 }
 
@@ -441,8 +441,8 @@ func (s *Session) distinctInputs(in []string) []string {
 	seen := map[string]bool{}
 	out := in[:0:0]
 	for _, p := range in {
-		if t, ref := s.ws.resolve("turn", p); ref == nil {
-			if k := t.key(); seen[k] {
+		if t, ref := s.WS.Resolve("turn", p); ref == nil {
+			if k := t.Key(); seen[k] {
 				continue
 			} else {
 				seen[k] = true
@@ -457,13 +457,13 @@ func (s *Session) distinctInputs(in []string) []string {
 // up with what other processes appended to the session (when the journal
 // cannot be read, as last known).
 func (s *Session) Request() (string, []string) {
-	_ = s.catchUp() // a tool call reports the error
+	_ = s.CatchUp() // a tool call reports the error
 	return s.pinned()
 }
 
 // pinned returns the pinned request and declared inputs as last applied.
 func (s *Session) pinned() (string, []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	return s.request, append([]string(nil), s.inputs...)
 }

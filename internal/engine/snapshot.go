@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"encoding/json"
@@ -41,28 +41,28 @@ type snapshotData = history.Snapshot
 
 // snapshotCursor names the journal cursor that holds the index offset of
 // the session's newest snapshot.
-func snapshotCursor(id string) string { return "snapshot\x00" + id }
+func SnapshotCursor(id string) string { return "snapshot\x00" + id }
 
 // reset empties the session's state.
 func (s *Session) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.files = map[string]*observation{}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Files = map[string]*Observation{}
 	s.dirs = map[string]bool{}
 	s.created = map[string]bool{}
 	s.removed = map[string]receipt.State{}
 	s.request, s.inputs = "", nil
-	s.clients = map[string]history.ClientIntent{}
+	s.Clients = map[string]history.ClientIntent{}
 }
 
 // restore sets the session's state to a snapshot's.
 func (s *Session) restore(st snapshotData) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.files = map[string]*observation{}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Files = map[string]*Observation{}
 	for k, o := range st.Files {
 		if o != nil {
-			s.files[k] = o
+			s.Files[k] = o
 		}
 	}
 	s.dirs = map[string]bool{}
@@ -76,22 +76,22 @@ func (s *Session) restore(st snapshotData) {
 	s.removed = map[string]receipt.State{}
 	maps.Copy(s.removed, st.Removed)
 	s.request, s.inputs = st.Request, st.Inputs
-	s.clients = map[string]history.ClientIntent{}
-	maps.Copy(s.clients, st.Clients)
+	s.Clients = map[string]history.ClientIntent{}
+	maps.Copy(s.Clients, st.Clients)
 }
 
 // state returns the session's state as a snapshot.
-func (s *Session) state() snapshotData {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Session) State() snapshotData {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	return snapshotData{
-		Files:   maps.Clone(s.files),
+		Files:   maps.Clone(s.Files),
 		Dirs:    slices.Sorted(maps.Keys(s.dirs)),
 		Created: slices.Sorted(maps.Keys(s.created)),
 		Removed: maps.Clone(s.removed),
 		Request: s.request,
 		Inputs:  slices.Clone(s.inputs),
-		Clients: maps.Clone(s.clients),
+		Clients: maps.Clone(s.Clients),
 	}
 }
 
@@ -104,13 +104,13 @@ func (s *Session) compact(from, snapEnd, end int64) {
 	if past < snapshotMinBytes || past < snapEnd-from {
 		return
 	}
-	b, err := json.Marshal(s.state())
+	b, err := json.Marshal(s.State())
 	if err != nil {
 		return
 	}
-	j := s.ws.journal
+	j := s.WS.Journal
 	ok, err := j.AppendAtSessionEnd(s.id, end, journal.Record{Type: recSnapshot, Session: s.id, Data: b})
 	if err == nil && ok {
-		j.SetCursor(snapshotCursor(s.id), end) // derived data: a lost update only costs a longer rebuild
+		j.SetCursor(SnapshotCursor(s.id), end) // derived data: a lost update only costs a longer rebuild
 	}
 }

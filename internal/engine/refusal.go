@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"encoding/json"
@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/policy"
@@ -80,12 +83,16 @@ type Refusal struct {
 	Message string         // the text a model reads, starting "refused: "
 	Details map[string]any // extra structured details (offset, limit, lines, ...)
 	Err     error          // the underlying cause, if any
+
+	// listing is the text of the listing Details[ShownListing] holds, as
+	// the list tool shows it (rendered by the facade that listed it).
+	listing string
 }
 
 // Error returns the text a model reads: the message, then what the
 // refusal shows (see Shown), so that a caller that passes the error on
 // shows the model what the session now counts as seen.
-func (r *Refusal) Error() string { return refusalText(r) }
+func (r *Refusal) Error() string { return RefusalText(r) }
 
 // Unwrap returns the cause.
 func (r *Refusal) Unwrap() error { return r.Err }
@@ -111,11 +118,11 @@ func (r *Refusal) MarshalJSON() ([]byte, error) {
 }
 
 // refuse builds a *Refusal. The message is "refused: " + the formatted text.
-func refuse(kind, path, format string, args ...any) *Refusal {
+func Refuse(kind, path, format string, args ...any) *Refusal {
 	// The message is text a model or a person reads: the path, wherever it
 	// stands in it, is shown escaped when it holds control characters
 	// (Path keeps it raw for structured results).
-	if shown := shownName(path); shown != path {
+	if shown := ShownName(path); shown != path {
 		for i, a := range args {
 			if s, ok := a.(string); ok && s == path {
 				args[i] = shown
@@ -126,7 +133,7 @@ func refuse(kind, path, format string, args ...any) *Refusal {
 }
 
 // with adds structured details to r and returns it.
-func (r *Refusal) with(kv ...any) *Refusal {
+func (r *Refusal) With(kv ...any) *Refusal {
 	if r.Details == nil {
 		r.Details = map[string]any{}
 	}
@@ -143,7 +150,7 @@ func AsRefusal(err error) (*Refusal, bool) {
 	return r, ok
 }
 
-func asRefusal(err error) *Refusal {
+func ToRefusal(err error) *Refusal {
 	if r, ok := AsRefusal(err); ok {
 		return r
 	}
@@ -152,8 +159,8 @@ func asRefusal(err error) *Refusal {
 
 // fileErr turns a backend error into a refusal where it has a kind, and
 // wraps it otherwise. Raw OS error text never reaches the message.
-func (ws *Workspace) fileErr(tool string, t target, err error) error {
-	p := t.spelled
+func (ws *Workspace) FileErr(tool string, t Target, err error) error {
+	p := t.Spelled
 	switch {
 	case errors.Is(err, fsys.ErrOutside):
 		return &Refusal{Kind: KindOutside, Tool: tool, Path: p, Err: err,
@@ -177,12 +184,12 @@ func (ws *Workspace) fileErr(tool string, t target, err error) error {
 		return &Refusal{Kind: KindExists, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: %s already exists; read it and edit it in place, or choose another name", p)}
 	case errors.Is(err, fsys.ErrBusy):
-		dir := path.Dir(t.rel)
+		dir := path.Dir(t.Rel)
 		var be *fsys.BusyError
 		if errors.As(err, &be) {
 			dir = be.Dir
 		}
-		dir = filepath.Join(t.root.dir, filepath.FromSlash(dir))
+		dir = filepath.Join(t.Root.Dir, filepath.FromSlash(dir))
 		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: another process holds a lock on %s and kept it past the wait; nothing of this call was read or written; retry when it finishes", dir)}
 	case errors.Is(err, fsys.ErrTooLarge):
@@ -199,14 +206,14 @@ func (ws *Workspace) fileErr(tool string, t target, err error) error {
 			kept = " and kept it open through a " + we.Waited.String() + " wait"
 		}
 		r := &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: %s has %s open for writing%s%s: what it writes after this change would go to the old file and be lost, so nothing was changed; stop that process or wait until it closes the file, then retry", who, shownName(p), guess, kept)}
+			Message: fmt.Sprintf("refused: %s has %s open for writing%s%s: what it writes after this change would go to the old file and be lost, so nothing was changed; stop that process or wait until it closes the file, then retry", who, ShownName(p), guess, kept)}
 		if we != nil && len(we.Holders) > 0 {
-			r.with("holders", we.Holders)
+			r.With("holders", we.Holders)
 		}
 		return r
 	case errors.Is(err, fsys.ErrMoved):
 		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
-			Message: fmt.Sprintf("refused: a directory on the way to %s was moved or replaced by another process while this call was writing it, so the change could have landed outside its path; nothing was changed; list the directory again, then retry", shownName(p))}
+			Message: fmt.Sprintf("refused: a directory on the way to %s was moved or replaced by another process while this call was writing it, so the change could have landed outside its path; nothing was changed; list the directory again, then retry", ShownName(p))}
 	case errors.Is(err, fsys.ErrConflict):
 		return &Refusal{Kind: KindConflict, Tool: tool, Path: p, Err: err,
 			Message: fmt.Sprintf("refused: %s was changed by another writer while this call was writing it; nothing of this call was written and the other writer's bytes stand; read it again, then retry", p)}
@@ -216,8 +223,8 @@ func (ws *Workspace) fileErr(tool string, t target, err error) error {
 
 // tooLarge refuses a file over the edit limit, which the tool would have to
 // hold whole, with its size and the next step.
-func (ws *Workspace) tooLarge(tool string, t target, err error) *Refusal {
-	p := t.spelled
+func (ws *Workspace) tooLarge(tool string, t Target, err error) *Refusal {
+	p := t.Spelled
 	size := int64(-1)
 	var tl *fsys.TooLargeError
 	if errors.As(err, &tl) {
@@ -232,6 +239,23 @@ func (ws *Workspace) tooLarge(tool string, t target, err error) *Refusal {
 	}
 	r := &Refusal{Kind: KindTooLarge, Tool: tool, Path: p, Err: err,
 		Message: fmt.Sprintf("refused: %s is %s bytes, over the %s-byte edit limit; stet does not %s files that large (it would have to hold them whole); read it in windows (read with offset and limit) instead",
-			p, policy.Thousands(int(size)), policy.Thousands(int(ws.opts.MaxFileBytes)), what)}
-	return r.with("bytes", size, "max_bytes", ws.opts.MaxFileBytes)
+			p, policy.Thousands(int(size)), policy.Thousands(int(ws.Opts.MaxFileBytes)), what)}
+	return r.With("bytes", size, "max_bytes", ws.Opts.MaxFileBytes)
+}
+
+// shownName is a file name as text shows it: as is, unless it holds a
+// control character, invalid UTF-8, a line or paragraph separator, or
+// starts with a double quote; then quoted and escaped (strconv.Quote), so
+// that it cannot pass for several names or rows, and a raw name cannot pass
+// for a quoted one.
+func ShownName(name string) string {
+	if strings.HasPrefix(name, `"`) || !utf8.ValidString(name) {
+		return strconv.Quote(name)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"bytes"
@@ -36,42 +36,42 @@ func (e *VerifyError) Unwrap() error { return e.Err }
 
 // change is one planned mutation of one file (or one rename), checked by
 // the gate and ready for the one commit sequence.
-type change struct {
-	tool    string
-	t       target // the file changed; for a move, the new name
-	key     string
-	pre     []byte // current bytes; nil when the file does not exist
-	preVer  fsys.Version
-	post    []byte // new bytes; ignored for a delete
-	matches []receipt.Match
-	eol     string
-	create  bool        // the file does not exist yet
+type Change struct {
+	Tool    string
+	T       Target // the file changed; for a move, the new name
+	Key     string
+	Pre     []byte // current bytes; nil when the file does not exist
+	PreVer  fsys.Version
+	Post    []byte // new bytes; ignored for a delete
+	Matches []receipt.Match
+	Eol     string
+	Create  bool        // the file does not exist yet
 	mode    fs.FileMode // a create's exact mode (a restore); 0: a new file's default
-	delete  bool
-	save    bool // keep the bytes this change takes away in the journal
-	dryRun  bool
-	notes   []string
-	message string
+	Delete  bool
+	Save    bool // keep the bytes this change takes away in the journal
+	DryRun  bool
+	Notes   []string
+	Message string
 	undoes  string                // the receipt id an undo reverts
-	intent  string                // the patch's intent, already durable; "" for a change's own
+	Intent  string                // the patch's intent, already durable; "" for a change's own
 	id      string                // the receipt id, when planned ahead (a patch's intent names it)
-	after   func() *receipt.State // the new bytes' state, hashed once (afterState)
-	seen    *observation
-	warned  bool   // message is the exact warn-and-save text of rule 9
+	After   func() *receipt.State // the new bytes' state, hashed once (afterState)
+	Seen    *Observation
+	Warned  bool   // message is the exact warn-and-save text of rule 9
 	temp    string // the temp file's name, recorded in the intent (planTemp)
 
 	// A move renames src to t; pre and post are the moved bytes (nil for a
 	// directory: dir). over holds the bytes of a file the move replaces.
-	src      *target
-	dir      bool
-	over     []byte
-	overVer  fsys.Version
-	overMode fs.FileMode
+	Src      *Target
+	Dir      bool
+	Over     []byte
+	OverVer  fsys.Version
+	OverMode fs.FileMode
 
 	// preMode, when not 0, is the mode of the file before the change as
 	// the tool already found it (under the change's lock), so the receipt
 	// does not walk to it again.
-	preMode fs.FileMode
+	PreMode fs.FileMode
 
 	// handover is the journal's side of a displaced file's handover,
 	// started beside the intent (saveStep); discarded is closed once the
@@ -82,46 +82,46 @@ type change struct {
 
 	// preLines and postLines, when not 0, are the line counts of pre and
 	// post as the tool already has them, so they are not counted again.
-	preLines, postLines int
+	PreLines, PostLines int
 }
 
 // receiptData is the journal payload of a receipt record.
-type receiptData = history.Receipt
+type ReceiptData = history.Receipt
 
 // newReceipt starts the receipt of c: everything but the after state and
 // the verification.
-func (s *Session) newReceipt(c *change) receipt.Receipt {
+func (s *Session) NewReceipt(c *Change) receipt.Receipt {
 	r := receipt.Receipt{
-		ID: c.id, Session: s.id, Tool: c.tool, Path: c.t.display(),
-		Matches: c.matches, EOL: c.eol, Notes: c.notes, Time: s.ws.now(),
+		ID: c.id, Session: s.id, Tool: c.Tool, Path: c.T.Display(),
+		Matches: c.Matches, EOL: c.Eol, Notes: c.Notes, Time: s.WS.Now(),
 	}
 	if r.ID == "" {
-		r.ID = s.ws.newID("r_")
+		r.ID = s.WS.newID("r_")
 	}
-	if c.src != nil {
-		r.From = c.src.display()
+	if c.Src != nil {
+		r.From = c.Src.Display()
 	}
 	if r.Matches == nil {
 		r.Matches = []receipt.Match{}
 	}
 	if c.plan().before {
-		lines := c.preLines
+		lines := c.PreLines
 		if lines == 0 {
-			lines = receipt.Lines(c.pre)
+			lines = receipt.Lines(c.Pre)
 		}
-		r.Before = &receipt.State{Version: string(c.preVer), Bytes: len(c.pre), Lines: lines}
-		t := c.t
-		if c.src != nil {
-			t = *c.src
+		r.Before = &receipt.State{Version: string(c.PreVer), Bytes: len(c.Pre), Lines: lines}
+		t := c.T
+		if c.Src != nil {
+			t = *c.Src
 		}
-		if c.preMode != 0 {
-			r.Before.Mode = receipt.FormatMode(c.preMode)
-		} else if fi, err := t.stat(); err == nil {
+		if c.PreMode != 0 {
+			r.Before.Mode = receipt.FormatMode(c.PreMode)
+		} else if fi, err := t.Stat(); err == nil {
 			r.Before.Mode = receipt.FormatMode(fi.Mode)
 		}
 	}
-	if c.over != nil {
-		r.Notes = append(r.Notes, fmt.Sprintf("replaced %s (%s); its previous content is saved in the journal", c.t.display(), linesWord(receipt.Lines(c.over))))
+	if c.Over != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("replaced %s (%s); its previous content is saved in the journal", c.T.Display(), LinesWord(receipt.Lines(c.Over))))
 	}
 	return r
 }
@@ -130,23 +130,23 @@ func (s *Session) newReceipt(c *change) receipt.Receipt {
 // returned func waits for the hash.
 // It is made once per change: a patch that plans its intent ahead and then
 // commits the change hashes the new bytes once.
-func (c *change) afterState() func() *receipt.State {
-	if c.after != nil {
-		return c.after
+func (c *Change) AfterState() func() *receipt.State {
+	if c.After != nil {
+		return c.After
 	}
 	if !c.plan().after {
-		c.after = func() *receipt.State { return nil }
-		return c.after
+		c.After = func() *receipt.State { return nil }
+		return c.After
 	}
-	c.after = stateOf(c.post, c.postLines, c.dryRun, nil)
-	return c.after
+	c.After = StateOf(c.Post, c.PostLines, c.DryRun, nil)
+	return c.After
 }
 
 // stateOf returns a func that waits for the state of post (its hash, by
 // version, or fsys.VersionOf when nil; lines, when not 0, is its line
 // count, already known), hashed from now on beside the caller's work when
 // post is large and the change is no dry run.
-func stateOf(post []byte, lines int, dryRun bool, version func([]byte) fsys.Version) func() *receipt.State {
+func StateOf(post []byte, lines int, dryRun bool, version func([]byte) fsys.Version) func() *receipt.State {
 	if version == nil {
 		version = fsys.VersionOf
 	}
@@ -164,7 +164,7 @@ func stateOf(post []byte, lines int, dryRun bool, version func([]byte) fsys.Vers
 
 // plannedAfter is the after state c should leave: the new bytes' state,
 // with the mode the file keeps (or a restore's exact mode).
-func (c *change) plannedAfter(r receipt.Receipt, after func() *receipt.State) *receipt.State {
+func (c *Change) plannedAfter(r receipt.Receipt, after func() *receipt.State) *receipt.State {
 	a := after()
 	if a == nil {
 		return nil
@@ -181,17 +181,17 @@ func (c *change) plannedAfter(r receipt.Receipt, after func() *receipt.State) *r
 
 // undoData is the journal payload of c's receipt before the swap: the
 // regions an edit replaces (a whole-file change saves a blob instead).
-func undoData(c *change) *receiptData {
-	data := &receiptData{Undoes: c.undoes}
-	if c.src != nil {
-		data.FromKey = c.src.key()
+func undoData(c *Change) *ReceiptData {
+	data := &ReceiptData{Undoes: c.undoes}
+	if c.Src != nil {
+		data.FromKey = c.Src.Key()
 	}
-	if c.over != nil && c.overMode != 0 {
-		data.OverMode = receipt.FormatMode(c.overMode)
+	if c.Over != nil && c.OverMode != 0 {
+		data.OverMode = receipt.FormatMode(c.OverMode)
 	}
 	if pl := c.plan(); pl.regions && !pl.saves(c) {
-		for _, m := range c.matches {
-			data.Old = append(data.Old, string(c.pre[m.Offset:m.Offset+m.OldBytes]))
+		for _, m := range c.Matches {
+			data.Old = append(data.Old, string(c.Pre[m.Offset:m.Offset+m.OldBytes]))
 		}
 	}
 	return data
@@ -199,69 +199,69 @@ func undoData(c *change) *receiptData {
 
 // record journals the receipt with the session's new view of the files,
 // then updates the session.
-func (s *Session) record(c *change, data *receiptData) error {
+func (s *Session) Record(c *Change, data *ReceiptData) error {
 	pl := c.plan()
 	r := data.Receipt
-	recs := []journal.Record{s.rec(recReceipt, c.key, data)}
-	var next *observation
+	recs := []journal.Record{s.Rec(RecReceipt, c.Key, data)}
+	var next *Observation
 	if pl.after && r.Verified {
 		next = c.nextObservation(r)
-		recs = append(recs, s.rec(recObserve, c.key, next))
+		recs = append(recs, s.Rec(RecObserve, c.Key, next))
 	}
-	created := c.create && c.undoes == ""
+	created := c.Create && c.undoes == ""
 	var fromKey string
 	if pl.carriesFrom {
-		fromKey = c.src.key()
-		created = s.wasCreated(fromKey)
+		fromKey = c.Src.Key()
+		created = s.WasCreated(fromKey)
 	}
 	if created && r.Verified {
 		// The session made the file, so it has seen its directory too.
-		recs = append(recs, s.rec(recCreated, c.key, nil))
+		recs = append(recs, s.Rec(RecCreated, c.Key, nil))
 	}
 	if r.Verified && pl.names {
-		recs = append(recs, s.rec(recDir, c.t.parent().key(), nil))
+		recs = append(recs, s.Rec(recDir, c.T.Parent().Key(), nil))
 	}
 	if c.undoes != "" {
-		recs = append(recs, s.rec(recUndo, c.key, history.Undo{Receipt: c.undoes, By: r.ID}))
+		recs = append(recs, s.Rec(RecUndo, c.Key, history.Undo{Receipt: c.undoes, By: r.ID}))
 	}
-	if c.intent == "" {
-		recs = append(recs, doneRecord(r.ID, doneCommitted, ""))
+	if c.Intent == "" {
+		recs = append(recs, DoneRecord(r.ID, DoneCommitted, ""))
 	}
 	// The intent is durable: if these lines are lost in a crash, the next
 	// Open completes the receipt from it.
-	if err := s.append(false, recs...); err != nil {
-		return fmt.Errorf("%s %s: landed, but the journal could not record receipt %s: %w", c.tool, c.t.spelled, r.ID, err)
+	if err := s.Append(false, recs...); err != nil {
+		return fmt.Errorf("%s %s: landed, but the journal could not record receipt %s: %w", c.Tool, c.T.Spelled, r.ID, err)
 	}
 	if !r.Verified {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	switch {
 	case pl.gone:
-		delete(s.files, c.key)
-		if r.Before != nil && !s.created[c.key] {
-			s.removed[c.key] = *r.Before
+		delete(s.Files, c.Key)
+		if r.Before != nil && !s.created[c.Key] {
+			s.removed[c.Key] = *r.Before
 		}
 	case pl.after:
-		s.files[c.key] = next
+		s.Files[c.Key] = next
 	}
 	if fromKey != "" {
-		delete(s.files, fromKey)
+		delete(s.Files, fromKey)
 		if r.Before != nil && !s.created[fromKey] {
 			s.removed[fromKey] = *r.Before
 		}
 		delete(s.created, fromKey)
 	}
 	if created {
-		s.created[c.key] = true
-		delete(s.removed, c.key)
+		s.created[c.Key] = true
+		delete(s.removed, c.Key)
 	}
 	if pl.names {
-		s.dirs[c.t.parent().key()] = true
+		s.dirs[c.T.Parent().Key()] = true
 	}
-	if c.dir {
-		s.dirs[c.key] = true
+	if c.Dir {
+		s.dirs[c.Key] = true
 	}
 	return nil
 }
@@ -279,21 +279,21 @@ func carriesBytes(ms []receipt.Match) bool {
 
 // nextObservation is what the session knows of the file after its own
 // change: the seen ranges carried through the change, the new bytes seen.
-func (c *change) nextObservation(r receipt.Receipt) *observation {
-	n := &observation{Version: r.After.Version, Size: r.After.Bytes, Lines: r.After.Lines}
-	whole := c.create || (len(c.matches) == 1 && c.matches[0].Offset == 0 && c.matches[0].OldBytes == len(c.pre))
+func (c *Change) nextObservation(r receipt.Receipt) *Observation {
+	n := &Observation{Version: r.After.Version, Size: r.After.Bytes, Lines: r.After.Lines}
+	whole := c.Create || (len(c.Matches) == 1 && c.Matches[0].Offset == 0 && c.Matches[0].OldBytes == len(c.Pre))
 	var prev policy.Ranges
 	switch {
 	case whole:
-		prev = policy.Ranges{}.Add(policy.Range{Start: 0, End: len(c.post)})
-	case c.seen != nil && c.seen.Version == string(c.preVer):
-		prev = c.seen.Seen.Carry(c.matches, len(c.post))
+		prev = policy.Ranges{}.Add(policy.Range{Start: 0, End: len(c.Post)})
+	case c.Seen != nil && c.Seen.Version == string(c.PreVer):
+		prev = c.Seen.Seen.Carry(c.Matches, len(c.Post))
 	default:
 		// No view of the old version (an undo, a move): only the new bytes are seen.
-		prev = policy.Ranges{}.Carry(c.matches, len(c.post))
+		prev = policy.Ranges{}.Carry(c.Matches, len(c.Post))
 	}
 	n.Seen = prev
-	n.Whole = whole || prev.Covers(policy.Range{Start: 0, End: len(c.post)})
+	n.Whole = whole || prev.Covers(policy.Range{Start: 0, End: len(c.Post)})
 	return n
 }
 
@@ -305,8 +305,8 @@ const (
 )
 
 // diff renders the unified diff of the change for the model, bounded.
-func (c *change) diff() string {
-	name := c.t.display()
+func (c *Change) Diff() string {
+	name := c.T.Display()
 	var d, more string
 	shown := func(b []byte) []byte {
 		h := head(b, maxDiffBytes)
@@ -316,15 +316,15 @@ func (c *change) diff() string {
 		return h
 	}
 	switch {
-	case c.create:
-		d = textedit.DiffCreate(name, shown(c.post))
-	case c.delete:
-		d = textedit.DiffDelete(name, shown(c.pre))
-	case len(c.matches) == 1 && c.matches[0].OldBytes == len(c.pre) && len(c.pre)+len(c.post) > maxWholeDiffInput:
+	case c.Create:
+		d = textedit.DiffCreate(name, shown(c.Post))
+	case c.Delete:
+		d = textedit.DiffDelete(name, shown(c.Pre))
+	case len(c.Matches) == 1 && c.Matches[0].OldBytes == len(c.Pre) && len(c.Pre)+len(c.Post) > maxWholeDiffInput:
 		return fmt.Sprintf("--- %s\n+++ %s\n(the whole file was replaced: %s → %s; a diff this large is not shown here: `stet show` with this receipt's id prints it)\n",
-			textedit.Label("a/", name), textedit.Label("b/", name), linesWord(receipt.Lines(c.pre)), linesWord(receipt.Lines(c.post)))
+			textedit.Label("a/", name), textedit.Label("b/", name), LinesWord(receipt.Lines(c.Pre)), LinesWord(receipt.Lines(c.Post)))
 	default:
-		d = textedit.Diff(name, c.pre, c.post)
+		d = textedit.Diff(name, c.Pre, c.Post)
 	}
 	if len(d) <= maxDiffBytes {
 		return d + more
@@ -350,19 +350,19 @@ func head(b []byte, n int) []byte {
 // intent is dropped: the file holds someone else's bytes, which are neither
 // this change's old nor its new ones. Otherwise it is resolved against the
 // disk at once, as the next Open would.
-func (s *Session) settle(ready func() error, it *intentData, moved bool) {
+func (s *Session) settle(ready func() error, it *IntentData, moved bool) {
 	if ready() != nil || it.ID == "" || it.Session == "" {
 		return // no intent was written, or it belongs to a patch
 	}
 	if !moved && len(it.Files) == 1 {
 		// Trust the disk over the error's kind: only a file that does not
 		// hold the change's new bytes makes the intent dropped.
-		if at, err := s.ws.landed(it.Files); err == nil && at.steps != len(it.Files) {
-			s.ws.journal.AppendLazy(doneRecord(it.ID, doneDropped, ""))
+		if at, err := s.WS.landed(it.Files); err == nil && at.steps != len(it.Files) {
+			s.WS.Journal.AppendLazy(DoneRecord(it.ID, DoneDropped, ""))
 			return
 		}
 	}
-	s.ws.resolveIntent(context.Background(), *it)
+	s.WS.resolveIntent(context.Background(), *it)
 }
 
 // refusedBeforeSwap reports whether a provider error means nothing moved:

@@ -1,4 +1,4 @@
-package stet
+package engine
 
 import (
 	"math/bits"
@@ -9,8 +9,8 @@ import (
 // costs little (the runtime's small spans stay mapped), above the largest
 // it is not kept.
 const (
-	minBufShift = 18 // 256 KiB
-	maxBufShift = 26 // 64 MiB: a file at the largest edit limit, and its result
+	MinBufShift = 18 // 256 KiB
+	MaxBufShift = 26 // 64 MiB: a file at the largest edit limit, and its result
 )
 
 // bufPool lends the large byte slices an edit reads its file into and
@@ -24,17 +24,17 @@ const (
 // A slice is put back only once nothing refers to it: no result, receipt,
 // journal record or goroutine of the call that used it (the caller's
 // duty; see Session.Edit).
-type bufPool struct {
-	classes [maxBufShift - minBufShift + 1]sync.Pool
+type BufPool struct {
+	classes [MaxBufShift - MinBufShift + 1]sync.Pool
 }
 
 // Get returns a slice of length 0 and capacity at least n.
-func (p *bufPool) Get(n int) []byte {
-	if p == nil || n < 1<<minBufShift || n > 1<<maxBufShift {
+func (p *BufPool) Get(n int) []byte {
+	if p == nil || n < 1<<MinBufShift || n > 1<<MaxBufShift {
 		return make([]byte, 0, max(n, 0))
 	}
 	k := bits.Len(uint(n - 1)) // the smallest class that holds n
-	if v, ok := p.classes[k-minBufShift].Get().(*[]byte); ok {
+	if v, ok := p.classes[k-MinBufShift].Get().(*[]byte); ok {
 		return (*v)[:0]
 	}
 	return make([]byte, 0, 1<<k)
@@ -42,15 +42,15 @@ func (p *bufPool) Get(n int) []byte {
 
 // Put takes back b, which Get returned and nothing refers to any more.
 // Slices outside the classes' bounds are left to the garbage collector.
-func (p *bufPool) Put(b []byte) {
+func (p *BufPool) Put(b []byte) {
 	c := cap(b)
-	if p == nil || c < 1<<minBufShift {
+	if p == nil || c < 1<<MinBufShift {
 		return
 	}
 	k := bits.Len(uint(c)) - 1 // the largest class b holds
-	if k > maxBufShift {
+	if k > MaxBufShift {
 		return
 	}
 	b = b[:0]
-	p.classes[k-minBufShift].Put(&b)
+	p.classes[k-MinBufShift].Put(&b)
 }
