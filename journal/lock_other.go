@@ -7,8 +7,14 @@ import (
 	"os"
 )
 
-// Without flock, appends from two processes could interleave and break the
-// chain, so the journal refuses to open rather than pretend.
+// The systems with neither flock nor LockFileEx: of those Go builds for,
+// js/wasm, wasip1 and plan9. The journal package (and what imports it
+// alone, such as internal/history) compiles there, but appends from two
+// processes could interleave and break the chain, so Open refuses with
+// errors.ErrUnsupported rather than pretend (lock_other_test.go). The lock
+// functions below are never reached: they exist so the package compiles.
+// stet itself does not build there (fsys/local needs Unix or Windows).
+
 func checkLockingSupported() error {
 	return errors.ErrUnsupported
 }

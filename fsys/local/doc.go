@@ -4,7 +4,8 @@
 // and the MCP server reach the disk through it, and it implements every
 // optional capability fsys declares (locks, tracing, chunked checks,
 // directory handles, names held for a call, temp files named ahead,
-// sweeps; on Windows, all but the held names).
+// sweeps, the handover of replaced bytes; on Windows, all but the held
+// names and the handover).
 //
 // # Confinement
 //
@@ -26,10 +27,12 @@
 // that holds what it resolves to open: the Handle's reads, stats, lock and
 // changes are openat, fstatat and renameat on that descriptor. Since a
 // descriptor follows its directory wherever it is renamed, every change,
-// through a Handle or by name, checks just before its swap, under the
-// directory lock, that the directory it holds is still the one at its path
-// beneath the root (device and inode against a fresh Root.Stat), and fails
-// with fsys.ErrMoved, changing nothing, otherwise.
+// through a Handle or by name, on every system, checks just before its
+// swap, under the directory lock, that the directory it holds is still
+// the one at its path beneath the root (device and inode against a fresh
+// Root.Stat; on Windows volume serial number and file index against a
+// fresh Root.Open), and fails with fsys.ErrMoved, changing nothing,
+// otherwise.
 //
 // # Commits
 //
@@ -67,18 +70,32 @@
 // it is gone (and never anything else: see Sweep), or RemoveTemp removes by
 // name.
 //
+// The sequence is written once, for every system (commit.go for Create,
+// Replace and Remove, move.go for Rename), as os.Root writes its walk
+// once. What differs per system is a primitive: the directory handle and
+// its single-component calls, identity and flush (handle_unix.go,
+// handle_windows.go), the directory locks (lock_unix.go,
+// lock_windows.go), the temp file's metadata (tempfile_unix.go,
+// tempfile_windows.go), and the exchange, the rename that refuses a taken
+// name and the open-writer check (platform_<os>.go, which also declares
+// what they can do for docs/platforms.md). A primitive a system lacks
+// answers errNotHere, and the sequence takes the path it takes for a
+// filesystem that refuses the call.
+//
 // # Windows
 //
-// On Windows the same operations are built from os.Root (one per
-// directory for the single-component steps), a compare then a replacing
-// rename under the directory lock (no exchange exists, so Commit.Fallback
-// is always set and no compare-and-swap is claimed against programs that
-// do not take the lock), a hard link then a removal for a create that
-// never replaces, FlushFileBuffers for the file's bytes (directories are
-// not flushed), and LockFileEx on one byte of a per-user lock file for
-// the directory locks. Only the read-only flag of a mode is kept. Names
-// Windows reads as devices or as other files are refused (see
-// docs/platforms.md). This is compiled and vetted, not run.
+// On Windows the same sequence runs over primitives built from os.Root
+// (one per directory for the single-component steps): a compare then a
+// replacing rename under the directory lock (no exchange exists, so
+// Commit.Fallback is always set and no compare-and-swap is claimed
+// against programs that do not take the lock), a hard link then a removal
+// for a create that never replaces, FlushFileBuffers for the file's bytes
+// (directories are not flushed), LockFileEx on one byte of a per-user lock
+// file for the directory locks, and the moved-directory check by volume
+// serial number and file index. A writer holding the file open is not
+// seen. Only the read-only flag of a mode is kept. Names Windows reads as
+// devices or as other files are refused (see docs/platforms.md). This is
+// compiled and vetted, not run.
 //
 // # Limits
 //
@@ -106,8 +123,13 @@
 //     not through the umask, so a restored file gets its recorded mode back.
 //     The inode number, times and hard links are not kept (a rename makes a
 //     new inode).
-//   - Another process holding the old file open for writing may still write
-//     into it after the swap; those bytes are lost with the old file.
+//   - Another process holding the old file open for writing: on Linux a
+//     replace, remove or move over the file is refused with
+//     fsys.ErrOpenWriter when a read lease cannot be placed on it, just
+//     before the swap. Elsewhere, and where the lease cannot tell (a file
+//     of another owner, a filesystem without leases, a writer that opens
+//     the file after the check), the writer may still write into the old
+//     file after the swap; those bytes are lost with the old file.
 //   - Between an exchange and its undo on a conflict (microseconds), a reader
 //     can see the refused bytes. A program that does not take the directory
 //     lock and writes the name in that instant keeps its write; what the
