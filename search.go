@@ -51,7 +51,7 @@ var errStopWalk = errors.New("stop the walk")
 // walkFilter is what a walk leaves out besides deny-read paths.
 type walkFilter struct {
 	noIgnore bool     // keep what ignore files would hide
-	exclude  []string // globs over paths relative to the walk's start (glob.Covers)
+	exclude  []string // globs over paths relative to the walk's start (glob.Pattern.Covers)
 	// typesOnly: the caller needs each entry's name and type only, so
 	// directories are listed without describing every entry (no size,
 	// mode or time; fsys.ReadDirTypes), and each is opened once, from its
@@ -286,7 +286,7 @@ func (w *walker) enter(rel string, parent *walkDir, name string, depth int, stac
 }
 
 // compileGlobs compiles globs (checked by checkArgs; a malformed one is
-// left out: it matches nothing, as glob.Covers would say).
+// left out: it matches nothing, as glob.Pattern.Covers would say).
 func compileGlobs(globs []string) []*glob.Pattern {
 	out := make([]*glob.Pattern, 0, len(globs))
 	for _, g := range globs {

@@ -2,6 +2,7 @@ package stet_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestNotReadShowsAndObserves(t *testing.T) {
 		t.Fatalf("first edit: %v", err)
 	}
 	fr, _ := r.Details[stet.ShownFrame].(*stet.ReadResult)
-	if fr == nil || fr.Frame != frame.Encode([]byte("one\ntwo\n")) || !strings.HasSuffix(err.Error(), "\n\n"+fr.Frame) || !strings.HasPrefix(err.Error(), r.Message) {
+	if fr == nil || fr.Frame != wholeFrame([]byte("one\ntwo\n")) || !strings.HasSuffix(err.Error(), "\n\n"+fr.Frame) || !strings.HasPrefix(err.Error(), r.Message) {
 		t.Fatalf("refusal shows %+v; error text %q", fr, err)
 	}
 	if _, err := s.Edit(ctx, edit); err != nil {
@@ -88,4 +89,13 @@ func TestNotReadShowsAndObserves(t *testing.T) {
 	if err != nil || !strings.Contains(res.Message, "previous content saved") {
 		t.Fatalf("overwrite: true: %v %+v", err, res)
 	}
+}
+
+// wholeFrame is the whole-file frame of text, as a read of all of it shows.
+func wholeFrame(text []byte) string {
+	w, err := frame.EncodeWindow(text, frame.Options{Limit: frame.LineCount(text) + 1, MaxBytes: len(text)*2 + 1024})
+	if err != nil || !w.Whole {
+		panic(fmt.Sprintf("wholeFrame: %v", err))
+	}
+	return w.Frame
 }

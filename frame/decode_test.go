@@ -124,3 +124,46 @@ func TestDecodeWindowRefuses(t *testing.T) {
 		})
 	}
 }
+
+func TestEchoes(t *testing.T) {
+	file := "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
+	frame := Encode([]byte(file))
+	win, err := EncodeWindow([]byte(file), Options{Offset: 3, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		results []string
+		answer  string
+		want    bool
+	}{
+		{"empty answer", []string{frame}, "", false},
+		{"white space answer", []string{frame}, " \n\t", false},
+		{"no results", nil, "hello", false},
+		{"the frame as sent", []string{frame}, frame, true},
+		{"the frame with white space around", []string{frame}, "\n" + frame + "\n\n", true},
+		{"part of a result as sent", []string{"3 files changed"}, "files changed", true},
+		{"decoded file text", []string{frame}, file, true},
+		{"a line of the file", []string{frame}, "func main() {", true},
+		{"lines spanning the prefixes", []string{frame}, "func main() {\n\tprintln(\"hi\")", true},
+		{"a window of the frame", []string{frame}, win.Frame, true},
+		{"decoded window text", []string{win.Frame}, "func main() {\n\tprintln(\"hi\")\n", true},
+		{"answer frame of text inside a plain result", []string{"output: x := 1\ny := 2\ndone"}, Encode([]byte("x := 1\ny := 2")), true},
+		{"result frame with white space around", []string{"\n" + frame + "\n"}, "func main() {\n\tprintln", true},
+		{"second result", []string{"nothing", frame}, "println", true},
+		{"new text", []string{frame}, "The program prints hi.", false},
+		{"answer adds to the echo", []string{frame}, "func main() {} // fixed", false},
+		{"frame of other text", []string{frame}, Encode([]byte("func other() {}\n")), false},
+		{"crlf is not lf", []string{frame}, "func main() {\r\n\tprintln", false},
+		{"empty-file frame answers only by itself", []string{frame}, "00001|\n(1 line)", false},
+		{"empty-file frame echoed", []string{"00001|\n(1 line)"}, "00001|\n(1 line)", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Echoes(tt.results, tt.answer); got != tt.want {
+				t.Errorf("Echoes = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -72,12 +72,6 @@ func LineOf(text []byte, offset int) int {
 	return bytes.Count(text[:offset], nl) + 1
 }
 
-// Encode returns the whole-file frame of text.
-func Encode(text []byte) string {
-	n := LineCount(text)
-	return encode(text, 1, n, n, true)
-}
-
 // EncodeWindow returns the window of text that starts at line o.Offset and
 // holds as many whole lines as fit both o.Limit and o.MaxBytes, counting for
 // each line its bytes and its "\n". It returns an *OffsetError when the

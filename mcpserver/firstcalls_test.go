@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func testFirstChanges(t *testing.T, connect connectFunc, opts Options, steps []f
 			}
 		case r.Structured[stet.ShownFrame] != nil:
 			fr, _ := r.Structured[stet.ShownFrame].(map[string]any)
-			want := frame.Encode([]byte(firstMain))
+			want := wholeFrame([]byte(firstMain))
 			text := want
 			if opts.Profile == ProfileReference {
 				text = firstMain // as read_text_file shows it: no line numbers
@@ -135,7 +136,7 @@ func TestShownFrameBindsItsBytes(t *testing.T) {
 			cs, _ := connect(t, New(f.ws, tc.opts), nil, nil)
 			r := mustRefuse(t, "first call", call(t, cs, tc.tool, tc.args), stet.KindNotRead)
 			fr, _ := r.Structured[stet.ShownFrame].(map[string]any)
-			if fr == nil || fr["frame"] != frame.Encode([]byte("one\ntwo\n")) {
+			if fr == nil || fr["frame"] != wholeFrame([]byte("one\ntwo\n")) {
 				t.Fatalf("refusal shows %v, want the frame of a.txt", r.Structured)
 			}
 			if got := f.read(t, "a.txt"); got != "one\ntwo\n" {
@@ -164,4 +165,13 @@ func TestShownOnlyWhatFits(t *testing.T) {
 			t.Fatalf("call %d: %s", i+1, r.Text)
 		}
 	}
+}
+
+// wholeFrame is the whole-file frame of text, as a read of all of it shows.
+func wholeFrame(text []byte) string {
+	w, err := frame.EncodeWindow(text, frame.Options{Limit: frame.LineCount(text) + 1, MaxBytes: len(text)*2 + 1024})
+	if err != nil || !w.Whole {
+		panic(fmt.Sprintf("wholeFrame: %v", err))
+	}
+	return w.Frame
 }

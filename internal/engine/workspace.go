@@ -45,7 +45,7 @@ type Options struct {
 	Protect          []string       // globs no tool may change, added to the default (every .git)
 	NoDefaultProtect bool           // drop the default protection of every .git
 	DenyRead         []string       // globs hidden from every tool
-	MaxReadBytes     int            // read window byte bound (default 256 KiB, at most 8 MiB)
+	MaxReadBytes     int            // read window byte bound (default 40 KiB, at most 8 MiB)
 	MaxFileBytes     int64          // larger files are readable in windows only (default 16 MiB)
 	MaxMediaBytes    int64          // larger images and audio files are refused by read (default 5 MiB)
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -203,7 +204,7 @@ func TestParseVmHWM(t *testing.T) {
 
 func TestCheckFrame(t *testing.T) {
 	text := fixture(4*kib, 0, "")
-	whole, _ := json.Marshal(stetRead{Lines: frame.LineCount(text), From: 1, To: frame.LineCount(text), Frame: frame.Encode(text)})
+	whole, _ := json.Marshal(stetRead{Lines: frame.LineCount(text), From: 1, To: frame.LineCount(text), Frame: wholeFrame(text)})
 	if _, err := checkFrame(whole, text, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -370,4 +371,13 @@ func FuzzParseVmHWM(f *testing.F) {
 			t.Fatalf("VmHWM %d", n)
 		}
 	})
+}
+
+// wholeFrame is the whole-file frame of text, as a read of all of it shows.
+func wholeFrame(text []byte) string {
+	w, err := frame.EncodeWindow(text, frame.Options{Limit: frame.LineCount(text) + 1, MaxBytes: len(text)*2 + 1024})
+	if err != nil || !w.Whole {
+		panic(fmt.Sprintf("wholeFrame: %v", err))
+	}
+	return w.Frame
 }
