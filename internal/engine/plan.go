@@ -11,8 +11,13 @@ import (
 
 // A plan says what each step of the commit sequence (sequence.go) does for
 // one kind of change. The tools fill a change with what it must find and
-// leave; its kind picks the plan, so the steps branch on the plan's fields,
-// never on the change's flags, and a new kind of change is one new plan.
+// leave; its kind picks the plan, and what differs by kind the steps read
+// from the plan's fields, so a new kind of change is one new plan. What is
+// not a kind the steps still read from the change itself: a dry run stops
+// before the write-ahead (DryRun), a change inside a sequence shares its
+// intent (Intent), a move over a file saves and records that file (Over),
+// an undo names the receipt it takes back (undoes), a create is recorded as
+// created, and a directory carries no content to diff or verify (Dir).
 type plan struct {
 	kind string
 	// before: the change starts from a file whose state the receipt
