@@ -8,7 +8,7 @@
 // the arguments and runs the tool; the facade's Output goes back as an MCP
 // tool result (structured content: the CLI --json shape; text: what a
 // model reads; isError for a refusal), a read whose answer would pass the
-// response bound being asked again for a smaller window (fitRead). On the
+// response bound being asked again for a smaller window (readFit). On the
 // reference profile (Options.Profile, stet mcp --tools reference) each of
 // the reference filesystem server's tools is translated into the facade
 // calls that do it (reference_call.go: a read, an edit, a listing, several

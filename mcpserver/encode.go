@@ -45,7 +45,7 @@ func encodeResult(text, notice string, structured any, withStructured, isError b
 	if ok {
 		size += len(sh.big) + len(sh.big)/8 + 2*len(sh.tail)
 	}
-	b := make([]byte, headroom, size)
+	b := replyBuf(size)
 	b = append(b, `{"content":[{"type":"text","text":"`...)
 	var big0, big1 int // with ok, the escaped shared string is b[big0:big1]
 	if ok {
@@ -78,6 +78,30 @@ func encodeResult(text, notice string, structured any, withStructured, isError b
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, '}'), nil
+}
+
+// replyBufs recycles the buffers of large results on the stdio fast path,
+// which writes a result and then has no use for it (see recycle): a read
+// of 1 MiB answers with 2.3 MB of JSON, and a new buffer of that size each
+// call costs its zeroing, its page faults and a collection cycle.
+var replyBufs bufPool
+
+// replyBuf returns headroom bytes in a buffer of capacity at least size.
+func replyBuf(size int) []byte {
+	if size >= minPooled {
+		if b := replyBufs.get(); cap(b) >= size {
+			return b[:headroom]
+		} else if b != nil {
+			replyBufs.put(b)
+		}
+	}
+	return make([]byte, headroom, size)
+}
+
+// recycle gives r's buffer back for reuse. Nothing may use r after.
+func (r *toolResult) recycle() {
+	replyBufs.put(r.buf)
+	r.buf = nil
 }
 
 // marshal is json.Marshal without HTML escaping.

@@ -111,6 +111,8 @@ func (c *lineConn) startCall(ss *mcp.ServerSession, id jsonrpc.ID, idJSON []byte
 		res, err := c.srv.callTool(ctx, ss, p.name, p.args, p.meta)
 		var line []byte
 		if err == nil {
+			// The result's buffer is free once its line is written.
+			defer res.recycle()
 			if p.newProto {
 				if res.Meta == nil {
 					res.Meta = mcp.Meta{}

@@ -593,13 +593,13 @@ func refTreeOutput(path string, res *stet.ListResult) (stet.Output, error) {
 	}
 }
 
-// readFitted reads through the server's response bound (see fitRead).
+// readFitted reads through the server's response bound (see readFit).
 func (s *Server) readFitted(ctx context.Context, sess *stet.Session, a stet.ReadArgs) (*stet.ReadResult, error) {
 	raw, err := json.Marshal(a)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: encoding read arguments: %w", err)
 	}
-	out, err := sess.CallFit(ctx, "read", raw, s.fitRead, 0)
+	out, err := sess.CallFit(ctx, "read", raw, (&readFit{s: s}).fit, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -538,7 +537,8 @@ func (s *Server) handleIn(ctx context.Context, ss *mcp.ServerSession, c *conn, b
 	if roots != nil {
 		sess = sess.Within(roots)
 	}
-	out, err := s.call(ctx, ws, sess, name, args)
+	fit := &readFit{s: s}
+	out, err := s.call(ctx, ws, sess, name, args, fit)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Cancelled: the client no longer waits for this answer.
@@ -548,6 +548,11 @@ func (s *Server) handleIn(ctx context.Context, ss *mcp.ServerSession, c *conn, b
 		return s.failed(name, err), nil
 	}
 	notice := st.step(name, out.Refused != nil, out.Changed)
+	if notice == "" && note == "" {
+		if r := fit.result(out); r != nil {
+			return r, nil
+		}
+	}
 	return reply(name, out, notice), nil
 }
 
@@ -555,7 +560,7 @@ func (s *Server) handleIn(ctx context.Context, ss *mcp.ServerSession, c *conn, b
 // answered at once even while the facade is blocked in IO (the facade
 // checks the context between steps, and finishes or abandons the step it is
 // in on its own).
-func (s *Server) call(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, args json.RawMessage) (stet.Output, error) {
+func (s *Server) call(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, args json.RawMessage, fit *readFit) (stet.Output, error) {
 	type result struct {
 		out stet.Output
 		err error
@@ -573,7 +578,7 @@ func (s *Server) call(ctx context.Context, ws *stet.Workspace, sess *stet.Sessio
 		if s.reference() {
 			r.out, r.err = s.callRef(ctx, ws, sess, name, args)
 		} else {
-			r.out, r.err = sess.CallFit(ctx, name, args, s.fitRead, 0)
+			r.out, r.err = sess.CallFit(ctx, name, args, fit.fit, 0)
 		}
 	}()
 	select {
@@ -584,29 +589,32 @@ func (s *Server) call(ctx context.Context, ws *stet.Workspace, sess *stet.Sessio
 	}
 }
 
-// fitRead keeps a read's answer under the response bound: when the frame,
+// readFit keeps a read's answer under the response bound: when the frame,
 // sent as text and inside the structured result, would make the JSON too
 // large, it asks the facade for a smaller window (returning its byte bound),
 // so the model gets the first window that fits, with the trailer naming the
 // next offset, as with any windowed read. The session records as seen only
-// the window finally sent.
-func (s *Server) fitRead(out stet.Output) int {
+// the window finally sent. A read large enough to need measuring is
+// measured by encoding its result, which the reply then sends as it is
+// (result): the frame is escaped once per call, not counted and then
+// escaped.
+type readFit struct {
+	s   *Server
+	of  any    // the structured result buf encodes
+	buf []byte // encodeResult's output, within the bound
+}
+
+// fit is the facade's fit function (Session.CallFit).
+func (f *readFit) fit(out stet.Output) int {
+	s := f.s
+	f.of, f.buf = nil, nil
 	rr, ok := out.Structured.(*stet.ReadResult)
-	if !ok {
+	if !ok || rr.Data != nil {
 		return 0
 	}
-	// The frame goes out twice (text and structured); a cheap count of the
-	// escaped sizes settles almost every read without encoding it.
+	// The frame goes out twice (text and structured); its length settles
+	// almost every read without encoding it.
 	if 12*len(rr.Frame)+4096 <= s.maxReply { // even if every byte took six
-		return 0
-	}
-	n := escapedLen(rr.Frame)
-	if out.Text == rr.Frame {
-		n *= 2
-	} else {
-		n += escapedLen(out.Text)
-	}
-	if n+4096 <= s.maxReply {
 		return 0
 	}
 	buf, err := encodeResult(out.Text, "", out.Structured, true, false)
@@ -615,9 +623,20 @@ func (s *Server) fitRead(out stet.Output) int {
 	}
 	size := len((&toolResult{buf: buf}).body())
 	if size <= s.maxReply {
+		f.of, f.buf = out.Structured, buf
 		return 0
 	}
 	return max(1, int(float64(len(rr.Frame))*0.9*float64(s.maxReply)/float64(size)))
+}
+
+// result is the reply to out when fit encoded it already (a large read
+// with nothing added to its text), nil otherwise: the bytes reply would
+// make.
+func (f *readFit) result(out stet.Output) *toolResult {
+	if f.buf == nil || f.of != out.Structured || out.Refused != nil || f.s.o.TextResults || f.s.reference() {
+		return nil
+	}
+	return &toolResult{buf: f.buf}
 }
 
 // refusalOut is the Output of a refusal made by this package for the
@@ -640,42 +659,4 @@ func refusalOutput(tool string, r *stet.Refusal) stet.Output {
 // invalid is an invalid refusal about the call itself (its _meta).
 func invalid(tool, format string, args ...any) *stet.Refusal {
 	return &stet.Refusal{Kind: stet.KindInvalid, Tool: tool, Message: "refused: " + fmt.Sprintf(format, args...)}
-}
-
-// escapedLen is the length of s as a JSON string body (without quotes) as
-// appendEscaped writes it, counted with the same scan: quote, backslash and
-// the short control escapes take two bytes, other control bytes, U+2028,
-// U+2029 and each invalid UTF-8 byte (\ufffd) six; every other byte one.
-func escapedLen(s string) int {
-	n := len(s)
-	for i := 0; i < len(s); {
-		for i+4 <= len(s) && plainByte[s[i]] && plainByte[s[i+1]] && plainByte[s[i+2]] && plainByte[s[i+3]] {
-			i += 4
-		}
-		for i < len(s) && plainByte[s[i]] {
-			i++
-		}
-		if i >= len(s) {
-			break
-		}
-		if c := s[i]; c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\', '\b', '\f', '\n', '\r', '\t':
-				n++
-			default:
-				n += 5
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			n += 5
-		case r == '\u2028' || r == '\u2029':
-			n += 3
-		}
-		i += size
-	}
-	return n
 }

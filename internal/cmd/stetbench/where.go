@@ -41,41 +41,41 @@ type category struct {
 var whereCategories = []category{
 	{"hashing (SHA-256)", []string{"crypto/sha256.", "crypto/internal/fips140/sha256."}},
 	{"transport: decode (envelope, arguments)", []string{
-		"github.com/stet-dev/stet/mcpserver.parseEnvelope", "github.com/stet-dev/stet/mcpserver.parseCallParams",
-		"github.com/stet-dev/stet/mcpserver.parseID", "github.com/stet-dev/stet/internal/jsonscan.",
-		"github.com/stet-dev/stet/tools.",
+		"/mcpserver.parseEnvelope", "/mcpserver.parseCallParams",
+		"/mcpserver.parseID", "/internal/jsonscan.",
+		"/tools.",
 	}},
 	{"transport: encode (result JSON)", []string{
-		"github.com/stet-dev/stet/mcpserver.encodeResult", "github.com/stet-dev/stet/mcpserver.appendEscaped",
-		"github.com/stet-dev/stet/mcpserver.escapedLen", "github.com/stet-dev/stet/mcpserver.marshal",
-		"github.com/stet-dev/stet/mcpserver.(*toolResult).", "github.com/stet-dev/stet/mcpserver.(*Server).reply",
-		"github.com/stet-dev/stet/mcpserver.(*Server).fitRead",
+		"/mcpserver.encodeResult", "/mcpserver.appendEscaped",
+		"/mcpserver.marshal",
+		"/mcpserver.(*toolResult).", "/mcpserver.(*Server).reply",
+		"/mcpserver.(*readFit)",
 	}},
-	{"transport: write (response to the pipe)", []string{"github.com/stet-dev/stet/mcpserver.(*lineConn).writeFull"}},
-	{"transport: read (request from the pipe)", []string{"github.com/stet-dev/stet/mcpserver.readLine", "github.com/stet-dev/stet/mcpserver.(*lineConn).readLoop"}},
-	{"diff", []string{"github.com/stet-dev/stet/textedit.Diff", "github.com/stet-dev/stet.(*change).diff", "github.com/aymanbagabas/go-udiff."}},
-	{"frame", []string{"github.com/stet-dev/stet/frame."}},
-	{"journal", []string{"github.com/stet-dev/stet/journal."}},
+	{"transport: write (response to the pipe)", []string{"/mcpserver.(*lineConn).writeFull"}},
+	{"transport: read (request from the pipe)", []string{"/mcpserver.readLine", "/mcpserver.(*lineConn).readLoop"}},
+	{"diff", []string{"/textedit.Diff", ".(*change).diff", "github.com/aymanbagabas/go-udiff."}},
+	{"frame", []string{"/frame."}},
+	{"journal", []string{"/journal."}},
 	{"rules (confinement, policy, globs)", []string{
-		"github.com/stet-dev/stet/policy.", "github.com/stet-dev/stet/glob.", "github.com/stet-dev/stet/ignore.",
-		"github.com/stet-dev/stet.(*Session).gate", "github.com/stet-dev/stet.(*Workspace).denied",
-		"github.com/stet-dev/stet.(*Workspace).protected", "github.com/stet-dev/stet.(*Workspace).place",
-		"github.com/stet-dev/stet.(*Session).resolve", "github.com/stet-dev/stet.(*Workspace).resolve",
-		"github.com/stet-dev/stet.(*Session).checkEditable", "github.com/stet-dev/stet.(*ruleSet)",
+		"/policy.", "/glob.", "/ignore.",
+		".(*Session).gate", ".(*Workspace).denied",
+		".(*Workspace).protected", ".(*Workspace).place",
+		".(*Session).resolve", ".(*Workspace).resolve",
+		".(*Session).checkEditable", ".(*ruleSet)",
 	}},
 	{"commit (temp file, swap, readback, receipt)", []string{
-		"github.com/stet-dev/stet.(*Session).commit", "github.com/stet-dev/stet.(*Session).land", "github.com/stet-dev/stet.land",
-		"github.com/stet-dev/stet.(*change)", "github.com/stet-dev/stet/receipt.", "github.com/stet-dev/stet/fsys/local.(*held).Replace",
-		"github.com/stet-dev/stet/fsys/local.(*FS).writeTemp", "github.com/stet-dev/stet/fsys/local.(*FS).discard",
+		".(*Session).commit", ".(*Session).land", ".land",
+		".(*change)", "/receipt.", "/fsys/local.(*held).Replace",
+		"/fsys/local.(*FS).writeTemp", "/fsys/local.(*FS).discard",
 	}},
 	{"the change: match, replace, checks", []string{
-		"github.com/stet-dev/stet/textedit.", "github.com/stet-dev/stet.(*Session).editableVersion", "github.com/stet-dev/stet.hashKeeping",
-		"github.com/stet-dev/stet.scanWindow", "github.com/stet-dev/stet.checkContent", "github.com/stet-dev/stet.checkText",
-		"github.com/stet-dev/stet.(*Session).plan", "github.com/stet-dev/stet.(*Session).Edit", "github.com/stet-dev/stet.(*Session).Write",
+		"/textedit.", ".(*Session).editableVersion", ".hashKeeping",
+		".scanWindow", ".checkContent", ".checkText",
+		".(*Session).plan", ".(*Session).Edit", ".(*Session).Write",
 	}},
 	{"the read (open, read, checks)", []string{
-		"github.com/stet-dev/stet/fsys", "github.com/stet-dev/stet.(*Session).prepareRead", "github.com/stet-dev/stet.readHead",
-		"github.com/stet-dev/stet.(*Session).readFit", "github.com/stet-dev/stet.(*Session).Read", "github.com/stet-dev/stet.target.",
+		"/fsys", ".(*Session).prepareRead", ".readHead",
+		".(*Session).readFit", ".(*Session).Read", ".target.",
 	}},
 	{"garbage collection (assists)", []string{"runtime.gcAssistAlloc", "runtime.gcDrain", "runtime.gcBgMarkWorker"}},
 	{"scheduler, other runtime", []string{"runtime.", "internal/runtime/", "syscall.", "runtime/internal/"}},
@@ -272,8 +272,12 @@ func cpuProfileOf(file string, f func() error) (map[string]float64, error) {
 
 // categorize names the category of a stack (leaf first).
 func categorize(stack []string) string {
+	names := make([]string, len(stack))
+	for i, fn := range stack {
+		names[i] = shortName(fn)
+	}
 	for _, c := range whereCategories {
-		for _, fn := range stack {
+		for _, fn := range names {
 			for _, p := range c.funcs {
 				if strings.HasPrefix(fn, p) {
 					return c.name
@@ -282,6 +286,20 @@ func categorize(stack []string) string {
 		}
 	}
 	return otherCategory
+}
+
+// shortName is a function's name as whereCategories spells it: stet's
+// module path left out, the engine's functions named as the root
+// package's ("/mcpserver.reply", ".(*Session).commit").
+func shortName(fn string) string {
+	const module, engine = "github.com/stet-dev/stet", "/internal/engine."
+	if rest, ok := strings.CutPrefix(fn, module); ok {
+		if e, ok := strings.CutPrefix(rest, engine); ok {
+			return "." + e
+		}
+		return rest
+	}
+	return fn
 }
 
 func writeHeapProfile(file string) error {

@@ -45,6 +45,7 @@ func TestCategorize(t *testing.T) {
 	}{
 		{[]string{"runtime.memmove", "github.com/stet-dev/stet/mcpserver.appendEscaped", "github.com/stet-dev/stet/mcpserver.encodeResult"}, "transport: encode (result JSON)"},
 		{[]string{"crypto/sha256.Sum256", "github.com/stet-dev/stet/journal.(*Journal).Append"}, "hashing (SHA-256)"},
+		{[]string{"os.(*File).Write", "github.com/stet-dev/stet/internal/engine.(*Session).commit"}, "commit (temp file, swap, readback, receipt)"},
 		{[]string{"main.main"}, otherCategory},
 	} {
 		if got := categorize(c.stack); got != c.want {
