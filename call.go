@@ -173,71 +173,24 @@ func refusalOutput(tool string, r *Refusal) Output {
 // or the value itself) and returns its typed result. A refusal is journaled
 // for review (one record, its message bounded).
 func (s *Session) Do(ctx context.Context, args any) (any, error) {
-	res, err := s.do(ctx, args)
+	t := toolFor(args)
+	if t == nil {
+		return nil, fmt.Errorf("stet: no tool takes %T", args)
+	}
+	res, err := t.run(s, ctx, args)
 	if err != nil {
-		name := fmt.Sprintf("%T", args)
-		name = strings.ToLower(strings.TrimSuffix(name[strings.LastIndexByte(name, '.')+1:], "Args"))
-		s.noteRefusal(name, err)
+		s.noteRefusal(t.name, err)
 	}
 	return res, err
 }
 
+// do runs the tool that takes args, from the table of tools.
 func (s *Session) do(ctx context.Context, args any) (any, error) {
-	switch a := args.(type) {
-	case *ReadArgs:
-		return s.readAny(ctx, *a)
-	case ReadArgs:
-		return s.readAny(ctx, a)
-	case *InfoArgs:
-		return s.Info(ctx, *a)
-	case InfoArgs:
-		return s.Info(ctx, a)
-	case *RootsArgs:
-		return s.Roots(ctx, *a)
-	case RootsArgs:
-		return s.Roots(ctx, a)
-	case *EditArgs:
-		return s.Edit(ctx, *a)
-	case EditArgs:
-		return s.Edit(ctx, a)
-	case *WriteArgs:
-		return s.Write(ctx, *a)
-	case WriteArgs:
-		return s.Write(ctx, a)
-	case *PatchArgs:
-		return s.Patch(ctx, *a)
-	case PatchArgs:
-		return s.Patch(ctx, a)
-	case *ListArgs:
-		return s.List(ctx, *a)
-	case ListArgs:
-		return s.List(ctx, a)
-	case *FindArgs:
-		return s.Find(ctx, *a)
-	case FindArgs:
-		return s.Find(ctx, a)
-	case *GrepArgs:
-		return s.Grep(ctx, *a)
-	case GrepArgs:
-		return s.Grep(ctx, a)
-	case *MkdirArgs:
-		return s.Mkdir(ctx, *a)
-	case MkdirArgs:
-		return s.Mkdir(ctx, a)
-	case *MoveArgs:
-		return s.Move(ctx, *a)
-	case MoveArgs:
-		return s.Move(ctx, a)
-	case *DeleteArgs:
-		return s.Delete(ctx, *a)
-	case DeleteArgs:
-		return s.Delete(ctx, a)
-	case *UndoArgs:
-		return s.Undo(ctx, *a)
-	case UndoArgs:
-		return s.Undo(ctx, a)
+	t := toolFor(args)
+	if t == nil {
+		return nil, fmt.Errorf("stet: no tool takes %T", args)
 	}
-	return nil, fmt.Errorf("stet: no tool takes %T", args)
+	return t.run(s, ctx, args)
 }
 
 // Text renders a tool result as the text a model reads. It never rewrites
