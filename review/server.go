@@ -29,9 +29,9 @@ const NotSeen = "stet sees only the changes made through its own tools. A file c
 	"a build or git appears here only as \"changed since\": stet proves that the file no longer holds an agent's result, " +
 	"but not who changed it or how. Such a change is never undone by stet: undo refuses rather than lose it."
 
-// Handler answers the page and its JSON endpoints for one workspace.
+// Handler answers the page and its JSON endpoints over a Source.
 type Handler struct {
-	ws    *stet.Workspace
+	src   Source
 	token string
 	port  string     // the port the Host header must carry; "" accepts any
 	undo  sync.Mutex // one undo at a time from this page
@@ -42,15 +42,21 @@ type Handler struct {
 // token. An empty token is refused: the token is what keeps other local
 // users and pages out.
 func NewHandler(ws *stet.Workspace, token string) (*Handler, error) {
+	return NewSourceHandler(workspaceSource{ws}, token)
+}
+
+// NewSourceHandler is NewHandler over any Source (a fleet's database).
+func NewSourceHandler(src Source, token string) (*Handler, error) {
 	if len(token) < 16 {
 		return nil, errors.New("review: the token must be at least 16 characters")
 	}
-	h := &Handler{ws: ws, token: token, mux: http.NewServeMux()}
+	h := &Handler{src: src, token: token, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /{$}", h.asset("index.html", "text/html; charset=utf-8"))
 	h.mux.HandleFunc("GET /app.js", h.asset("app.js", "text/javascript; charset=utf-8"))
 	h.mux.HandleFunc("GET /app.css", h.asset("app.css", "text/css; charset=utf-8"))
 	h.mux.HandleFunc("GET /api/about", h.about)
 	h.mux.HandleFunc("GET /api/sessions", h.sessions)
+	h.mux.HandleFunc("GET /api/session", h.session)
 	h.mux.HandleFunc("GET /api/summary", h.summary)
 	h.mux.HandleFunc("GET /api/diff", h.diff)
 	h.mux.HandleFunc("GET /api/stands", h.stands)
@@ -168,7 +174,8 @@ func intParam(r *http.Request, name string, def int) int {
 }
 
 func (h *Handler) about(w http.ResponseWriter, r *http.Request) {
-	reply(w, map[string]any{"roots": h.ws.Roots(), "not_seen": NotSeen, "review_session": stet.ReviewSession}, nil)
+	v, err := h.src.About(r.Context())
+	reply(w, v, err)
 }
 
 // sessionPage is how many sessions /api/sessions gives at most at once
@@ -176,59 +183,59 @@ func (h *Handler) about(w http.ResponseWriter, r *http.Request) {
 const sessionPage = 100
 
 func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
-	v, err := h.ws.Sessions()
-	if err == nil {
-		off := min(max(intParam(r, "offset", 0), 0), len(v))
-		n := min(max(intParam(r, "limit", sessionPage), 1), sessionPage)
-		v = v[off:min(off+n, len(v))]
-	}
+	v, err := h.src.Sessions(r.Context(), SessionQuery{Offset: max(intParam(r, "offset", 0), 0),
+		Limit: min(max(intParam(r, "limit", sessionPage), 1), sessionPage), Q: r.URL.Query().Get("q")})
+	reply(w, v, err)
+}
+
+func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
+	v, err := h.src.Session(r.Context(), r.URL.Query().Get("id"))
 	reply(w, v, err)
 }
 
 func (h *Handler) diff(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	limit := min(max(intParam(r, "limit", 1), 1), 20)
-	v, err := h.ws.Diff(stet.DiffSpec{Session: q.Get("session"), Turn: intParam(r, "turn", 0), Path: q.Get("path"),
+	v, err := h.src.Diff(r.Context(), stet.DiffSpec{Session: q.Get("session"), Turn: intParam(r, "turn", 0), Path: q.Get("path"),
 		Offset: intParam(r, "offset", 0), Limit: limit})
 	reply(w, v, err)
 }
 
 func (h *Handler) stands(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if id := q.Get("receipt"); id != "" {
-		v, err := h.ws.Stands(id)
-		reply(w, v, err)
+	v, err := h.src.Stands(r.Context(), q.Get("session"), q.Get("receipt"))
+	if err == nil && q.Get("receipt") != "" && len(v) == 1 {
+		reply(w, v[0], nil)
 		return
 	}
-	v, err := h.ws.SessionStands(q.Get("session"))
 	reply(w, v, err)
 }
 
 func (h *Handler) refusals(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	v, err := h.ws.Refusals(stet.RefusalQuery{Session: q.Get("session"), Kind: q.Get("kind"),
+	v, err := h.src.Refusals(r.Context(), stet.RefusalQuery{Session: q.Get("session"), Kind: q.Get("kind"),
 		Offset: max(intParam(r, "offset", 0), 0), Limit: min(max(intParam(r, "limit", stet.RefusalPage), 1), 500)})
 	reply(w, v, err)
 }
 
 func (h *Handler) summary(w http.ResponseWriter, r *http.Request) {
-	v, err := h.ws.Summary()
+	v, err := h.src.Summary(r.Context())
 	reply(w, v, err)
 }
 
 func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
-	v, err := h.ws.History(r.URL.Query().Get("path"))
+	v, err := h.src.History(r.Context(), r.URL.Query().Get("path"))
 	reply(w, v, err)
 }
 
 func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
-	v, err := h.ws.SearchPaths(r.URL.Query().Get("q"), 100)
+	v, err := h.src.SearchPaths(r.Context(), r.URL.Query().Get("q"), 100)
 	reply(w, v, err)
 }
 
 func (h *Handler) verify(w http.ResponseWriter, r *http.Request) {
-	rep, err := h.ws.Verify("")
-	reply(w, map[string]any{"ok": err == nil && rep.OK(), "report": rep}, err)
+	ok, rep, err := h.src.Verify(r.Context())
+	reply(w, map[string]any{"ok": ok, "report": rep}, err)
 }
 
 // undoRequest is the body of POST /api/undo.
@@ -255,15 +262,27 @@ func (h *Handler) undoSet(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, "bad undo request: "+err.Error())
 		return
 	}
+	spec := stet.UndoSpec{Receipts: req.Receipts, Session: req.Session, Turn: req.Turn, Path: req.Path, DryRun: req.DryRun, Expect: req.Expect}
+	u, ok := h.src.(Undoer)
+	if !ok {
+		// Undo runs on the machine that holds the files: say what to run
+		// there.
+		if c, ok := h.src.(UndoCommander); ok {
+			v, err := c.UndoCommand(r.Context(), spec)
+			reply(w, map[string]any{"command": v}, err)
+			return
+		}
+		writeErr(w, http.StatusNotImplemented, "undo runs on the machine that holds the files")
+		return
+	}
 	h.undo.Lock()
 	defer h.undo.Unlock()
-	spec := stet.UndoSpec{Receipts: req.Receipts, Session: req.Session, Turn: req.Turn, Path: req.Path, DryRun: req.DryRun, Expect: req.Expect}
-	v, err := h.ws.UndoChanges(r.Context(), spec)
+	v, err := u.UndoChanges(r.Context(), spec)
 	if ref, ok := stet.AsRefusal(err); ok && req.Expect != "" && ref.Kind == stet.KindChanged && ref.Details["expected"] == req.Expect {
 		// The set changed since the preview: answer with the new preview,
 		// so the person sees what a confirm would now do.
 		spec.DryRun, spec.Expect = true, ""
-		if preview, perr := h.ws.UndoChanges(r.Context(), spec); perr == nil {
+		if preview, perr := u.UndoChanges(r.Context(), spec); perr == nil {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusConflict)
 			json.NewEncoder(w).Encode(map[string]any{"refused": ref.Kind, "message": ref.Message, "preview": preview})
@@ -285,6 +304,11 @@ type Server struct {
 // random one) and prepares the page for ws with a fresh token. A
 // non-loopback address is refused.
 func Listen(ws *stet.Workspace, addr string) (*Server, error) {
+	return ListenSource(workspaceSource{ws}, addr)
+}
+
+// ListenSource is Listen over any Source.
+func ListenSource(src Source, addr string) (*Server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("review: address %q: %w", addr, err)
@@ -297,7 +321,7 @@ func Listen(ws *stet.Workspace, addr string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := NewHandler(ws, tok)
+	h, err := NewSourceHandler(src, tok)
 	if err != nil {
 		return nil, err
 	}

@@ -209,11 +209,19 @@ func cmdShow(e *env, args []string) error {
 
 func cmdVerify(e *env, args []string) error {
 	var all bool
-	fs := e.newFlags("verify", "verify [ID | --all]")
+	var fleet string
+	fs := e.newFlags("verify", "verify [ID | --all] | verify --all --journal URL")
 	fs.BoolVar(&all, "all", false, "check every receipt and the whole journal")
+	fs.StringVar(&fleet, "journal", "", "check every journal shipped to the PostgreSQL `URL` instead (stet sync)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
+	}
+	if fleet != "" {
+		if !all || len(pos) != 0 {
+			return usagef("--journal checks every chain in the database: give --all and no receipt ID")
+		}
+		return verifyFleet(e, fleet)
 	}
 	id := ""
 	switch {

@@ -30,6 +30,7 @@ func init() {
 		"verify": cmdVerify, "gc": cmdGC, "tools": cmdTools, "mcp": cmdMCP, "version": cmdVersion,
 		"info": cmdInfo, "roots": cmdRoots, "completion": cmdCompletion,
 		"diff": cmdDiff, "review": cmdReview, "setup": cmdSetup, "hook": cmdHook,
+		"sync": cmdSync,
 	}
 }
 
@@ -66,7 +67,11 @@ more:
   show ID                    one receipt with its diff
   diff [--turn T] [--offset N] [--limit N] [PATH]   combined diff per file of a session (--session) or turn
   review [--addr 127.0.0.1:0] [--open]   a local page over the journal: sessions, diffs, stands, undo
+  review --journal URL       the same page over every journal shipped to PostgreSQL (undo: the command to run)
   verify [ID | --all]        re-check receipts and the journal's hash chain
+  verify --all --journal URL  check every journal chain and blob shipped to PostgreSQL
+  sync --to URL [--host NAME]  ship this state directory's journal to PostgreSQL and return
+  sync --migrate --to URL    create or migrate stet's schema and roles (as the database's owner)
   gc [--keep DURATION]       drop journal records and saved contents older than the
                              retention (default 30d); receipts kept keep their undo data
   tools [--format mcp|openai|openai-responses|anthropic] [--strict]   tool definitions with JSON Schemas

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/stet-dev/stet/internal/pgtest"
+
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,6 +42,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	pgtest.Cleanup()
 	os.Exit(code)
 }
 

@@ -17,7 +17,9 @@ const maxHookEvent = 64 << 20
 // never exits non-zero for a reason of its own: a bad event is "no
 // opinion", reported on stderr.
 func cmdHook(e *env, args []string) error {
-	fs := e.newFlags("hook", "hook CLIENT [--root DIR ...] [--protect GLOB ...] [--deny-read GLOB ...] [--effects E] [--state DIR]  (one event on stdin)")
+	var syncTo string
+	fs := e.newFlags("hook", "hook CLIENT [--root DIR ...] [--protect GLOB ...] [--deny-read GLOB ...] [--effects E] [--state DIR] [--sync URL]  (one event on stdin)")
+	fs.StringVar(&syncTo, "sync", "", "after answering, ship the journal to the PostgreSQL `URL` in a background process (see stet sync)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
@@ -38,6 +40,7 @@ func cmdHook(e *env, args []string) error {
 		logf("stet hook %s: reading the event: %v; answered with no opinion", c.Name, err)
 		in = nil
 	}
+	stateDir := ""
 	open := func(cwd, session string) (hook.Session, func(), error) {
 		o, err := e.g.options()
 		if err != nil {
@@ -59,6 +62,7 @@ func cmdHook(e *env, args []string) error {
 		if err != nil {
 			return nil, nil, err
 		}
+		stateDir = ws.StateDir()
 		s, err := ws.Session(session)
 		if err != nil {
 			ws.Close()
@@ -68,6 +72,13 @@ func cmdHook(e *env, args []string) error {
 	}
 	reply := hook.Handle(e.ctx, c, in, open, logf)
 	e.stdout.Write(reply.Stdout)
+	if syncTo != "" && stateDir != "" {
+		// After the answer is written: the client never waits for the
+		// network.
+		if err := spawnSync(stateDir, syncTo, e.g.denyRead); err != nil {
+			logf("stet hook %s: shipping the journal: %v; local work continues; run `stet sync --to URL` later", c.Name, err)
+		}
+	}
 	if reply.Stderr != "" {
 		fmt.Fprintln(e.stderr, reply.Stderr)
 	}

@@ -67,8 +67,9 @@ func cmdMCP(e *env, args []string) error {
 	var noToken bool
 	var origins stringList
 	var stallSteps int
-	var profile, results string
-	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference] [--results structured|text] [--http 127.0.0.1:PORT [--token-file F | --no-token] [--allow-origin ORIGIN ...]] [--stall-steps N] [DIR ...]")
+	var profile, results, syncTo string
+	fs := e.newFlags("mcp", "mcp [--root DIR ...] [--session NAME] [--tools stet|reference] [--results structured|text] [--http 127.0.0.1:PORT [--token-file F | --no-token] [--allow-origin ORIGIN ...]] [--stall-steps N] [--sync URL] [DIR ...]")
+	fs.StringVar(&syncTo, "sync", "", "ship the journal to the PostgreSQL `URL` in the background while serving (see stet sync)")
 	fs.StringVar(&results, "results", "structured", "result `FORM`: structured (text and structured content, the CLI --json shape) or text (text only, what a model reads best; the structured result goes in _meta \"stet/result\")")
 	fs.StringVar(&profile, "tools", mcpserver.ProfileStet, "tool `PROFILE`: stet (stet's own tools) or reference (the tool names, arguments and text results of @modelcontextprotocol/server-filesystem, on stet's rules)")
 	fs.StringVar(&addr, "http", "", "serve streamable HTTP on `ADDR` (127.0.0.1:PORT) instead of stdio")
@@ -122,6 +123,16 @@ func cmdMCP(e *env, args []string) error {
 			return err
 		}
 		defer ws.Close()
+	}
+	if syncTo != "" {
+		if ws == nil {
+			return usagef("--sync needs --root: the journal to ship is the state directory of the roots served")
+		}
+		stop, err := shipInBackground(e.ctx, e.stderr, ws.StateDir(), syncTo, os.Getenv("STET_HOST"), e.g.denyRead)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	srv := mcpserver.New(ws, mcpserver.Options{Version: buildVersion(), StallSteps: stallSteps, Session: e.g.session, SharedSession: e.g.sessionSet, AllowOrigins: origins, Profile: profile, Workspace: o, TextResults: results == "text"})
 	defer srv.Close()

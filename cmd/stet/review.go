@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/stet-dev/stet"
+	"github.com/stet-dev/stet/internal/fleetdb"
+	"github.com/stet-dev/stet/internal/fleetreview"
 	"github.com/stet-dev/stet/review"
 )
 
@@ -147,9 +149,10 @@ func fileLine(f stet.FileChange) string {
 }
 
 func cmdReview(e *env, args []string) error {
-	var addr string
+	var addr, fleet string
 	var open bool
-	fs := e.newFlags("review", "review [--addr 127.0.0.1:0] [--open]")
+	fs := e.newFlags("review", "review [--addr 127.0.0.1:0] [--open] [--journal URL]")
+	fs.StringVar(&fleet, "journal", "", "serve the page over every journal shipped to the PostgreSQL `URL` (stet sync) instead of this workspace's")
 	fs.StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to serve on (port 0: a random one)")
 	fs.BoolVar(&open, "open", false, "open the page with the system's opener")
 	pos, err := parse(fs, args)
@@ -159,14 +162,28 @@ func cmdReview(e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("review takes no arguments")
 	}
-	ws, err := e.openWorkspace(true)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	srv, err := review.Listen(ws, addr)
-	if err != nil {
-		return err
+	var srv *review.Server
+	if fleet != "" {
+		db, err := fleetdb.Open(e.ctx, fleet)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if err := db.CheckVersion(e.ctx); err != nil {
+			return err
+		}
+		if srv, err = review.ListenSource(fleetreview.New(db), addr); err != nil {
+			return err
+		}
+	} else {
+		ws, err := e.openWorkspace(true)
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		if srv, err = review.Listen(ws, addr); err != nil {
+			return err
+		}
 	}
 	defer srv.Close()
 	fmt.Fprintf(e.stdout, "stet review: %s\n(loopback only; the token in the address is the key: do not share it; Ctrl-C stops)\n", srv.URL())

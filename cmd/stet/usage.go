@@ -37,6 +37,7 @@ var summaries = map[string]string{
 	"log":        "list receipts",
 	"show":       "print one receipt with its diff",
 	"verify":     "re-check receipts and the journal's hash chain",
+	"sync":       "ship this state directory's journal to PostgreSQL and return (--migrate: create or migrate the schema)",
 	"gc":         "drop journal records and saved contents older than the retention; kept receipts keep their undo data",
 	"tools":      "print the tool definitions with JSON Schemas",
 	"mcp":        "serve the tools over MCP (stdio, or streamable HTTP)",

@@ -163,7 +163,11 @@ func TestDatabaseDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return len(f.query(t, "SELECT receipt FROM stet.records WHERE type = 'receipt'")) == 6 })
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return strings.Contains(strings.Join(logs, "\n"), "caught up") })
+	waitFor(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(strings.Join(logs, "\n"), "caught up")
+	})
 	cancel()
 	<-ran
 	sameLines(t, f, h, "host_a")

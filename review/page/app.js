@@ -85,6 +85,9 @@ function diffView(text) {
 }
 
 let sessions = [];
+// fleet: the page is over many machines' journals (stet review --journal):
+// undo runs on the machine that holds the files, and the page says how.
+let fleet = false;
 
 async function loadSummary() {
   const m = await api("summary");
@@ -100,7 +103,8 @@ async function loadSummary() {
 }
 
 async function loadSessions(more) {
-  const page = await api("sessions", { offset: more ? sessions.length : 0 });
+  const q = $("#session-q") ? $("#session-q").value.trim() : "";
+  const page = await api("sessions", { offset: more ? sessions.length : 0, q });
   sessions = more ? sessions.concat(page) : page;
   const nav = $("#sessions");
   if (!more) nav.replaceChildren();
@@ -108,8 +112,9 @@ async function loadSessions(more) {
   if (old) old.remove();
   for (const s of page) {
     nav.append(el("button", { class: "session", "data-id": s.id, onclick: () => { location.hash = "s=" + encodeURIComponent(s.id); } },
-      el("b", {}, s.id), el("br"),
-      [plural(s.turns.length, "turn"), plural(s.receipts, "change"), plural(s.files.length, "file"), s.refusals.toLocaleString("en-US") + " refused"].join(", "),
+      s.host ? el("span", { class: "host" }, s.host + " \u00b7 " + s.workspace, el("br")) : null,
+      el("b", {}, s.host ? s.session : s.id), el("br"),
+      [plural(s.turn_count, "turn"), plural(s.receipts, "change"), plural(s.file_count, "file"), s.refusals.toLocaleString("en-US") + " refused"].join(", "),
       el("br"), when(s.end)));
   }
   // The server sends sessions a page at a time; the summary counts them all.
@@ -118,16 +123,20 @@ async function loadSessions(more) {
 
 async function showSession(id, preview) {
   for (const b of document.querySelectorAll(".session")) b.classList.toggle("on", b.dataset.id === id);
-  const s = sessions.find((x) => x.id === id);
+  let s = sessions.find((x) => x.id === id);
   const d = $("#detail");
+  if (!s || s.light) {
+    try { s = await api("session", { id }); } catch (e) { s = null; }
+  }
   if (!s) { d.replaceChildren(el("p", { class: "note" }, "No session " + id)); return; }
   const stands = {};
   for (const st of await api("stands", { session: id })) stands[st.receipt] = st;
   d.replaceChildren(
-    el("h2", {}, "Session " + s.id),
+    el("h2", {}, "Session " + (s.host ? s.session : s.id)),
+    s.host ? el("p", { class: "where" }, "on " + s.host + " \u00b7 workspace " + s.workspace + " \u00b7 state " + s.state_dir + " \u00b7 shipped by " + s.shipper) : null,
     el("p", { class: "note" }, "started ", when(s.start), ", last active ", when(s.end)),
     el("div", { class: "actions" },
-      el("button", { id: "preview-session", onclick: () => previewUndo({ session: id }) }, "Preview undo of this session")),
+      el("button", { id: "preview-session", onclick: () => previewUndo({ session: id }) }, fleet ? "How to undo this session\u2026" : "Preview undo of this session")),
     el("div", { id: "undo" }),
     el("h3", {}, "Files changed in the session"),
     el("ul", { class: "files session-files" }, ...s.files.map((f) => fileRow(f, id, 0))));
@@ -142,7 +151,7 @@ async function showSession(id, preview) {
         return el("tr", { class: "receipt", "data-id": r.id },
           el("td", {}, r.id), el("td", {}, when(r.time)), el("td", {}, r.tool), el("td", {}, r.from ? r.from + " \u2192 " + r.path : r.path),
           el("td", {}, el("span", { class: "tag " + (r.verified ? "verified" : "unverified") }, r.verified ? "verified" : "NOT verified")),
-          el("td", {}, el("span", { class: "tag " + (st.state || ""), title: st.message || "" }, st.state === "changed" ? "changed since" : (st.state || "?"))),
+          el("td", {}, el("span", { class: "tag " + (st.state || ""), title: (st.message || "") + (fleet && st.seen ? " (as its host saw it " + st.seen + ")" : "") }, st.state === "changed" ? "changed since" : (st.state || "?"))),
           el("td", {}, st.state === "stands" ? el("button", { onclick: () => previewUndo({ receipts: [r.id] }) }, "undo\u2026") : null));
       })),
       t.receipts.length ? el("button", { onclick: () => previewUndo({ session: id, turn: t.turn }) }, "Preview undo of this turn") : null,
@@ -197,6 +206,18 @@ async function showDiffs(session, turn, path, offset) {
 
 async function previewUndo(spec) {
   const box = $("#undo");
+  if (fleet) {
+    // Undo runs where the files are: the page names the command.
+    try {
+      const res = await api("undo", {}, Object.assign({ dry_run: true }, spec));
+      const c = res.command;
+      box.replaceChildren(el("div", { id: "undo-command", class: "box" },
+        el("b", {}, c.message), el("p", {}, "On " + c.host + ", run:"), el("pre", { class: "command" }, c.command)));
+    } catch (e) {
+      box.replaceChildren(el("div", { id: "preview", class: "box refused" }, e.message || e.error || String(e)));
+    }
+    return;
+  }
   box.replaceChildren(el("p", { class: "note" }, "Checking\u2026"));
   try {
     const res = await api("undo", {}, Object.assign({ dry_run: true }, spec));
@@ -262,8 +283,11 @@ $("#verify-btn").addEventListener("click", async () => {
   const r = await api("verify");
   const rep = r.report;
   v.replaceChildren(el("b", {}, r.ok ? "Journal verified: " : "PROBLEMS FOUND: "),
-    `${rep.receipts} receipts, ${rep.lines} lines, ${rep.blobs} blobs`,
-    el("ul", {}, ...(rep.problems || []).map((p) => el("li", { class: "refused" }, (p.line ? "line " + p.line + ": " : "") + (p.receipt ? p.receipt + ": " : "") + p.message))));
+    fleet ? `${rep.journals} journals, ${rep.chains} chains, ${rep.lines} lines (${rep.redacted} without their bytes: deny-read), ${rep.blobs} blobs`
+      : `${rep.receipts} receipts, ${rep.lines} lines, ${rep.blobs} blobs`,
+    el("ul", {}, ...(rep.problems || []).map((p) => el("li", { class: "refused" },
+      (p.host ? p.host + " " + p.state_dir + (p.seq ? " seq " + p.seq : "") + ": " : "") + (p.blob ? "blob " + p.blob + ": " : "") +
+      (p.line ? "line " + p.line + ": " : "") + (p.receipt ? p.receipt + ": " : "") + (p.message || p.Msg || "")))));
 });
 
 // Keys: j / k (or n / p) go to the next or previous file of the session and
@@ -286,6 +310,14 @@ window.addEventListener("hashchange", route);
 (async () => {
   const about = await api("about");
   $("#notseen").textContent = about.not_seen;
+  fleet = !!about.fleet;
+  if (fleet) {
+    document.title = "stet review: " + about.where;
+    $("#verify-btn").textContent = "Verify every chain";
+    const f = el("form", { id: "session-filter" }, el("input", { id: "session-q", type: "search", placeholder: "host, workspace or session\u2026", "aria-label": "filter sessions" }));
+    f.addEventListener("submit", (ev) => { ev.preventDefault(); loadSessions(); });
+    $("#sessions").before(f);
+  }
   await loadSummary();
   await loadSessions();
   await route();

@@ -50,7 +50,7 @@ CREATE TABLE stet.records (
 	CHECK (line IS NULL OR hash = 'sha256:' || encode(sha256(line), 'hex'))
 );
 CREATE INDEX records_session ON stet.records (journal, session, generation, seq);
-CREATE INDEX records_receipt ON stet.records (journal, receipt) WHERE receipt <> '';
+CREATE INDEX records_receipt ON stet.records (receipt) WHERE receipt <> '';
 
 -- Blobs, deduplicated by content hash across every journal.
 CREATE TABLE stet.blobs (

@@ -18,6 +18,9 @@ CREATE TABLE stet.sessions (
 );
 CREATE INDEX sessions_last ON stet.sessions (last_time DESC, journal, session);
 
+CREATE INDEX records_path ON stet.records (path) WHERE type = 'receipt';
+CREATE INDEX records_from ON stet.records (from_path) WHERE type = 'receipt' AND from_path <> '';
+
 CREATE TABLE stet.paths (
 	journal bigint NOT NULL REFERENCES stet.journals (id),
 	path    text NOT NULL,
