@@ -83,11 +83,9 @@ type fileID struct{ dev, ino uint64 }
 type held struct {
 	l    *FS
 	name string         // as given, for messages
-	r    confine.Result // the walk at Hold (r.Info is not trusted later)
+	r    confine.Result // the walk (r.Info is not trusted later)
 	d    *dirHandle     // the directory of r.Path, open
 	base string         // r.Path's last component
-	key  string         // the lock key: the resolved path
-	hops []string       // Trace: the links followed, then the resolved path
 }
 
 // still checks that the held directory is the directory at its path inside

@@ -16,7 +16,18 @@ import (
 	"github.com/stet-dev/stet/fsys/internal/confine"
 )
 
-var _ fsys.Holder = (*FS)(nil)
+var (
+	_ fsys.Holder = (*FS)(nil)
+	_ fsys.Handle = (*handle)(nil)
+)
+
+// handle is the fsys.Handle Hold returns: the name held (held, whose
+// methods below are the Handle's) and what only a Handle answers.
+type handle struct {
+	held
+	key  string   // the lock key: the resolved path
+	hops []string // Trace: the links followed, then the resolved path
+}
 
 // Hold resolves name once through the confined walk, following symlinks
 // inside the root (the final one too), and opens the directory that holds
@@ -49,7 +60,7 @@ func (l *FS) Hold(name string) (fsys.Handle, error) {
 		return nil, l.fail(op, name, err)
 	}
 	hops := append(append([]string(nil), r.Links...), full)
-	return &held{l: l, name: name, r: r, d: d, base: path.Base(r.Path), key: full, hops: hops}, nil
+	return &handle{held: held{l: l, name: name, r: r, d: d, base: path.Base(r.Path)}, key: full, hops: hops}, nil
 }
 
 // errRelink says the entry is a symlink now: the name is resolved again.
@@ -84,8 +95,8 @@ func (h *held) closed(op string) error {
 	return fsys.E(op, h.name, fsys.ErrInvalid, os.ErrClosed)
 }
 
-func (h *held) Trace() []string { return h.hops }
-func (h *held) Held() bool      { return true }
+func (h *handle) Trace() []string { return h.hops }
+func (h *handle) Held() bool      { return true }
 
 // Stat describes the file, as FS.Stat does.
 func (h *held) Stat() (fsys.Info, error) {
@@ -226,7 +237,7 @@ func (h *held) Check(expect fsys.Expected) (bool, error) {
 }
 
 // Lock takes the in-process lock of the resolved file, as FS.Lock does.
-func (h *held) Lock(ctx context.Context) (func(), error) { return h.l.locks.Lock(ctx, h.key) }
+func (h *handle) Lock(ctx context.Context) (func(), error) { return h.l.locks.Lock(ctx, h.key) }
 
 // Create is FS.CreateWith of the name.
 func (h *held) Create(data []byte, perm fs.FileMode, exp fsys.Expected) (fsys.Commit, error) {
