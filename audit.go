@@ -38,10 +38,10 @@ func (ws *Workspace) Log(session, path string) ([]LogEntry, error) {
 	var out []LogEntry
 	var undos history.Undos
 	fn := func(r journal.Record) error {
-		switch r.Type {
-		case engine.RecUndo:
+		switch history.ShownOf(r.Type) {
+		case history.ShownUndo:
 			undos.Add(r)
-		case engine.RecReceipt:
+		case history.ShownChange:
 			if key != "" && r.Path != key {
 				var d engine.ReceiptData
 				if json.Unmarshal(r.Data, &d) != nil || d.FromKey != key {
@@ -223,38 +223,18 @@ func (ws *Workspace) Verify(id string) (VerifyReport, error) {
 // one still open whose process is gone (the next Open that may change files
 // resolves it).
 func (ws *Workspace) intentProblems() ([]Problem, error) {
-	type open struct {
-		it  engine.IntentData
-		seq int64
-	}
-	var pending []open
-	closed := map[string]engine.DoneData{}
-	err := ws.e.Journal.Session(engine.IntentSession, func(r journal.Record) error {
-		switch r.Type {
-		case engine.RecIntent:
-			var it engine.IntentData
-			if json.Unmarshal(r.Data, &it) == nil {
-				pending = append(pending, open{it, r.Seq})
-			}
-		case engine.RecDone:
-			var d engine.DoneData
-			if json.Unmarshal(r.Data, &d) == nil {
-				closed[d.ID] = d
-			}
-		}
-		return nil
-	})
+	x, _, err := ws.e.ReadIntents(0, false)
 	if err != nil {
 		return nil, err
 	}
 	var out []Problem
-	for _, p := range pending {
-		d, ok := closed[p.it.ID]
+	for _, p := range x.All() {
+		d, closed := x.Closed(p.Data.ID)
 		switch {
-		case ok && d.State == engine.DoneUnresolved:
-			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and could not be resolved: %s", p.it.ID, d.Detail)})
-		case !ok && !ws.e.Alive(p.it):
-			out = append(out, Problem{Line: p.seq, Msg: fmt.Sprintf("change %s was interrupted and is not resolved yet; run any stet command that may change files to resolve it", p.it.ID)})
+		case closed && d.State == engine.DoneUnresolved:
+			out = append(out, Problem{Line: p.Seq, Msg: fmt.Sprintf("change %s was interrupted and could not be resolved: %s", p.Data.ID, d.Detail)})
+		case !closed && !ws.e.Alive(p.Data):
+			out = append(out, Problem{Line: p.Seq, Msg: fmt.Sprintf("change %s was interrupted and is not resolved yet; run any stet command that may change files to resolve it", p.Data.ID)})
 		}
 	}
 	return out, nil

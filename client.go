@@ -105,12 +105,9 @@ func (s *Session) PrepareClient(ctx context.Context, call ClientCall, changes ..
 		files = append(files, f)
 	}
 	it := history.ClientIntent{ID: call.ID, Tool: call.Tool, Files: files, Unknown: unknown}
-	if err := s.e.Append(true, s.e.Rec(engine.RecClientIntent, "", it)); err != nil {
+	if err := s.e.Log(true, engine.RecClientIntent, "", it); err != nil {
 		return nil, fmt.Errorf("%s: the journal could not record what the change replaces, so it must not run: %w", call.Tool, err)
 	}
-	s.e.Mu.Lock()
-	s.e.Clients[call.ID] = it
-	s.e.Mu.Unlock()
 	return plan, nil
 }
 
@@ -297,13 +294,7 @@ func (s *Session) openClient(id string) (it history.ClientIntent, ok bool, err e
 
 // closeClient closes the client intent of call id with its outcome.
 func (s *Session) closeClient(id, state string) error {
-	if err := s.e.Append(false, s.e.Rec(engine.RecClientDone, "", history.ClientDone{ID: id, State: state})); err != nil {
-		return err
-	}
-	s.e.Mu.Lock()
-	delete(s.e.Clients, id)
-	s.e.Mu.Unlock()
-	return nil
+	return s.e.Log(false, engine.RecClientDone, "", history.ClientDone{ID: id, State: state})
 }
 
 // FailClient closes the client intent of call id when the client's tool

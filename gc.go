@@ -63,41 +63,40 @@ func (ws *Workspace) GC(keep time.Duration) (GCReport, error) {
 			if r.Session != "" && r.Time.After(newest[r.Session]) {
 				newest[r.Session] = r.Time
 			}
-			switch r.Type {
-			case engine.RecTurn:
+			switch history.RetentionOf(r.Type) {
+			case history.KeepPinnedTurn:
 				var td engine.TurnData
 				lastTurn[r.Session] = r.Seq
 				liveTurn[r.Session] = json.Unmarshal(r.Data, &td) != nil || td.Request != "" || len(td.Inputs) > 0
-			case engine.RecIntent, engine.RecDone:
+			case history.KeepOpenIntent, history.KeepDoneOfKept:
 				intents.Add(r, 0) // an intent that does not decode is kept (Keep)
 			}
 		},
+		// Keep answers from the record table's retention of each type
+		// (history.Table); a type no row names (a newer stet's) is kept.
 		Keep: func(r journal.Record) bool {
 			if !r.Time.Before(cutoff) {
 				return true
 			}
-			switch r.Type {
-			case engine.RecTurn:
+			switch history.RetentionOf(r.Type) {
+			case history.DropAged:
+				return false
+			case history.KeepPinnedTurn:
 				return r.Seq == lastTurn[r.Session] && liveTurn[r.Session]
-			case engine.RecCreated:
+			case history.KeepLiveSession:
 				return liveTurn[r.Session] || !newest[r.Session].Before(cutoff)
-			case engine.RecIntent:
+			case history.KeepOpenIntent:
 				var it engine.IntentData
 				return json.Unmarshal(r.Data, &it) != nil || intents.Keep(it.ID)
-			case engine.RecDone:
+			case history.KeepDoneOfKept:
 				var d engine.DoneData
 				if json.Unmarshal(r.Data, &d) != nil {
 					return true
 				}
 				it := intents.Intent(d.ID)
 				return it != nil && (intents.Keep(d.ID) || !it.Time.Before(cutoff))
-			case engine.RecClientIntent, engine.RecClientDone:
-				// A client's call older than the retention: its receipt,
-				// if it landed, is a receipt like any other; an intent still
-				// open then (its client never came back) is dropped with it.
-				return false
 			}
-			return false
+			return true
 		},
 		BlobsBefore: cutoff,
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/glob"
 	"github.com/stet-dev/stet/internal/engine"
+	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
@@ -1068,7 +1069,7 @@ func (s *Session) grepObserve(t engine.Target, version string, size, lines int, 
 		s.e.Mu.Unlock()
 		return nil // nothing new was shown: the journal already holds it
 	}
-	s.e.Files[key] = next
+	history.ApplyPayload(&s.e.State, engine.RecObserve, key, next)
 	s.e.Mu.Unlock()
 	r := s.e.Rec(engine.RecObserve, key, next)
 	return &r

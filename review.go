@@ -342,8 +342,9 @@ func (ws *Workspace) readHistory() (*reviewLog, error) {
 		if r.Session == "" {
 			return nil
 		}
-		switch r.Type {
-		case engine.RecTurn, engine.RecReceipt, engine.RecUndo, recRefusal:
+		shown := history.ShownOf(r.Type) // where the record table says the review shows it
+		switch shown {
+		case history.ShownTurn, history.ShownChange, history.ShownUndo, history.ShownRefusal:
 		default:
 			return nil
 		}
@@ -355,23 +356,23 @@ func (ws *Workspace) readHistory() (*reviewLog, error) {
 		}
 		si.last, si.lastSeq = r.Time, r.Seq
 		t := si.turns[len(si.turns)-1]
-		switch r.Type {
-		case engine.RecTurn:
+		switch shown {
+		case history.ShownTurn:
 			var td engine.TurnData
 			if err := json.Unmarshal(r.Data, &td); err != nil {
 				return fmt.Errorf("journal line %d: %w", r.Seq, err)
 			}
 			si.turns = append(si.turns, &turnInfo{index: len(si.turns), request: td.Request, inputs: td.Inputs, time: r.Time})
-		case engine.RecUndo:
+		case history.ShownUndo:
 			h.undos.Add(r)
-		case recRefusal:
+		case history.ShownRefusal:
 			var rd refusalData
 			if json.Unmarshal(r.Data, &rd) == nil {
 				t.refusals++
 				si.refusals = append(si.refusals, RefusalEntry{Session: r.Session, Turn: t.index, Kind: rd.Kind, Tool: rd.Tool,
 					Path: rd.Path, Message: rd.Message, Time: r.Time})
 			}
-		case engine.RecReceipt:
+		case history.ShownChange:
 			e := &event{seq: r.Seq, session: r.Session, turn: t.index, key: r.Path}
 			if err := json.Unmarshal(r.Data, &e.d); err != nil {
 				return fmt.Errorf("journal line %d: %w", r.Seq, err)

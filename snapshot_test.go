@@ -63,7 +63,7 @@ func seenOf(t testing.TB, root, state string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(s.e.State())
+	b, _ := json.Marshal(s.e.Snapshot())
 	return string(b)
 }
 
@@ -159,7 +159,7 @@ func FuzzForgedSnapshotLine(f *testing.F) {
 		s, err := ws.Session("s")
 		var got string
 		if err == nil {
-			b, _ := json.Marshal(s.e.State())
+			b, _ := json.Marshal(s.e.Snapshot())
 			got = string(b)
 		}
 		ws.e.Close()

@@ -198,31 +198,40 @@ func undoData(c *Change) *ReceiptData {
 }
 
 // record journals the receipt with the session's new view of the files,
-// then updates the session.
+// then updates the session through the record table, as a replay of those
+// records would.
 func (s *Session) Record(c *Change, data *ReceiptData) error {
 	pl := c.plan()
 	r := data.Receipt
-	recs := []journal.Record{s.Rec(RecReceipt, c.Key, data)}
-	var next *Observation
+	type entry struct {
+		typ, key string
+		payload  any
+	}
+	es := []entry{{RecReceipt, c.Key, data}}
 	if pl.after && r.Verified {
-		next = c.nextObservation(r)
-		recs = append(recs, s.Rec(RecObserve, c.Key, next))
+		es = append(es, entry{RecObserve, c.Key, c.nextObservation(r)})
 	}
 	created := c.Create && c.undoes == ""
-	var fromKey string
 	if pl.carriesFrom {
-		fromKey = c.Src.Key()
-		created = s.WasCreated(fromKey)
+		created = s.WasCreated(c.Src.Key())
 	}
 	if created && r.Verified {
 		// The session made the file, so it has seen its directory too.
-		recs = append(recs, s.Rec(RecCreated, c.Key, nil))
+		es = append(es, entry{RecCreated, c.Key, nil})
 	}
 	if r.Verified && pl.names {
-		recs = append(recs, s.Rec(recDir, c.T.Parent().Key(), nil))
+		es = append(es, entry{recDir, c.T.Parent().Key(), nil})
+	}
+	if r.Verified && c.Dir {
+		// A directory the session moved is one it knows.
+		es = append(es, entry{recDir, c.Key, nil})
 	}
 	if c.undoes != "" {
-		recs = append(recs, s.Rec(RecUndo, c.Key, history.Undo{Receipt: c.undoes, By: r.ID}))
+		es = append(es, entry{RecUndo, c.Key, history.Undo{Receipt: c.undoes, By: r.ID}})
+	}
+	recs := make([]journal.Record, 0, len(es)+1)
+	for _, e := range es {
+		recs = append(recs, s.Rec(e.typ, e.key, e.payload))
 	}
 	if c.Intent == "" {
 		recs = append(recs, DoneRecord(r.ID, DoneCommitted, ""))
@@ -232,36 +241,10 @@ func (s *Session) Record(c *Change, data *ReceiptData) error {
 	if err := s.Append(false, recs...); err != nil {
 		return fmt.Errorf("%s %s: landed, but the journal could not record receipt %s: %w", c.Tool, c.T.Spelled, r.ID, err)
 	}
-	if !r.Verified {
-		return nil
-	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	switch {
-	case pl.gone:
-		delete(s.Files, c.Key)
-		if r.Before != nil && !s.created[c.Key] {
-			s.removed[c.Key] = *r.Before
-		}
-	case pl.after:
-		s.Files[c.Key] = next
-	}
-	if fromKey != "" {
-		delete(s.Files, fromKey)
-		if r.Before != nil && !s.created[fromKey] {
-			s.removed[fromKey] = *r.Before
-		}
-		delete(s.created, fromKey)
-	}
-	if created {
-		s.created[c.Key] = true
-		delete(s.removed, c.Key)
-	}
-	if pl.names {
-		s.dirs[c.T.Parent().Key()] = true
-	}
-	if c.Dir {
-		s.dirs[c.Key] = true
+	for _, e := range es {
+		history.ApplyPayload(&s.State, e.typ, e.key, e.payload)
 	}
 	return nil
 }

@@ -238,10 +238,7 @@ func (ws *Workspace) recoverIntents(ctx context.Context) error {
 // those and moves the cursor.
 func (ws *Workspace) ScanIntents(ctx context.Context, resolve bool) (dead bool, err error) {
 	from := ws.Journal.Cursor(intentCursor)
-	var intents history.Intents
-	end, err := ws.Journal.SessionFrom(IntentSession, from, func(r journal.Record, off int64) error {
-		return intents.Add(r, off)
-	})
+	intents, end, err := ws.ReadIntents(from, true)
 	if err != nil {
 		return false, err
 	}
@@ -272,6 +269,24 @@ func (ws *Workspace) ScanIntents(ctx context.Context, resolve bool) (dead bool, 
 		ws.Journal.SetCursor(intentCursor, cursor) // derived data: a lost update only rereads
 	}
 	return dead, nil
+}
+
+// ReadIntents is the one reading of which intents are open: the records
+// of the intents' pseudo-session from index offset from (0: all of them),
+// with end, the offset read up to. The sweep's list of temp files to keep
+// (HeldTemps), the recovery at Open (ScanIntents) and verify's report
+// read it here; gc builds the same history.Intents from the records it
+// compacts. Strict, an intent whose payload does not decode is an error;
+// otherwise it is passed over.
+func (ws *Workspace) ReadIntents(from int64, strict bool) (history.Intents, int64, error) {
+	var x history.Intents
+	end, err := ws.Journal.SessionFrom(IntentSession, from, func(r journal.Record, off int64) error {
+		if err := x.Add(r, off); err != nil && strict {
+			return err
+		}
+		return nil
+	})
+	return x, end, err
 }
 
 // resolveLocked resolves it holding the per-file locks of every name it

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 
 	"github.com/stet-dev/stet/fsys"
-	"github.com/stet-dev/stet/internal/history"
-	"github.com/stet-dev/stet/journal"
 )
 
 // Keeping the bytes a replace or delete takes away, without a copy where
@@ -120,11 +118,7 @@ func (ws *Workspace) AdoptDisplaced(p fsys.Provider, temp, want string) (note st
 // handover, until recovery settles it (adoptDisplaced). Only the intents
 // past the recovery cursor are read: every one before it is closed.
 func (ws *Workspace) HeldTemps() (map[int]map[string]bool, error) {
-	var open history.Intents
-	_, err := ws.Journal.SessionFrom(IntentSession, ws.Journal.Cursor(intentCursor), func(r journal.Record, off int64) error {
-		open.Add(r, off) // an intent that does not decode names no temp file
-		return nil
-	})
+	open, _, err := ws.ReadIntents(ws.Journal.Cursor(intentCursor), false) // an intent that does not decode names no temp file
 	if err != nil {
 		return nil, err
 	}

@@ -26,20 +26,12 @@ type Session struct {
 
 // sessionState is what a session knows. Views made by Within share it.
 type sessionState struct {
-	Mu      sync.Mutex
-	Files   map[string]*Observation // by target.key()
-	dirs    map[string]bool         // observed directories, by target.key()
-	created map[string]bool         // files this session created, by target.key()
-	// removed: the user's files (not created by the session) it deleted or
-	// moved away, with what they held, by target.key(); a create there is
-	// a replace of the user's file for the input guard.
-	removed map[string]receipt.State
-	request string
-	inputs  []string
-	own     map[int64]bool // seqs of records this process appended and applied, not yet met by catchUp
-	// clients: the changes a client's own tools are about to make (hooks,
-	// client.go), by the client's id of the call, until their outcome.
-	Clients map[string]history.ClientIntent
+	Mu sync.Mutex
+	// State is what the session's records made it know (keys are
+	// Target.Key): changed only through the record table's transitions
+	// (history.Apply, history.ApplyPayload).
+	history.State
+	own map[int64]bool // seqs of records this process appended and applied, not yet met by catchUp
 
 	syncMu sync.Mutex // held by catchUp
 	loaded int64      // offset in the session's journal index applied up to
@@ -53,12 +45,8 @@ func newSession(ws *Workspace, id string) *Session {
 		WS: ws,
 		id: id,
 		sessionState: &sessionState{
-			Files:   map[string]*Observation{},
-			dirs:    map[string]bool{},
-			created: map[string]bool{},
-			removed: map[string]receipt.State{},
-			own:     map[int64]bool{},
-			Clients: map[string]history.ClientIntent{},
+			State: history.NewState(),
+			own:   map[int64]bool{},
 		},
 	}
 }
@@ -204,73 +192,27 @@ func (s *Session) applyNew(r journal.Record, _ int64) error {
 	return s.apply(r)
 }
 
-// apply updates the session with one of its journal records.
+// apply updates the session with one of its journal records, through the
+// record table's transition (history.Apply).
 func (s *Session) apply(r journal.Record) error {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	switch r.Type {
-	case RecObserve:
-		var o Observation
-		if err := json.Unmarshal(r.Data, &o); err != nil {
-			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
-		}
-		s.Files[r.Path] = &o
-	case recDir:
-		s.dirs[r.Path] = true
-	case RecCreated:
-		s.created[r.Path] = true
-		delete(s.removed, r.Path)
-	case RecTurn:
-		var t TurnData
-		if err := json.Unmarshal(r.Data, &t); err != nil {
-			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
-		}
-		s.request, s.inputs = t.Request, t.Inputs
-	case RecClientIntent:
-		var it history.ClientIntent
-		if err := json.Unmarshal(r.Data, &it); err != nil {
-			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
-		}
-		s.Clients[it.ID] = it
-	case RecClientDone:
-		var d history.ClientDone
-		if err := json.Unmarshal(r.Data, &d); err != nil {
-			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
-		}
-		delete(s.Clients, d.ID)
-	case RecReceipt:
-		// What the process that made the change did to its session (see
-		// record): a deleted file is no longer observed, a moved one is
-		// observed (and created) under its new name only.
-		var d struct {
-			Receipt struct {
-				Before   *receipt.State  `json:"before"`
-				After    json.RawMessage `json:"after"`
-				Verified bool            `json:"verified"`
-				DryRun   bool            `json:"dry_run"`
-			} `json:"receipt"`
-			FromKey string `json:"from_key"`
-		}
-		if err := json.Unmarshal(r.Data, &d); err != nil {
-			return fmt.Errorf("stet: journal line %d: %w", r.Seq, err)
-		}
-		if !d.Receipt.Verified || d.Receipt.DryRun {
-			break
-		}
-		if len(d.Receipt.After) == 0 || string(d.Receipt.After) == "null" {
-			delete(s.Files, r.Path)
-			if d.Receipt.Before != nil && !s.created[r.Path] {
-				s.removed[r.Path] = *d.Receipt.Before
-			}
-		}
-		if d.FromKey != "" && d.FromKey != r.Path {
-			delete(s.Files, d.FromKey)
-			if d.Receipt.Before != nil && !s.created[d.FromKey] {
-				s.removed[d.FromKey] = *d.Receipt.Before
-			}
-			delete(s.created, d.FromKey)
-		}
+	if err := history.Apply(&s.State, r); err != nil {
+		return fmt.Errorf("stet: %w", err)
 	}
+	return nil
+}
+
+// Log appends a record of this session (durably, or lazily as AppendLazy),
+// then applies its payload to the session's state through the record
+// table, as a replay of the record would.
+func (s *Session) Log(durable bool, typ, key string, payload any) error {
+	if err := s.Append(durable, s.Rec(typ, key, payload)); err != nil {
+		return err
+	}
+	s.Mu.Lock()
+	history.ApplyPayload(&s.State, typ, key, payload)
+	s.Mu.Unlock()
 	return nil
 }
 
@@ -319,11 +261,11 @@ func (s *Session) ObserveFile(t Target, version string, size, lines int, seen po
 	next := &Observation{Version: version, Seen: o.Seen.Add(seen), Whole: o.Whole || whole, Size: size, Lines: lines}
 	var recs []journal.Record
 	if !next.Same(o) {
-		s.Files[key] = next
+		history.ApplyPayload(&s.State, RecObserve, key, next)
 		recs = append(recs, s.Rec(RecObserve, key, next))
 	}
-	newDir := !s.dirs[parent]
-	s.dirs[parent] = true
+	newDir := !s.Dirs[parent]
+	history.ApplyPayload(&s.State, recDir, parent, nil)
 	s.Mu.Unlock()
 	if newDir {
 		recs = append(recs, s.Rec(recDir, parent, nil))
@@ -340,8 +282,8 @@ func (s *Session) ObserveDirs(ts ...Target) error {
 	s.Mu.Lock()
 	for _, t := range ts {
 		k := t.Key()
-		if !s.dirs[k] {
-			s.dirs[k] = true
+		if !s.Dirs[k] {
+			history.ApplyPayload(&s.State, recDir, k, nil)
 			recs = append(recs, s.Rec(recDir, k, nil))
 		}
 	}
@@ -365,7 +307,7 @@ func (s *Session) Observed(key string) (Observation, bool) {
 func (s *Session) DirObserved(key string) bool {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	return s.dirs[key]
+	return s.Dirs[key]
 }
 
 // removedFile returns what a user's file the session deleted or moved away
@@ -373,14 +315,14 @@ func (s *Session) DirObserved(key string) bool {
 func (s *Session) removedFile(key string) (receipt.State, bool) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	st, ok := s.removed[key]
+	st, ok := s.Removed[key]
 	return st, ok
 }
 
 func (s *Session) WasCreated(key string) bool {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	return s.created[key]
+	return s.Created[key]
 }
 
 // Turn pins the request of the current turn and the declared inputs, for
@@ -399,13 +341,7 @@ func (s *Session) Turn(request string, inputs ...string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Append(true, s.Rec(RecTurn, "", TurnData{Request: request, Inputs: in})); err != nil {
-		return err
-	}
-	s.Mu.Lock()
-	s.request, s.inputs = request, in
-	s.Mu.Unlock()
-	return nil
+	return s.Log(true, RecTurn, "", TurnData{Request: request, Inputs: in})
 }
 
 // Declared returns the inputs Turn(request, inputs...) would declare: those
@@ -426,13 +362,7 @@ func (s *Session) EndTurn() error {
 	if err := s.CatchUp(); err != nil {
 		return err
 	}
-	if err := s.Append(true, s.Rec(RecTurn, "", TurnData{})); err != nil {
-		return err
-	}
-	s.Mu.Lock()
-	s.request, s.inputs = "", nil
-	s.Mu.Unlock()
-	return nil
+	return s.Log(true, RecTurn, "", TurnData{})
 }
 
 // distinctInputs drops inputs that resolve to a file named earlier in the
@@ -465,5 +395,5 @@ func (s *Session) Request() (string, []string) {
 func (s *Session) pinned() (string, []string) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	return s.request, append([]string(nil), s.inputs...)
+	return s.Pinned, append([]string(nil), s.Inputs...)
 }

@@ -3,12 +3,9 @@ package engine
 import (
 	"encoding/json"
 	"errors"
-	"maps"
-	"slices"
 
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
-	"github.com/stet-dev/stet/receipt"
 )
 
 // Session snapshots. A CLI call rebuilds its session from the journal; a
@@ -47,52 +44,21 @@ func SnapshotCursor(id string) string { return "snapshot\x00" + id }
 func (s *Session) reset() {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	s.Files = map[string]*Observation{}
-	s.dirs = map[string]bool{}
-	s.created = map[string]bool{}
-	s.removed = map[string]receipt.State{}
-	s.request, s.inputs = "", nil
-	s.Clients = map[string]history.ClientIntent{}
+	s.sessionState.State = history.NewState()
 }
 
 // restore sets the session's state to a snapshot's.
 func (s *Session) restore(st snapshotData) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	s.Files = map[string]*Observation{}
-	for k, o := range st.Files {
-		if o != nil {
-			s.Files[k] = o
-		}
-	}
-	s.dirs = map[string]bool{}
-	for _, d := range st.Dirs {
-		s.dirs[d] = true
-	}
-	s.created = map[string]bool{}
-	for _, c := range st.Created {
-		s.created[c] = true
-	}
-	s.removed = map[string]receipt.State{}
-	maps.Copy(s.removed, st.Removed)
-	s.request, s.inputs = st.Request, st.Inputs
-	s.Clients = map[string]history.ClientIntent{}
-	maps.Copy(s.Clients, st.Clients)
+	s.sessionState.State.Restore(st)
 }
 
-// state returns the session's state as a snapshot.
-func (s *Session) State() snapshotData {
+// Snapshot returns the session's state as a snapshot.
+func (s *Session) Snapshot() snapshotData {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	return snapshotData{
-		Files:   maps.Clone(s.Files),
-		Dirs:    slices.Sorted(maps.Keys(s.dirs)),
-		Created: slices.Sorted(maps.Keys(s.created)),
-		Removed: maps.Clone(s.removed),
-		Request: s.request,
-		Inputs:  slices.Clone(s.inputs),
-		Clients: maps.Clone(s.Clients),
-	}
+	return s.sessionState.State.Snapshot()
 }
 
 // compact appends a snapshot of the state the session was just rebuilt to,
@@ -104,7 +70,7 @@ func (s *Session) compact(from, snapEnd, end int64) {
 	if past < snapshotMinBytes || past < snapEnd-from {
 		return
 	}
-	b, err := json.Marshal(s.State())
+	b, err := json.Marshal(s.Snapshot())
 	if err != nil {
 		return
 	}

@@ -21,7 +21,7 @@ const DoneUnresolved = "unresolved"
 type Intents struct {
 	order []string               // intent ids, in journal order
 	byID  map[string]*OpenIntent // id -> its intent record
-	done  map[string]string      // id -> the state of its (last) done record
+	done  map[string]Done        // id -> its (last) done record
 }
 
 // OpenIntent is an intent record as Intents keeps it.
@@ -57,9 +57,9 @@ func (x *Intents) Add(r journal.Record, at int64) error {
 			return nil
 		}
 		if x.done == nil {
-			x.done = map[string]string{}
+			x.done = map[string]Done{}
 		}
-		x.done[d.ID] = d.State
+		x.done[d.ID] = d
 	}
 	return nil
 }
@@ -76,12 +76,27 @@ func (x *Intents) Open(id string) bool {
 // intent record is kept too, when no done record closes it (gc cannot tell
 // what it was).
 func (x *Intents) Keep(id string) bool {
-	st, closed := x.done[id]
-	return !closed || st == DoneUnresolved
+	d, closed := x.done[id]
+	return !closed || d.State == DoneUnresolved
 }
 
 // Intent returns the intent record of id, or nil if none was added.
 func (x *Intents) Intent(id string) *OpenIntent { return x.byID[id] }
+
+// Closed returns the done record that closed intent id, if one did.
+func (x *Intents) Closed(id string) (Done, bool) {
+	d, ok := x.done[id]
+	return d, ok
+}
+
+// All returns every intent added, open or closed, oldest first.
+func (x *Intents) All() []*OpenIntent {
+	out := make([]*OpenIntent, 0, len(x.order))
+	for _, id := range x.order {
+		out = append(out, x.byID[id])
+	}
+	return out
+}
 
 // Pending returns the open intents, oldest first.
 func (x *Intents) Pending() []*OpenIntent {
