@@ -15,10 +15,10 @@ type Retention int
 
 // The retention answers.
 const (
-	retentionUnset Retention = iota
 	// DropAged: dropped once older than the window (observations,
-	// receipts, undos, refusals, snapshots, a client's calls).
-	DropAged
+	// receipts, undos, refusals, snapshots, a client's calls). The zero
+	// Retention is no answer: TestEveryTypeHasARow fails on it.
+	DropAged Retention = iota + 1
 	// KeepPinnedTurn: a turn record stays while it is its session's newest
 	// and pins a request or inputs (the input guard stands on it).
 	KeepPinnedTurn
@@ -40,10 +40,10 @@ type Shown int
 
 // Where a record is shown.
 const (
-	shownUnset Shown = iota
 	// ShownNowhere: state only, never listed (observations, directories,
-	// creations, snapshots, a client's calls).
-	ShownNowhere
+	// creations, snapshots, a client's calls). The zero Shown is no
+	// answer.
+	ShownNowhere Shown = iota + 1
 	// ShownChange: a change, listed by the review and the log, shown and
 	// verified.
 	ShownChange
