@@ -103,22 +103,31 @@ func argRefusal(tool string, err error) *Refusal {
 }
 
 // altered reports whether a tool's result is a change that altered the
-// tree: bytes or names on disk differ from before the call.
+// tree: bytes or names on disk differ from before the call. Its tool's row
+// says (a read-only tool's never does).
 func altered(res any) bool {
-	switch r := res.(type) {
-	case *MutationResult:
-		return receiptAltered(r.Receipt)
-	case *PatchResult:
-		for _, rc := range r.Receipts {
-			if receiptAltered(rc) {
-				return true
+	for i := range toolTable {
+		if t := &toolTable[i]; t.changed != nil {
+			if changed, ok := t.changed(res); ok {
+				return changed
 			}
 		}
-	case *MkdirResult:
-		return r.Created
 	}
 	return false
 }
+
+func mutationChanged(r *MutationResult) bool { return receiptAltered(r.Receipt) }
+
+func patchChanged(r *PatchResult) bool {
+	for _, rc := range r.Receipts {
+		if receiptAltered(rc) {
+			return true
+		}
+	}
+	return false
+}
+
+func mkdirChanged(r *MkdirResult) bool { return r.Created }
 
 // receiptAltered reports whether a receipt records a landed change of bytes
 // or names (a move always changes a name).
@@ -193,110 +202,143 @@ func (s *Session) do(ctx context.Context, args any) (any, error) {
 	return t.run(s, ctx, args)
 }
 
-// Text renders a tool result as the text a model reads. It never rewrites
-// the user's bytes or names: words around them are built from the counts,
-// and a name holding control characters (which could otherwise forge rows
-// of a listing) is shown quoted and escaped, as strconv.Quote writes it.
-// Structured results keep every name raw.
+// Text renders a tool result as the text a model reads: with the renderer
+// its tool's row of the table names (a refusal, as its message and what it
+// shows). It never rewrites the user's bytes or names: words around them
+// are built from the counts, and a name holding control characters (which
+// could otherwise forge rows of a listing) is shown quoted and escaped, as
+// strconv.Quote writes it. Structured results keep every name raw.
 func Text(res any) string {
-	switch r := res.(type) {
-	case *ReadResult:
-		if r.MimeType != "" {
-			return mediaText(r)
-		}
-		if len(r.Notes) == 0 {
-			return r.Frame
-		}
-		return r.Frame + "\nnote: " + strings.Join(r.Notes, "\nnote: ")
-	case *ReadFilesResult:
-		parts := make([]string, len(r.Files))
-		for i, f := range r.Files {
-			name := ""
-			switch f := f.(type) {
-			case *ReadResult:
-				name = f.Path
-			case *Refusal:
-				name = f.Path
-			}
-			parts[i] = "==> " + engine.ShownName(name) + " <==\n" + Text(f)
-		}
-		return strings.Join(parts, "\n\n")
-	case *InfoResult:
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s, %s bytes", engine.ShownName(r.Path), r.Type, policy.Thousands(int(r.Size)))
-		if r.Type == "file" && r.Lines > 0 {
-			fmt.Fprintf(&b, ", %s", count(r.Lines, "line", "lines"))
-		}
-		fmt.Fprintf(&b, "\nmode %s, modified %s, %s", r.Mode, r.Mtime, count(r.Links, "link", "links"))
-		if r.Version != "" {
-			fmt.Fprintf(&b, "\nversion %s", r.Version)
-		}
-		return b.String()
-	case *RootsResult:
-		var b strings.Builder
-		for _, root := range r.Roots {
-			fmt.Fprintf(&b, "%s  (%s)\n", engine.ShownName(root.Path), root.Effects)
-		}
-		fmt.Fprintf(&b, "(%s)", count(len(r.Roots), "root", "roots"))
-		return b.String()
-	case *MutationResult:
-		return withDiff(r.Message, r.Diff)
-	case *PatchResult:
-		return withDiff(r.Message, r.Diff)
-	case *MkdirResult:
-		return r.Message
-	case *ListResult:
-		var b strings.Builder
-		for _, e := range r.Entries {
-			name := engine.ShownName(e.Name)
-			switch e.Type {
-			case "dir":
-				fmt.Fprintf(&b, "%s/\n", name)
-			case "file":
-				fmt.Fprintf(&b, "%s  (%s)\n", name, count(int(e.Size), "byte", "bytes"))
-			case "symlink":
-				fmt.Fprintf(&b, "%s@\n", name)
-			default:
-				fmt.Fprintf(&b, "%s  (%s)\n", name, e.Type)
-			}
-		}
-		switch {
-		case r.Truncated:
-			fmt.Fprintf(&b, "(first %s; more exist: raise limit or list a subdirectory)", count(len(r.Entries), "entry", "entries"))
-		case len(r.Entries) == 0:
-			fmt.Fprintf(&b, "(%s is empty)", engine.ShownName(r.Path))
-		default:
-			fmt.Fprintf(&b, "(%s)", count(len(r.Entries), "entry", "entries"))
-		}
-		writeNotes(&b, r.Notes)
-		return b.String()
-	case *FindResult:
-		var b strings.Builder
-		for _, p := range r.Paths {
-			b.WriteString(engine.ShownName(p))
-			b.WriteByte('\n')
-		}
-		switch {
-		case r.Truncated:
-			fmt.Fprintf(&b, "(first %s; more match: raise limit or narrow the pattern)", count(len(r.Paths), "path", "paths"))
-		case len(r.Paths) == 0:
-			b.WriteString("(no path matches)")
-		default:
-			fmt.Fprintf(&b, "(%s)", count(len(r.Paths), "path", "paths"))
-		}
-		writeNotes(&b, r.Notes)
-		return b.String()
-	case *GrepResult:
-		var b strings.Builder
-		n := GrepRowsText(&b, r)
-		b.WriteString(GrepTrailer(r, n))
-		writeNotes(&b, r.Notes)
-		return b.String()
-	case *Refusal:
+	if r, ok := res.(*Refusal); ok {
 		return engine.RefusalText(r)
+	}
+	for i := range toolTable {
+		if text, ok := toolTable[i].render(res); ok {
+			return text
+		}
 	}
 	b, _ := json.Marshal(res)
 	return string(b)
+}
+
+// readRender renders what read returns: one file, or several.
+func readRender(res any) (string, bool) {
+	switch r := res.(type) {
+	case *ReadResult:
+		return readText(r), true
+	case *ReadFilesResult:
+		return readFilesText(r), true
+	}
+	return "", false
+}
+
+func readText(r *ReadResult) string {
+	if r.MimeType != "" {
+		return mediaText(r)
+	}
+	if len(r.Notes) == 0 {
+		return r.Frame
+	}
+	return r.Frame + "\nnote: " + strings.Join(r.Notes, "\nnote: ")
+}
+
+func readFilesText(r *ReadFilesResult) string {
+	parts := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		var name, text string
+		switch f := f.(type) {
+		case *ReadResult:
+			name, text = f.Path, readText(f)
+		case *Refusal:
+			name, text = f.Path, engine.RefusalText(f)
+		default:
+			b, _ := json.Marshal(f)
+			text = string(b)
+		}
+		parts[i] = "==> " + engine.ShownName(name) + " <==\n" + text
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+func infoText(r *InfoResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s, %s bytes", engine.ShownName(r.Path), r.Type, policy.Thousands(int(r.Size)))
+	if r.Type == "file" && r.Lines > 0 {
+		fmt.Fprintf(&b, ", %s", count(r.Lines, "line", "lines"))
+	}
+	fmt.Fprintf(&b, "\nmode %s, modified %s, %s", r.Mode, r.Mtime, count(r.Links, "link", "links"))
+	if r.Version != "" {
+		fmt.Fprintf(&b, "\nversion %s", r.Version)
+	}
+	return b.String()
+}
+
+func rootsText(r *RootsResult) string {
+	var b strings.Builder
+	for _, root := range r.Roots {
+		fmt.Fprintf(&b, "%s  (%s)\n", engine.ShownName(root.Path), root.Effects)
+	}
+	fmt.Fprintf(&b, "(%s)", count(len(r.Roots), "root", "roots"))
+	return b.String()
+}
+
+func mutationText(r *MutationResult) string { return withDiff(r.Message, r.Diff) }
+
+func patchText(r *PatchResult) string { return withDiff(r.Message, r.Diff) }
+
+func mkdirText(r *MkdirResult) string { return r.Message }
+
+func listText(r *ListResult) string {
+	var b strings.Builder
+	for _, e := range r.Entries {
+		name := engine.ShownName(e.Name)
+		switch e.Type {
+		case "dir":
+			fmt.Fprintf(&b, "%s/\n", name)
+		case "file":
+			fmt.Fprintf(&b, "%s  (%s)\n", name, count(int(e.Size), "byte", "bytes"))
+		case "symlink":
+			fmt.Fprintf(&b, "%s@\n", name)
+		default:
+			fmt.Fprintf(&b, "%s  (%s)\n", name, e.Type)
+		}
+	}
+	switch {
+	case r.Truncated:
+		fmt.Fprintf(&b, "(first %s; more exist: raise limit or list a subdirectory)", count(len(r.Entries), "entry", "entries"))
+	case len(r.Entries) == 0:
+		fmt.Fprintf(&b, "(%s is empty)", engine.ShownName(r.Path))
+	default:
+		fmt.Fprintf(&b, "(%s)", count(len(r.Entries), "entry", "entries"))
+	}
+	writeNotes(&b, r.Notes)
+	return b.String()
+}
+
+func findText(r *FindResult) string {
+	var b strings.Builder
+	for _, p := range r.Paths {
+		b.WriteString(engine.ShownName(p))
+		b.WriteByte('\n')
+	}
+	switch {
+	case r.Truncated:
+		fmt.Fprintf(&b, "(first %s; more match: raise limit or narrow the pattern)", count(len(r.Paths), "path", "paths"))
+	case len(r.Paths) == 0:
+		b.WriteString("(no path matches)")
+	default:
+		fmt.Fprintf(&b, "(%s)", count(len(r.Paths), "path", "paths"))
+	}
+	writeNotes(&b, r.Notes)
+	return b.String()
+}
+
+func grepText(r *GrepResult) string {
+	var b strings.Builder
+	n := GrepRowsText(&b, r)
+	b.WriteString(GrepTrailer(r, n))
+	writeNotes(&b, r.Notes)
+	return b.String()
 }
 
 // writeNotes appends a "note: ..." line for each note.

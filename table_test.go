@@ -40,6 +40,14 @@ func TestToolTable(t *testing.T) {
 			t.Errorf("%s: its arguments find %q", r.name, toolFor(args).name)
 		}
 	}
+	for _, r := range toolTable {
+		if m, _ := tools.Mutating(r.name); m != (r.changed != nil) {
+			t.Errorf("%s: mutating %v, but its row says whether a result changed the tree: %v", r.name, m, r.changed != nil)
+		}
+		if r.render == nil {
+			t.Errorf("%s: no text for its result", r.name)
+		}
+	}
 	if toolFor(42) != nil || toolFor(nil) != nil {
 		t.Error("a value no tool takes finds a row")
 	}
