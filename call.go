@@ -118,17 +118,6 @@ func altered(res any) bool {
 
 func mutationChanged(r *MutationResult) bool { return receiptAltered(r.Receipt) }
 
-func patchChanged(r *PatchResult) bool {
-	for _, rc := range r.Receipts {
-		if receiptAltered(rc) {
-			return true
-		}
-	}
-	return false
-}
-
-func mkdirChanged(r *MkdirResult) bool { return r.Created }
-
 // receiptAltered reports whether a receipt records a landed change of bytes
 // or names (a move always changes a name).
 func receiptAltered(r Receipt) bool {
@@ -221,72 +210,7 @@ func Text(res any) string {
 	return string(b)
 }
 
-// readRender renders what read returns: one file, or several.
-func readRender(res any) (string, bool) {
-	switch r := res.(type) {
-	case *ReadResult:
-		return readText(r), true
-	case *ReadFilesResult:
-		return readFilesText(r), true
-	}
-	return "", false
-}
-
-func readText(r *ReadResult) string {
-	if r.MimeType != "" {
-		return mediaText(r)
-	}
-	if len(r.Notes) == 0 {
-		return r.Frame
-	}
-	return r.Frame + "\nnote: " + strings.Join(r.Notes, "\nnote: ")
-}
-
-func readFilesText(r *ReadFilesResult) string {
-	parts := make([]string, len(r.Files))
-	for i, f := range r.Files {
-		var name, text string
-		switch f := f.(type) {
-		case *ReadResult:
-			name, text = f.Path, readText(f)
-		case *Refusal:
-			name, text = f.Path, engine.RefusalText(f)
-		default:
-			b, _ := json.Marshal(f)
-			text = string(b)
-		}
-		parts[i] = "==> " + engine.ShownName(name) + " <==\n" + text
-	}
-	return strings.Join(parts, "\n\n")
-}
-
-func infoText(r *InfoResult) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, %s bytes", engine.ShownName(r.Path), r.Type, policy.Thousands(int(r.Size)))
-	if r.Type == "file" && r.Lines > 0 {
-		fmt.Fprintf(&b, ", %s", count(r.Lines, "line", "lines"))
-	}
-	fmt.Fprintf(&b, "\nmode %s, modified %s, %s", r.Mode, r.Mtime, count(r.Links, "link", "links"))
-	if r.Version != "" {
-		fmt.Fprintf(&b, "\nversion %s", r.Version)
-	}
-	return b.String()
-}
-
-func rootsText(r *RootsResult) string {
-	var b strings.Builder
-	for _, root := range r.Roots {
-		fmt.Fprintf(&b, "%s  (%s)\n", engine.ShownName(root.Path), root.Effects)
-	}
-	fmt.Fprintf(&b, "(%s)", count(len(r.Roots), "root", "roots"))
-	return b.String()
-}
-
 func mutationText(r *MutationResult) string { return withDiff(r.Message, r.Diff) }
-
-func patchText(r *PatchResult) string { return withDiff(r.Message, r.Diff) }
-
-func mkdirText(r *MkdirResult) string { return r.Message }
 
 func listText(r *ListResult) string {
 	var b strings.Builder

@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/engine"
+	"github.com/stet-dev/stet/policy"
 	"github.com/stet-dev/stet/receipt"
 )
 
@@ -110,4 +112,17 @@ func scanInfo(ctx context.Context, r io.Reader) (infoScan, error) {
 	}
 	sc.version = fsys.VersionPrefix + hex.EncodeToString(h.Sum(nil))
 	return sc, nil
+}
+
+func infoText(r *InfoResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s, %s bytes", engine.ShownName(r.Path), r.Type, policy.Thousands(int(r.Size)))
+	if r.Type == "file" && r.Lines > 0 {
+		fmt.Fprintf(&b, ", %s", count(r.Lines, "line", "lines"))
+	}
+	fmt.Fprintf(&b, "\nmode %s, modified %s, %s", r.Mode, r.Mtime, count(r.Links, "link", "links"))
+	if r.Version != "" {
+		fmt.Fprintf(&b, "\nversion %s", r.Version)
+	}
+	return b.String()
 }

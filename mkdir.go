@@ -55,3 +55,7 @@ func (s *Session) Mkdir(ctx context.Context, a MkdirArgs) (*MkdirResult, error) 
 	}
 	return &MkdirResult{Message: fmt.Sprintf("created directory %s", t.Display()), Path: t.Display(), Created: true}, nil
 }
+
+func mkdirText(r *MkdirResult) string { return r.Message }
+
+func mkdirChanged(r *MkdirResult) bool { return r.Created }

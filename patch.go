@@ -531,3 +531,14 @@ func PatchPaths(text string) ([]string, error) {
 	}
 	return out, nil
 }
+
+func patchText(r *PatchResult) string { return withDiff(r.Message, r.Diff) }
+
+func patchChanged(r *PatchResult) bool {
+	for _, rc := range r.Receipts {
+		if receiptAltered(rc) {
+			return true
+		}
+	}
+	return false
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
@@ -267,4 +268,14 @@ func tailWindow(lines int, lastNL bool, n int) (offset, limit int) {
 	}
 	offset = max(1, text-n+1)
 	return offset, lines - offset + 1
+}
+
+func readText(r *ReadResult) string {
+	if r.MimeType != "" {
+		return mediaText(r)
+	}
+	if len(r.Notes) == 0 {
+		return r.Frame
+	}
+	return r.Frame + "\nnote: " + strings.Join(r.Notes, "\nnote: ")
 }

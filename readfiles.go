@@ -2,6 +2,8 @@ package stet
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 
 	"github.com/stet-dev/stet/internal/engine"
 	"github.com/stet-dev/stet/policy"
@@ -64,4 +66,41 @@ func (s *Session) readAny(ctx context.Context, a ReadArgs) (any, error) {
 		return s.ReadFiles(ctx, a)
 	}
 	return s.Read(ctx, a)
+}
+
+// readRender renders what read returns: one file, or several.
+func readRender(res any) (string, bool) {
+	switch r := res.(type) {
+	case *ReadResult:
+		return readText(r), true
+	case *ReadFilesResult:
+		return readFilesText(r), true
+	}
+	return "", false
+}
+
+func readFilesText(r *ReadFilesResult) string {
+	parts := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		var name, text string
+		switch f := f.(type) {
+		case *ReadResult:
+			name, text = f.Path, readText(f)
+		case *Refusal:
+			name, text = f.Path, engine.RefusalText(f)
+		default:
+			b, _ := json.Marshal(f)
+			text = string(b)
+		}
+		parts[i] = "==> " + engine.ShownName(name) + " <==\n" + text
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// readRow is read's row: one file or several (ReadArgs.Paths), so its
+// results are of two types.
+func readRow() tool {
+	t := row0("read", (*Session).readAny)
+	t.render = readRender
+	return t
 }

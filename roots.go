@@ -3,7 +3,9 @@ package stet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/stet-dev/stet/internal/engine"
 )
@@ -55,3 +57,12 @@ func scopedRoots(sc *engine.Scope, ws *Workspace) (*RootsResult, error) {
 
 // errSearched marks that at least one root was searched.
 var errSearched = errors.New("searched")
+
+func rootsText(r *RootsResult) string {
+	var b strings.Builder
+	for _, root := range r.Roots {
+		fmt.Fprintf(&b, "%s  (%s)\n", engine.ShownName(root.Path), root.Effects)
+	}
+	fmt.Fprintf(&b, "(%s)", count(len(r.Roots), "root", "roots"))
+	return b.String()
+}

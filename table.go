@@ -78,14 +78,6 @@ var toolTable = []tool{
 	row("undo", (*Session).Undo, mutationText, mutationChanged),
 }
 
-// readRow is read's row: one file or several (ReadArgs.Paths), so its
-// results are of two types.
-func readRow() tool {
-	t := row0("read", (*Session).readAny)
-	t.render = readRender
-	return t
-}
-
 // toolFor returns the row of the tool that takes args (a value or a
 // pointer), or nil.
 func toolFor(args any) *tool {
