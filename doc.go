@@ -18,8 +18,8 @@
 // # Where things live
 //
 // Package stet is the facade: the handles (Workspace, Session), one file
-// per tool, and the table of tools (tools.go: each tool's name, argument
-// type, method and text). Under it, internal/engine holds what every tool
+// per tool, and the table of tools (table.go: each tool's name, argument
+// type, method, text, and whether a result changed the tree). Under it, internal/engine holds what every tool
 // stands on: targets and the rules asked on every name, refusals, the one
 // commit sequence (plans, intents, recovery, revert), and a session's
 // state rebuilt from the journal; its doc.go is the map. The engine
@@ -52,8 +52,9 @@
 //
 // The journal's format. Package journal writes the files and the line (the
 // hash chain, the session index, the blob store: journal/doc.go);
-// internal/history holds the records stet writes there and what each does
-// to a session's state.
+// internal/history holds the records stet writes there and their table:
+// what each does to a session's state, how long gc keeps it, where the
+// review and the audit show it.
 //
 // # What it must not do
 //
