@@ -74,6 +74,9 @@ type Journal struct {
 	// guards closed.
 	mu  sync.Mutex
 	log *os.File // journal.jsonl, O_APPEND
+	// logInfo is the stat of journal.jsonl's name taken by the last
+	// follow, under the flock: what a Stamp holds (read.go).
+	logInfo os.FileInfo
 	// retired are logs that Compact replaced, kept open for readers.
 	retired []*os.File
 	lock    *os.File // journal.lock
@@ -284,6 +287,7 @@ func (j *Journal) follow() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", logName, err)
 	}
+	j.logInfo = named
 	if os.SameFile(cur, named) {
 		return nil
 	}

@@ -82,9 +82,47 @@ func (j *Journal) Session(id string, fn func(Record) error) error {
 // also gets that offset. It returns the index's end offset, the from of a
 // later call that wants only what was appended since.
 func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64) error) (end int64, err error) {
+	end, _, err = j.SessionStamped(id, from, fn)
+	return end, err
+}
+
+// A Stamp is the log as a read of it saw it, under the journal's lock: the
+// file and its size. Every record is a line appended to the log, and
+// Compact replaces the log with another file, so a log that is still that
+// file at that size holds no record the read did not see.
+type Stamp struct {
+	info os.FileInfo
+}
+
+// SessionStamped is SessionFrom that also returns the Stamp of the log
+// the records came from. Unchanged(stamp) then tells, with one stat, that
+// a SessionFrom from end would find nothing.
+func (j *Journal) SessionStamped(id string, from int64, fn func(r Record, off int64) error) (end int64, stamp Stamp, err error) {
 	if id == "" {
-		return 0, errors.New("journal: session: empty session id")
+		return 0, Stamp{}, errors.New("journal: session: empty session id")
 	}
+	end, err = j.sessionFrom(id, from, &stamp, fn)
+	if err != nil {
+		stamp = Stamp{}
+	}
+	return end, stamp, err
+}
+
+// Unchanged reports whether the log is still the file, of the size, that
+// s saw: one stat of its name, no lock. Nothing was appended since (an
+// append grows the file before it releases the lock; one still being
+// written is ordered after the read s stamps), and no Compact replaced it
+// (the replaced file stays open in this process, so its identity cannot
+// pass to the new one). A zero Stamp is never unchanged.
+func (j *Journal) Unchanged(s Stamp) bool {
+	if s.info == nil {
+		return false
+	}
+	named, err := j.root.Stat(logName)
+	return err == nil && named.Size() == s.info.Size() && named.ModTime().Equal(s.info.ModTime()) && os.SameFile(named, s.info)
+}
+
+func (j *Journal) sessionFrom(id string, from int64, stamp *Stamp, fn func(r Record, off int64) error) (end int64, err error) {
 	name := sessionFile(id)
 	idx, err := j.openIndex(id)
 	if idx.f != nil {
@@ -93,6 +131,7 @@ func (j *Journal) SessionFrom(id string, from int64, fn func(r Record, off int64
 	if err != nil {
 		return 0, fmt.Errorf("journal: session %q: %w", id, err)
 	}
+	*stamp = idx.stamp
 	f, size := idx.f, idx.size
 	off := from
 	if size > from {
@@ -155,6 +194,7 @@ type sessionIndex struct {
 	log     *os.File
 	logEnd  int64
 	pending []indexLine
+	stamp   Stamp // the log as the lock's holder saw it when the index was opened
 }
 
 // openIndex opens the index file of session id and the log it copies,
@@ -167,6 +207,7 @@ func (j *Journal) openIndex(id string) (sessionIndex, error) {
 	// one generation even if Compact replaces them while they are read.
 	snapshot := func() error {
 		idx.log = j.log
+		idx.stamp = Stamp{info: j.logInfo}
 		file, err := j.root.Open(name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

@@ -33,8 +33,9 @@ type sessionState struct {
 	history.State
 	own map[int64]bool // seqs of records this process appended and applied, not yet met by catchUp
 
-	syncMu sync.Mutex // held by catchUp
-	loaded int64      // offset in the session's journal index applied up to
+	syncMu sync.Mutex    // held by catchUp
+	loaded int64         // offset in the session's journal index applied up to
+	stamp  journal.Stamp // the log as the read that reached loaded saw it
 }
 
 // observation is what the session saw of one file at one version.
@@ -83,6 +84,7 @@ func (s *Session) load() error {
 
 func (s *Session) loadLocked() error {
 	j := s.WS.Journal
+	s.stamp = journal.Stamp{}
 	if from := j.Cursor(SnapshotCursor(s.id)); from > 0 {
 		end, snapEnd, err := s.replay(from)
 		if err == nil {
@@ -110,7 +112,7 @@ func (s *Session) loadLocked() error {
 // where the snapshot's line ends (0 when from is 0).
 func (s *Session) replay(from int64) (end, snapEnd int64, err error) {
 	first := true
-	end, err = s.WS.Journal.SessionFrom(s.id, from, func(r journal.Record, off int64) error {
+	end, s.stamp, err = s.WS.Journal.SessionStamped(s.id, from, func(r journal.Record, off int64) error {
 		if first && from > 0 {
 			first = false
 			if r.Type != recSnapshot || off != from {
@@ -130,6 +132,9 @@ func (s *Session) replay(from int64) (end, snapEnd int64, err error) {
 	})
 	if err == nil && from > 0 && first {
 		err = errNoSnapshot // nothing at from
+	}
+	if err != nil {
+		s.stamp = journal.Stamp{}
 	}
 	if snapEnd == 0 && from > 0 {
 		snapEnd = end
@@ -151,18 +156,23 @@ func (s *Session) journalErr(err error) error {
 // state directory) appended to this session since it last looked (SPEC
 // section 8: every process serving a session catches up before each call),
 // so that a turn pinned from the CLI binds a running server at once. It
-// reads only the session's journal index past the offset already applied:
-// when nothing changed, that is a stat and a look at the log's tail under
-// a shared lock. Records this process appended itself are already applied
-// and are skipped (applying one again would do no harm).
+// reads only the session's journal index past the offset already applied.
+// When the log is the file, of the size, that the last read saw
+// (journal.Unchanged), no record can have been appended since, and it
+// returns after that one stat: a server's run of reads pays no lock and no
+// look at the index. Records this process appended itself are already
+// applied and are skipped (applying one again would do no harm).
 //
 // Every exported tool method calls it first. A journal error fails the
 // call: a session that cannot know its pinned turn must not guess it.
 func (s *Session) CatchUp() error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
+	if s.WS.Journal.Unchanged(s.stamp) {
+		return nil
+	}
 	from := s.loaded
-	end, err := s.WS.Journal.SessionFrom(s.id, from, s.applyNew)
+	end, stamp, err := s.WS.Journal.SessionStamped(s.id, from, s.applyNew)
 	if from > 0 && (err != nil || end < from) {
 		// The index was rewritten under us (stet gc): rebuild the session
 		// from what the journal holds now.
@@ -175,7 +185,7 @@ func (s *Session) CatchUp() error {
 	if err != nil {
 		return s.journalErr(err)
 	}
-	s.loaded = end
+	s.loaded, s.stamp = end, stamp
 	return nil
 }
 
