@@ -34,8 +34,10 @@
 //
 // The tools, one file each, build their changes and hand them to the
 // engine's Session.Commit (or CommitSeq for several): edit.go, write.go,
-// delete.go, move.go, mkdir.go, patch.go, undo.go; none keeps its own
-// receipt, journal or lock path. read.go (with readfiles.go, readbytes.go,
+// delete.go, move.go, patch.go, undo.go; none keeps its own receipt,
+// journal or lock path. mkdir.go makes directories through the provider
+// (MkdirAll, which creates and never replaces), gated as a change is, with
+// no receipt: a directory made holds nothing to lose. read.go (with readfiles.go, readbytes.go,
 // media.go), info.go, search.go (list, find), grep.go (with grep_hold.go,
 // grep_lit.go, grep_large.go, grep_text.go, grep_rows.go, grep_record.go),
 // roots.go and multiroot.go read. client.go puts a client's own tools
