@@ -62,11 +62,14 @@ func (db *DB) Sessions(ctx context.Context, q string, offset, limit int) ([]Sess
 		where = `WHERE j.host ILIKE $3 OR s.session ILIKE $3 OR array_to_string(j.roots, ' ') ILIKE $3`
 		args = append(args, "%"+likeEscape(q)+"%")
 	}
+	// The page is chosen first; only its sessions' files are counted.
 	rows, err := db.pool.Query(ctx, `SELECT j.id, j.shipper, j.host, j.state_dir, j.workspace, j.roots, s.session, s.first_time, s.last_time,
 			s.receipts, s.refusals, s.turns,
 			(SELECT count(DISTINCT r.path) FROM stet.records r WHERE r.journal = s.journal AND r.session = s.session AND r.type = 'receipt')
-		FROM stet.sessions s JOIN stet.journals j ON j.id = s.journal `+where+`
-		ORDER BY s.last_time DESC, s.journal, s.session LIMIT $1 OFFSET $2`, args...)
+		FROM (SELECT s.* FROM stet.sessions s JOIN stet.journals j ON j.id = s.journal `+where+`
+			ORDER BY s.last_time DESC, s.journal, s.session LIMIT $1 OFFSET $2) s
+		JOIN stet.journals j ON j.id = s.journal
+		ORDER BY s.last_time DESC, s.journal, s.session`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("fleetdb: sessions: %w", err)
 	}
@@ -117,6 +120,7 @@ type Stored struct {
 	Session, Type, Path      string
 	Time                     time.Time
 	Line                     []byte
+	Turn                     int // PathHistory only: the turn of its session it belongs to
 }
 
 // SessionLines returns the lines of one session of a journal of the
@@ -133,11 +137,53 @@ func (db *DB) Receipts(ctx context.Context, journal int64, paths []string) ([]St
 		WHERE journal = $1 AND type = 'receipt' AND (path = ANY($2) OR from_path = ANY($2)) AND NOT carried ORDER BY generation, seq`, journal, paths)
 }
 
+// ReceiptsIn returns the receipt lines of path (or moves from it) in each
+// of journals, in chain order per journal.
+func (db *DB) ReceiptsIn(ctx context.Context, journals []int64, path string) ([]Stored, error) {
+	return db.stored(ctx, `SELECT journal, generation, seq, session, type, path, time, line FROM stet.records
+		WHERE journal = ANY($1) AND type = 'receipt' AND (path = $2 OR from_path = $2) AND NOT carried ORDER BY journal, generation, seq`, journals, path)
+}
+
+// StandingIn returns the last state seen of each (journal, receipt) pair,
+// keyed "<journal>/<receipt>".
+func (db *DB) StandingIn(ctx context.Context, journals []int64, ids []string) (map[string]Seen, error) {
+	rows, err := db.pool.Query(ctx, `SELECT s.journal, s.receipt, s.state, s.message, s.seen FROM stet.standing s
+		JOIN unnest($1::bigint[], $2::text[]) AS k(journal, receipt) ON k.journal = s.journal AND k.receipt = s.receipt`, journals, ids)
+	if err != nil {
+		return nil, fmt.Errorf("fleetdb: standing: %w", err)
+	}
+	out := map[string]Seen{}
+	var j int64
+	var id string
+	var sn Seen
+	_, err = pgx.ForEachRow(rows, []any{&j, &id, &sn.State, &sn.Message, &sn.At}, func() error {
+		out[fmt.Sprint(j, "/", id)] = sn
+		return nil
+	})
+	return out, err
+}
+
 // PathHistory returns the receipt lines of path (or moves from it) in
 // every journal, oldest first, at most limit.
 func (db *DB) PathHistory(ctx context.Context, path string, limit int) ([]Stored, error) {
-	return db.stored(ctx, `SELECT journal, generation, seq, session, type, path, time, line FROM stet.records
-		WHERE type = 'receipt' AND (path = $1 OR from_path = $1) AND NOT carried ORDER BY time, journal, generation, seq LIMIT $2`, path, limit)
+	rows, err := db.pool.Query(ctx, `SELECT journal, generation, seq, session, type, path, time, line,
+			(SELECT count(*) FROM stet.records t WHERE t.journal = r.journal AND t.session = r.session AND t.type = 'turn'
+				AND (t.generation, t.seq) < (r.generation, r.seq) AND NOT t.carried)
+		FROM stet.records r WHERE type = 'receipt' AND (path = $1 OR from_path = $1) AND NOT carried
+		ORDER BY time, journal, generation, seq LIMIT $2`, path, limit)
+	if err != nil {
+		return nil, fmt.Errorf("fleetdb: history: %w", err)
+	}
+	var out []Stored
+	var s Stored
+	_, err = pgx.ForEachRow(rows, []any{&s.Journal, &s.Generation, &s.Seq, &s.Session, &s.Type, &s.Path, &s.Time, &s.Line, &s.Turn}, func() error {
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fleetdb: history: %w", err)
+	}
+	return out, nil
 }
 
 // ReceiptLine returns the line of receipt id (in any journal when
@@ -250,15 +296,6 @@ func (db *DB) SearchPaths(ctx context.Context, q string, limit int) ([]string, e
 		return nil, fmt.Errorf("fleetdb: search: %w", err)
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
-}
-
-// TurnOf returns how many turn records of session precede the line
-// (generation, seq) of journal: the turn the line belongs to.
-func (db *DB) TurnOf(ctx context.Context, journal int64, session string, gen, seq int64) (int, error) {
-	var n int
-	err := db.pool.QueryRow(ctx, `SELECT count(*) FROM stet.records WHERE journal = $1 AND session = $2 AND type = 'turn'
-		AND (generation, seq) < ($3, $4) AND NOT carried`, journal, session, gen, seq).Scan(&n)
-	return n, err
 }
 
 func (db *DB) stored(ctx context.Context, sql string, args ...any) ([]Stored, error) {

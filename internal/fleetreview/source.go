@@ -364,6 +364,12 @@ func (s *Source) History(ctx context.Context, path string) ([]stet.HistoryEntry,
 		return nil, err
 	}
 	out := []stet.HistoryEntry{}
+	type entry struct {
+		st fleetdb.Stored
+		e  *event
+	}
+	byJournal := map[int64][]entry{}
+	var order []int64
 	for _, st := range lines {
 		if st.Line == nil {
 			continue
@@ -376,25 +382,74 @@ func (s *Source) History(ctx context.Context, path string) ([]stet.HistoryEntry,
 		if err != nil {
 			return nil, err
 		}
-		turn, err := s.db.TurnOf(ctx, st.Journal, st.Session, st.Generation, st.Seq)
+		if byJournal[st.Journal] == nil {
+			order = append(order, st.Journal)
+		}
+		byJournal[st.Journal] = append(byJournal[st.Journal], entry{st, &event{d: d, seq: st.Seq, turn: st.Turn, time: r.Time, session: st.Session}})
+	}
+	// Three queries whatever the number of journals: their receipts of
+	// the path, the blobs those name, and the states their hosts saw.
+	var js []int64
+	var ids []string
+	for _, j := range order {
+		for _, e := range byJournal[j] {
+			js, ids = append(js, j), append(ids, e.e.d.Receipt.ID)
+		}
+	}
+	seen, err := s.db.StandingIn(ctx, js, ids)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.db.ReceiptsIn(ctx, order, path)
+	if err != nil {
+		return nil, err
+	}
+	shared := newVersions(s.db, 0)
+	vss := map[int64]*versions{}
+	var names []string
+	for _, j := range order {
+		vs := shared.sharing(j)
+		vs.byPath[path] = nil
+		var mine []fleetdb.Stored
+		for _, st := range all {
+			if st.Journal == j {
+				mine = append(mine, st)
+			}
+		}
+		n, err := vs.add(mine)
 		if err != nil {
 			return nil, err
 		}
-		e := &event{d: d, seq: st.Seq, turn: turn, time: r.Time, session: st.Session}
-		vs := newVersions(s.db, st.Journal)
-		ch, err := vs.changes(ctx, groups([]*event{e}))
-		if err != nil {
-			return nil, err
+		names = append(names, n...)
+		vss[j] = vs
+	}
+	if err := shared.fetch(ctx, names); err != nil {
+		return nil, err
+	}
+	done := map[string]stet.HistoryEntry{}
+	for _, j := range order {
+		vs := vss[j]
+		for _, e := range byJournal[j] {
+			ch, err := vs.changes(ctx, groups([]*event{e.e}))
+			if err != nil {
+				return nil, err
+			}
+			r := e.e.d.Receipt
+			st := stet.Standing{Receipt: r.ID, Path: r.Path, State: "unknown", Message: "its host has not reported on this change yet"}
+			if sn, ok := seen[fmt.Sprint(j, "/", r.ID)]; ok {
+				st.State, st.Message = sn.State, fmt.Sprintf("%s (as its host saw it at %s)", sn.Message, sn.At.UTC().Format("2006-01-02 15:04:05 UTC"))
+			}
+			h := stet.HistoryEntry{ReceiptView: e.e.view(nil), Session: sessionID(j, e.st.Session), Turn: e.st.Turn, Stands: st}
+			if len(ch) > 0 {
+				h.Change = ch[0]
+			}
+			done[fmt.Sprint(j, "/", e.st.Seq)] = h
 		}
-		stands, err := s.Stands(ctx, "", d.Receipt.ID)
-		if err != nil {
-			return nil, err
+	}
+	for _, st := range lines {
+		if h, ok := done[fmt.Sprint(st.Journal, "/", st.Seq)]; ok {
+			out = append(out, h)
 		}
-		h := stet.HistoryEntry{ReceiptView: e.view(nil), Session: sessionID(st.Journal, st.Session), Turn: turn, Stands: stands[0]}
-		if len(ch) > 0 {
-			h.Change = ch[0]
-		}
-		out = append(out, h)
 	}
 	return out, nil
 }

@@ -61,16 +61,51 @@ func newVersions(db *fleetdb.DB, j int64) *versions {
 	return &versions{db: db, journal: j, known: map[string][]byte{}, tried: map[string]bool{}, byPath: map[string][]history.Receipt{}}
 }
 
-// load fetches the receipts of path and the blobs they could need.
-func (v *versions) load(ctx context.Context, path string) error {
-	if _, ok := v.byPath[path]; ok {
+// sharing returns a versions of journal j that shares v's known bytes
+// (versions are content-addressed: the same in every journal).
+func (v *versions) sharing(j int64) *versions {
+	return &versions{db: v.db, journal: j, known: v.known, tried: map[string]bool{}, byPath: map[string][]history.Receipt{}}
+}
+
+// load fetches the receipts of paths not loaded yet and the blobs they
+// could need, in one query each.
+func (v *versions) load(ctx context.Context, paths ...string) error {
+	var want []string
+	for _, p := range paths {
+		if _, ok := v.byPath[p]; !ok {
+			want = append(want, p)
+			v.byPath[p] = nil
+		}
+	}
+	if len(want) == 0 {
 		return nil
 	}
-	lines, err := v.db.Receipts(ctx, v.journal, []string{path})
+	lines, err := v.db.Receipts(ctx, v.journal, want)
 	if err != nil {
 		return err
 	}
-	var rs []history.Receipt
+	names, err := v.add(lines)
+	if err != nil {
+		return err
+	}
+	return v.fetch(ctx, names)
+}
+
+// fetch adds the blobs of names the database holds to the known bytes.
+func (v *versions) fetch(ctx context.Context, names []string) error {
+	blobs, err := v.db.BlobsOf(ctx, names)
+	if err != nil {
+		return err
+	}
+	for k, b := range blobs {
+		v.known[k] = b
+	}
+	return nil
+}
+
+// add takes receipt lines of the paths marked loaded, and returns the
+// blobs they could need.
+func (v *versions) add(lines []fleetdb.Stored) ([]string, error) {
 	var names []string
 	for _, st := range lines {
 		if st.Line == nil {
@@ -78,13 +113,17 @@ func (v *versions) load(ctx context.Context, path string) error {
 		}
 		var r journal.Record
 		if err := json.Unmarshal(st.Line, &r); err != nil {
-			return err
+			return nil, err
 		}
 		d, err := history.Decode[history.Receipt](r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rs = append(rs, d)
+		for _, p := range []string{d.Receipt.Path, d.Receipt.From} {
+			if _, ok := v.byPath[p]; ok && p != "" {
+				v.byPath[p] = append(v.byPath[p], d)
+			}
+		}
 		for _, n := range []string{d.Pre, d.Over} {
 			if n != "" {
 				names = append(names, n)
@@ -97,15 +136,7 @@ func (v *versions) load(ctx context.Context, path string) error {
 			names = append(names, d.Receipt.Before.Version)
 		}
 	}
-	v.byPath[path] = rs
-	blobs, err := v.db.BlobsOf(ctx, names)
-	if err != nil {
-		return err
-	}
-	for k, b := range blobs {
-		v.known[k] = b
-	}
-	return nil
+	return names, nil
 }
 
 // Get is a blob lookup for history.Preimage.
@@ -187,6 +218,16 @@ func (v *versions) diff(ctx context.Context, g *group) (stet.FileDiff, error) {
 
 // changes returns each group's change with its counts (no diff text).
 func (v *versions) changes(ctx context.Context, gs []*group) ([]stet.FileChange, error) {
+	var paths []string
+	for _, g := range gs {
+		paths = append(paths, g.path)
+		if g.from != "" {
+			paths = append(paths, g.from)
+		}
+	}
+	if err := v.load(ctx, paths...); err != nil {
+		return nil, err
+	}
 	out := []stet.FileChange{}
 	for _, g := range gs {
 		fd, err := v.diff(ctx, g)

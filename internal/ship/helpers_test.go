@@ -29,7 +29,7 @@ type fleet struct {
 	admin string
 }
 
-func newFleet(t *testing.T) *fleet {
+func newFleet(t testing.TB) *fleet {
 	t.Helper()
 	srv, name := pgtest.NewDB(t)
 	f := &fleet{srv: srv, db: name, admin: srv.URL(name, pgtest.Superuser)}
@@ -55,7 +55,7 @@ func (f *fleet) url(role string) string {
 	return f.srv.URL(f.db, role+"_"+f.db)
 }
 
-func (f *fleet) open(t *testing.T, role string) *fleetdb.DB {
+func (f *fleet) open(t testing.TB, role string) *fleetdb.DB {
 	t.Helper()
 	db, err := fleetdb.Open(context.Background(), f.url(role))
 	if err != nil {

@@ -66,7 +66,10 @@ ALTER TABLE stet.blobs ALTER COLUMN data SET STORAGE EXTERNAL;
 -- is refused at the door, whoever inserts it).
 -- It runs as the owner, so that it sees the chain whoever inserts (row-level
 -- security then decides whether that role may add to it).
-CREATE FUNCTION stet.chain_check() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, stet AS $$
+-- Its lookup is planned for each row (a plan cached while the table was
+-- empty would scan it whole as it grows).
+CREATE FUNCTION stet.chain_check() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, stet
+	SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
 	before text;
 BEGIN

@@ -54,7 +54,10 @@ CREATE TABLE stet.standing (
 	PRIMARY KEY (journal, receipt)
 );
 
-CREATE FUNCTION stet.records_added() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, stet AS $$
+-- The triggers' statements are planned each time they run (plan_cache_mode):
+-- a plan cached while a table was empty would scan it whole as it grows.
+CREATE FUNCTION stet.records_added() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, stet
+	SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
 	INSERT INTO stet.sessions AS s (journal, session, first_time, last_time, receipts, refusals, turns)
 		SELECT journal, session, min(time), max(time),
@@ -75,7 +78,8 @@ END $$;
 CREATE TRIGGER records_added AFTER INSERT ON stet.records REFERENCING NEW TABLE AS added
 	FOR EACH STATEMENT EXECUTE FUNCTION stet.records_added();
 
-CREATE FUNCTION stet.stands_added() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, stet AS $$
+CREATE FUNCTION stet.stands_added() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, stet
+	SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
 	n record;
 	old text;
