@@ -80,7 +80,7 @@ func genHost(ctx context.Context, t testing.TB, db *fleetdb.DB, host string, cha
 		off := len(fmt.Sprintf("// %s\nvar v = ", p))
 		add(history.TypeReceipt, session, "0:"+p, history.Receipt{Receipt: receipt.Receipt{
 			ID: fmt.Sprintf("r_%s_%d", host, i), Session: session, Tool: "edit", Path: p, Verified: true,
-			Before:  receipt.StateOf(before), After: receipt.StateOf(after),
+			Before: receipt.StateOf(before), After: receipt.StateOf(after),
 			Matches: []receipt.Match{{Offset: off, OldBytes: len(fmt.Sprint(n)), NewBytes: len(fmt.Sprint(n + 1)), Line: 2}}},
 			Old: []string{fmt.Sprint(n)}})
 		if i%10 == 5 {

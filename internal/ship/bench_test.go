@@ -26,8 +26,8 @@ func BenchmarkShip(b *testing.B) {
 	for i := range n {
 		p := fmt.Sprintf("src/f%d.go", i%100)
 		d := history.Receipt{Receipt: receipt.Receipt{ID: fmt.Sprintf("r_%d", i), Session: "s", Tool: "edit", Path: p, Verified: true,
-			Before: &receipt.State{Version: "sha256:" + strings.Repeat("a", 64), Bytes: 4096, Lines: 80},
-			After:  &receipt.State{Version: "sha256:" + strings.Repeat("b", 64), Bytes: 4100, Lines: 80},
+			Before:  &receipt.State{Version: "sha256:" + strings.Repeat("a", 64), Bytes: 4096, Lines: 80},
+			After:   &receipt.State{Version: "sha256:" + strings.Repeat("b", 64), Bytes: 4100, Lines: 80},
 			Matches: []receipt.Match{{Offset: 100, OldBytes: 10, NewBytes: 14, Line: 3}}}, Old: []string{"old bytes!"}}
 		if i%10 == 0 {
 			if d.Pre, err = j.Put([]byte(fmt.Sprintf("%d\n%s", i, strings.Repeat("x", 4090)))); err != nil {
