@@ -70,13 +70,6 @@ func (db *DB) Close() { db.pool.Close() }
 // Where names the database for messages.
 func (db *DB) Where() string { return db.host }
 
-// Role is the role this connection acts as.
-func (db *DB) Role(ctx context.Context) (string, error) {
-	var r string
-	err := db.pool.QueryRow(ctx, "SELECT current_user").Scan(&r)
-	return r, err
-}
-
 // Down reports whether err means the database could not be reached (as
 // opposed to a refusal by a reachable one).
 func Down(err error) bool {
