@@ -301,3 +301,29 @@ func TestMCPSync(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestHookSync: stet hook --sync answers its client and ships the change
+// it recorded from a background stet sync, not before answering.
+func TestHookSync(t *testing.T) {
+	root, state := hookTree(t)
+	f := newFleetDB(t, newWS(t, nil))
+	for _, name := range []string{"codex/PreToolUse-apply_patch.json", "codex/PostToolUse-apply_patch.json"} {
+		cmd := exec.Command(bin, "hook", "codex", "--root", root, "--state", state, "--sync", f.url("host_a"))
+		cmd.Env = append(os.Environ(), "STET_HOST=hooked-host")
+		cmd.Stdin = strings.NewReader(fixture(t, name, root))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		if strings.HasPrefix(name, "codex/Pre") {
+			// What the fixture's patch does, as Codex would after the hook.
+			os.WriteFile(root+"/src/a.txt", []byte("ALPHA\nbeta\ngamma\n"), 0o644)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for f.count(t, "SELECT count(*) FROM stet.records r JOIN stet.journals j ON j.id = r.journal WHERE j.host = 'hooked-host' AND r.type = 'receipt'") != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the hook's change was not shipped in 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

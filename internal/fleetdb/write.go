@@ -131,10 +131,14 @@ func (db *DB) MissingBlobs(ctx context.Context, hashes []string) ([]string, erro
 func (db *DB) Put(ctx context.Context, j, gen int64, blobs []Blob, rows []Row) (int, error) {
 	added := 0
 	err := db.tx(ctx, func(tx pgx.Tx) error {
-		for _, b := range blobs {
-			if _, err := tx.Exec(ctx, `INSERT INTO stet.blobs (hash, size, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-				b.Hash, len(b.Data), b.Data); err != nil {
-				return fmt.Errorf("blob %s: %w", short(b.Hash), err)
+		if len(blobs) > 0 {
+			hs, sizes, data := make([]string, len(blobs)), make([]int64, len(blobs)), make([][]byte, len(blobs))
+			for i, b := range blobs {
+				hs[i], sizes[i], data[i] = b.Hash, int64(len(b.Data)), b.Data
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO stet.blobs (hash, size, data) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[])
+				ON CONFLICT DO NOTHING`, hs, sizes, data); err != nil {
+				return fmt.Errorf("blobs: %w", err)
 			}
 		}
 		if len(rows) == 0 {

@@ -14,8 +14,12 @@ import (
 
 // BenchmarkShip ships a journal of 10,000 receipts, one in ten saving a
 // 4 KiB preimage, into a local PostgreSQL: lines and blob bytes a second.
-func BenchmarkShip(b *testing.B) {
-	const n = 10000
+func BenchmarkShip(b *testing.B) { benchShip(b, 10000, 10, 4096) }
+
+// BenchmarkShipBlobs ships 200 receipts each saving a 256 KiB preimage.
+func BenchmarkShipBlobs(b *testing.B) { benchShip(b, 200, 1, 256<<10) }
+
+func benchShip(b *testing.B, n, every, size int) {
 	dir := b.TempDir()
 	j, err := journal.Open(dir, journal.Options{NoSync: true})
 	if err != nil {
@@ -29,8 +33,8 @@ func BenchmarkShip(b *testing.B) {
 			Before:  &receipt.State{Version: "sha256:" + strings.Repeat("a", 64), Bytes: 4096, Lines: 80},
 			After:   &receipt.State{Version: "sha256:" + strings.Repeat("b", 64), Bytes: 4100, Lines: 80},
 			Matches: []receipt.Match{{Offset: 100, OldBytes: 10, NewBytes: 14, Line: 3}}}, Old: []string{"old bytes!"}}
-		if i%10 == 0 {
-			if d.Pre, err = j.Put([]byte(fmt.Sprintf("%d\n%s", i, strings.Repeat("x", 4090)))); err != nil {
+		if i%every == 0 {
+			if d.Pre, err = j.Put([]byte(fmt.Sprintf("%d\n%s", i, strings.Repeat("x", size-8)))); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -80,22 +80,24 @@ CREATE TRIGGER records_added AFTER INSERT ON stet.records REFERENCING NEW TABLE 
 
 CREATE FUNCTION stet.stands_added() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, stet
 	SET plan_cache_mode = force_custom_plan AS $$
-DECLARE
-	n record;
-	old text;
 BEGIN
-	FOR n IN SELECT * FROM added ORDER BY seen LOOP
-		SELECT state INTO old FROM stet.standing WHERE journal = n.journal AND receipt = n.receipt AND seen <= n.seen;
-		IF NOT FOUND AND EXISTS (SELECT 1 FROM stet.standing WHERE journal = n.journal AND receipt = n.receipt) THEN
-			CONTINUE; -- a newer sighting is already there
-		END IF;
-		INSERT INTO stet.standing AS s (journal, receipt, state, message, seen) VALUES (n.journal, n.receipt, n.state, n.message, n.seen)
-			ON CONFLICT (journal, receipt) DO UPDATE SET state = excluded.state, message = excluded.message, seen = excluded.seen;
-		UPDATE stet.sessions SET standing = standing
-				+ (CASE WHEN n.state = 'stands' THEN 1 ELSE 0 END)
-				- (CASE WHEN old = 'stands' THEN 1 ELSE 0 END)
-			WHERE journal = n.journal AND session = n.session;
-	END LOOP;
+	-- The newest sighting of each change in this statement replaces the
+	-- stored one unless that one is newer; each session's count of changes
+	-- that stand moves by what changed. One statement, whatever the rows.
+	WITH n AS (
+		SELECT DISTINCT ON (journal, receipt) journal, receipt, session, state, message, seen FROM added ORDER BY journal, receipt, seen DESC
+	), o AS (
+		SELECT n.*, s.state AS old_state, s.seen AS old_seen FROM n LEFT JOIN stet.standing s USING (journal, receipt)
+		WHERE s.seen IS NULL OR s.seen <= n.seen
+	), up AS (
+		INSERT INTO stet.standing AS s (journal, receipt, state, message, seen) SELECT journal, receipt, state, message, seen FROM o
+		ON CONFLICT (journal, receipt) DO UPDATE SET state = excluded.state, message = excluded.message, seen = excluded.seen
+		RETURNING journal
+	)
+	UPDATE stet.sessions ss SET standing = ss.standing + d.delta
+	FROM (SELECT journal, session, sum((state = 'stands')::int - (coalesce(old_state, '') = 'stands')::int) AS delta
+		FROM o GROUP BY journal, session) d
+	WHERE ss.journal = d.journal AND ss.session = d.session AND d.delta <> 0 AND (SELECT count(*) FROM up) >= 0;
 	RETURN NULL;
 END $$;
 CREATE TRIGGER stands_added AFTER INSERT ON stet.stands REFERENCING NEW TABLE AS added
