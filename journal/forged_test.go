@@ -223,6 +223,7 @@ func TestSessionRefusesALineChangedInPlace(t *testing.T) {
 	j := open(t, dir)
 	mustAppend(t, j, journal.Record{Type: "receipt", Session: "s", Path: "a.txt"},
 		journal.Record{Type: "observe", Session: "other"})
+	mustFlush(t, j) // the index file as well as the log holds the line
 	j.Close()
 	swap := func(name string) {
 		b, err := os.ReadFile(name)

@@ -97,8 +97,6 @@ type Journal struct {
 	// behind counts appends made while the index was behind another
 	// handle's lines, left for a flush to complete (guarded by mu).
 	behind int
-	// durable: this handle made a durable append, so Close flushes.
-	durable bool
 	// bg counts the background flushes running.
 	bg sync.WaitGroup
 	// fanMu guards fanReady: the object store's fan-out directories are
@@ -193,10 +191,11 @@ func (j *Journal) removeStaleTemps() {
 }
 
 // Close releases the journal's files. Calls after Close fail with
-// os.ErrClosed. A handle that made a durable append first writes and
-// fsyncs its session index lines whose log lines are synced, and moves the
-// watermark over them; what is left (lazy lines no sync covered) readers
-// take from the log until a later flush or completion indexes it.
+// os.ErrClosed. It flushes nothing for a change: the index lines this
+// handle leaves unwritten, readers take from the log until a later flush
+// or completion indexes them (pending.go), so a process that made one
+// change (a CLI call, a hook) pays no fsync of the index for it. Only a
+// handle that leaves many lazy lines (closeSyncBytes) flushes them.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	if j.closed {
@@ -207,21 +206,16 @@ func (j *Journal) Close() error {
 	j.mu.Unlock()
 	j.bg.Wait()
 	j.mu.Lock()
-	flush := j.durable
 	waiting := j.pend.to - j.pend.drained
 	j.mu.Unlock()
-	switch {
-	case waiting >= closeSyncBytes:
+	if waiting >= closeSyncBytes {
 		// Many lazy lines (a grep's observations): the next process
 		// would have to complete the index from the log before its first
 		// answer. One sync of the log here lets them be written now.
+		// Fewer lines (a change's intent, receipt and done record) are
+		// left: the index is derived data, and the lines cost the next
+		// reader a look at the log's tail, not an fsync.
 		j.flushWith(true)
-	case flush:
-		// The index is derived data: a failure is repaired from the log.
-		// A few lines a sync did not cover yet (lazy ones), and those of
-		// a handle that only appended a few lazily, are left for the next
-		// flush of any handle; readers take them from the log meanwhile.
-		j.flushWith(false)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()

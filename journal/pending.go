@@ -397,7 +397,7 @@ func (j *Journal) syncNamed(name string) error {
 // Flush makes this handle's records and their session index lines durable
 // now: it fdatasyncs the log (if lazy appends were not yet synced), writes
 // the index lines that wait for that, fsyncs the index files, and moves the
-// watermark over them. Appends do not wait for the index; Close flushes.
+// watermark over them. Appends do not wait for the index, nor does Close.
 // Callers need it only to hand the state directory to a reader that must
 // not repair it (a copy, a backup) while this handle stays open.
 func (j *Journal) Flush() error {
