@@ -3,7 +3,6 @@ package stet
 import (
 	"context"
 
-	"github.com/stet-dev/stet/fsys"
 	"github.com/stet-dev/stet/internal/engine"
 )
 
@@ -32,7 +31,7 @@ func (s *Session) ReadBytes(ctx context.Context, path string) (*ReadResult, erro
 	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, ref
 	}
-	f, info, err := fsys.Open(t.Root.P, t.Rel)
+	f, info, err := t.OpenRead()
 	if err != nil {
 		return nil, s.e.WS.FileErr("read", t, err)
 	}

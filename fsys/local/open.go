@@ -37,3 +37,28 @@ func (l *FS) Open(name string) (io.ReadCloser, fsys.Info, error) {
 	}
 	return f, infoOf(fi.Name(), fi), nil
 }
+
+// OpenResolved opens for reading rel, a path Resolve returned just before,
+// without walking it again: the caller already walked the name it spelled
+// (one confined walk per call). The open still goes through the root, so a
+// symlink swapped in since cannot lead out, as with Open, whose walk and
+// open are no more atomic. It checks the file's type after the open
+// (O_NONBLOCK, then fstat), as grep's walk does; a FIFO, device, socket or
+// directory fails with fsys.ErrNotRegular, and the caller may then ask
+// Open, whose walk names what is wrong.
+func (l *FS) OpenResolved(rel string) (io.ReadCloser, fsys.Info, error) {
+	const op = "read"
+	f, err := l.openForRead(rel)
+	if err != nil {
+		return nil, fsys.Info{}, l.fail(op, rel, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fsys.E(op, rel, fsys.ErrNotRegular, nil)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fsys.Info{}, err
+	}
+	return f, infoOf(fi.Name(), fi), nil
+}

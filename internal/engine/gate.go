@@ -63,7 +63,11 @@ func (ws *Workspace) Denied(t Target) *Refusal {
 		}
 	}
 	// A hard link is another name of the same file: one to a hidden file
-	// hides it too.
+	// hides it too. Without a deny-read rule nothing is hidden, and the
+	// name is not looked at again (hiddenLink would say no).
+	if !ws.AnyDenied() {
+		return nil
+	}
 	if info, err := t.Stat(); err == nil && ws.hiddenLink(context.Background(), info) {
 		return Refuse(KindNotFound, t.Spelled, "%s does not exist in this workspace; use list or find to see what does", t.Spelled)
 	}

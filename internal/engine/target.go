@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"io"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -47,6 +48,26 @@ func (t Target) ReadMax(max int64) ([]byte, error) { return fsys.ReadHeldMax(t.h
 // readInto is readMax into a slice from get (fsys.ReadHeldMaxInto).
 func (t Target) ReadInto(max int64, get func(int) []byte) ([]byte, error) {
 	return fsys.ReadHeldMaxInto(t.handle(), t.Rel, max, get)
+}
+
+// resolvedOpener is a provider that opens, for reading, a path its
+// Resolve returned without walking it again (fsys/local).
+type resolvedOpener interface {
+	OpenResolved(rel string) (io.ReadCloser, fsys.Info, error)
+}
+
+// OpenRead opens t's regular file for reading, as fsys.Open does. When t
+// was resolved when it was made and the provider can open that path
+// without a second walk, it does; when that fails in any way (the name is
+// gone, a directory, not a regular file, swapped since), fsys.Open walks
+// the name and its error says what is wrong, as before.
+func (t Target) OpenRead() (io.ReadCloser, fsys.Info, error) {
+	if o, ok := t.Root.P.(resolvedOpener); ok && t.resOf == t.Rel && t.Rel != "" {
+		if f, info, err := o.OpenResolved(t.res); err == nil {
+			return f, info, nil
+		}
+	}
+	return fsys.Open(t.Root.P, t.Rel)
 }
 
 // held reports whether t's directory is held open: it exists.
