@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/stet-dev/stet/frame"
 	"github.com/stet-dev/stet/fsys"
@@ -64,7 +65,7 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 	if ref := s.e.WS.Denied(t); ref != nil {
 		return nil, nil, ref
 	}
-	f, info, err := fsys.Open(t.Root.P, t.Rel)
+	f, info, err := t.OpenRead()
 	if err != nil {
 		return nil, nil, s.e.WS.FileErr("read", t, err)
 	}
@@ -76,6 +77,9 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 	if mime := mediaType(data); mime != "" {
 		return s.readMedia(t, f, data, whole, mime)
 	}
+	// Nothing of a text read keeps data past this call (the frame, the
+	// version and the refusals are copies): its buffer goes back.
+	defer func() { putHead(data) }()
 	opts := frame.Options{Offset: a.Offset, Limit: a.Limit, MaxBytes: maxBytes}
 	if a.Tail > 0 {
 		lines, lastNL := engine.FrameLines(data), len(data) > 0 && data[len(data)-1] == '\n'
@@ -88,10 +92,11 @@ func (s *Session) prepareRead(ctx context.Context, a ReadArgs, maxBytes int) (re
 				return nil, nil, fmt.Errorf("read %s: %w", t.Spelled, err)
 			}
 			f.Close()
-			if f, _, err = fsys.Open(t.Root.P, t.Rel); err != nil {
+			if f, _, err = t.OpenRead(); err != nil {
 				return nil, nil, s.e.WS.FileErr("read", t, err)
 			}
 			defer f.Close()
+			putHead(data)
 			if data, whole, err = readHead(f, info.Size, wholeReadBytes); err != nil {
 				return nil, nil, s.e.WS.FileErr("read", t, err)
 			}
@@ -155,7 +160,7 @@ func readHead(r io.Reader, size int64, max int) (head []byte, whole bool, err er
 		n = int(size)
 	}
 	// One spare byte: a file that did not grow ends with a zero-length read.
-	head = make([]byte, 0, n+1)
+	head = getHead(n + 1)
 	for len(head) <= max {
 		if len(head) == cap(head) {
 			head = append(head, 0)[:len(head)]
@@ -174,6 +179,37 @@ func readHead(r io.Reader, size int64, max int) (head []byte, whole bool, err er
 		}
 	}
 	return head, false, nil
+}
+
+// headBufs keeps the buffers of whole reads between calls: a server that
+// answers reads of large files one after another would otherwise allocate
+// each file's size again per call (and zero it), and start a collection
+// cycle about every call. Buffers under minPooledHead cost less than the
+// pool's bookkeeping.
+var headBufs sync.Pool
+
+const minPooledHead = 64 << 10
+
+// getHead returns an empty buffer of capacity at least n.
+func getHead(n int) []byte {
+	if n >= minPooledHead {
+		if b, ok := headBufs.Get().(*[]byte); ok {
+			if cap(*b) >= n {
+				return (*b)[:0]
+			}
+			headBufs.Put(b)
+		}
+	}
+	return make([]byte, 0, n)
+}
+
+// putHead gives back a buffer readHead returned. Nothing may use b after.
+func putHead(b []byte) {
+	if cap(b) < minPooledHead || cap(b) > wholeReadBytes+1 {
+		return
+	}
+	b = b[:0]
+	headBufs.Put(&b)
 }
 
 // scanned is what a read learned of a file: its window, size and version.
