@@ -51,6 +51,10 @@ type grepQuery struct {
 	// need is how many hits a worker needs from one file at most: a file
 	// cannot contribute more than offset+limit+1 to any page (0: all).
 	need int
+	// litOnly says the pattern is exactly lits' one literal (no "\n", no
+	// case folding, not whole-word): a line the prefilter finds it in
+	// matches, without the regexp.
+	litOnly bool
 }
 
 // hit is one match: the lines it touches, as the byte range from the start
@@ -63,8 +67,7 @@ type hit struct {
 
 // fileHits is what a worker found in one file.
 type fileHits struct {
-	hits  []hit // in the files_with_matches and count modes (content rows come from groups)
-	count int   // matching lines
+	count int // matching lines
 	err   error
 	// groups are the lines the content rows are built from: the hits with
 	// the context around them, copied out of a small file's bytes
@@ -200,6 +203,8 @@ func compileGrep(a GrepArgs) (*grepQuery, error) {
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		simple := parsed.Simplify()
 		q.lits = newGrepLits(requiredSet(simple, exactLiteral))
+		q.litOnly = simple.Op == syntax.OpLiteral && simple.Flags&syntax.FoldCase == 0 && q.wordInner == nil &&
+			len(q.lits) == 1 && string(q.lits[0].lit) == string(simple.Rune) && !strings.ContainsRune(string(simple.Rune), '\n')
 		if q.lits == nil {
 			if lit := foldedLiteral(simple); len(lit) > 0 {
 				q.foldLit = lit
@@ -290,6 +295,12 @@ func longestLiteral(re *syntax.Regexp, lit func(*syntax.Regexp) []byte) []byte {
 // scan finds the hits of q in data, at most q.need of them (0: all). It
 // checks ctx now and then.
 func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit, int, error) {
+	return q.scanInto(ctx, nil, data, lower)
+}
+
+// scanInto is scan appending the hits to hits[:0] (a worker's scratch,
+// reused from file to file), but for a multiline pattern.
+func (q *grepQuery) scanInto(ctx context.Context, hits []hit, data []byte, lower *[]byte) ([]hit, int, error) {
 	if q.multiline {
 		return q.scanWhole(data)
 	}
@@ -300,7 +311,7 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 		*lower = asciiLower((*lower)[:0], data)
 		lits, hay = q.foldLits, *lower
 	}
-	var hits []hit
+	hits = hits[:0]
 	count := 0
 	line, counted := 1, 0
 	from := 0 // where the prefilter looks next
@@ -325,7 +336,7 @@ func (q *grepQuery) scan(ctx context.Context, data []byte, lower *[]byte) ([]hit
 		if j := bytes.IndexByte(data[cand:], '\n'); j >= 0 {
 			le, next = cand+j, cand+j+1
 		}
-		if q.matchLine(data[ls:le]) {
+		if (q.litOnly && lits != nil) || q.matchLine(data[ls:le]) {
 			line += bytes.Count(data[counted:ls], []byte{'\n'})
 			counted = ls
 			count++
@@ -442,11 +453,15 @@ func (q *grepQuery) hitsOf(data []byte, ms [][]int) ([]hit, int, error) {
 type grepBuf struct {
 	b     []byte
 	lower []byte // the file lower-cased (ASCII), for a case-insensitive prefilter
+	hits  []hit  // scan's hits in the file (groupHits copies those it keeps)
 }
 
 // keepBufBytes is the largest scratch buffer (lower-cased text, row text)
-// kept between files.
-const keepBufBytes = 1 << 20
+// kept between files, and keepHits the most hits a worker's scratch keeps.
+const (
+	keepBufBytes = 1 << 20
+	keepHits     = 1 << 15
+)
 
 // headBytes is how much of a file load reads first: enough to tell a binary
 // file (binaryProbeBytes) before a larger one is read whole.
@@ -532,9 +547,15 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 	if binary {
 		return fileHits{}
 	}
-	hits, count, err := q.scan(ctx, data, &w.lower)
+	hits, count, err := q.scanInto(ctx, w.hits, data, &w.lower)
 	if cap(w.lower) > keepBufBytes {
 		w.lower = nil
+	}
+	if !q.multiline {
+		w.hits = hits[:0]
+		if cap(w.hits) > keepHits {
+			w.hits = nil
+		}
 	}
 	if err != nil {
 		return fileHits{err: err}
@@ -543,15 +564,23 @@ func (s *Session) grepSearch(ctx context.Context, q *grepQuery, f io.Reader, inf
 		return fileHits{}
 	}
 	if q.mode != tools.GrepContent {
-		return fileHits{hits: hits, count: count}
+		return fileHits{count: count}
 	}
 	// The rows are built later, in path order, from the lines they show:
 	// those are copied out, and the buffer takes the next file.
 	out := fileHits{count: count, size: len(data)}
+	// The lines of the file: those before the last hit's first line
+	// (which starts a line), counted by the scan, and those from it on.
+	if n := len(hits); n > 0 {
+		last := hits[n-1]
+		out.lines = last.first + bytes.Count(data[last.start:], []byte{'\n'})
+	} else {
+		out.lines = receipt.Lines(data)
+	}
 	var held int
 	out.groups, held = groupHits(data, hits, q.before, q.after)
 	out.held = int64(held)
-	out.version, out.lines = string(fsys.VersionOf(data)), receipt.Lines(data)
+	out.version = string(fsys.VersionOf(data))
 	return out
 }
 

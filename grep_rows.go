@@ -99,7 +99,8 @@ groups:
 // it), as hitGroups: a run of such lines, with each line's "\n", per group,
 // and runs that meet or overlap merged into one. The copies share one
 // buffer, so that the file's own buffer can be read into again at once;
-// held is its size.
+// held is its size. The groups' hits are a copy of hits, which they do not
+// keep.
 func groupHits(data []byte, hits []hit, before, after int) (groups []hitGroup, held int) {
 	type span struct{ start, end, first, last int } // bytes, and the hits in it
 	var spans []span
@@ -129,10 +130,13 @@ func groupHits(data []byte, hits []hit, before, after int) (groups []hitGroup, h
 	}
 	buf := make([]byte, 0, held)
 	groups = make([]hitGroup, len(spans))
+	// The groups' hits are their own: hits may be a worker's scratch.
+	own := make([]hit, len(hits))
+	copy(own, hits)
 	for i, sp := range spans {
 		from := len(buf)
 		buf = append(buf, data[sp.start:sp.end]...)
-		hs := hits[sp.first:sp.last]
+		hs := own[sp.first:sp.last]
 		for k := range hs {
 			hs[k].start -= sp.start
 			hs[k].end -= sp.start
