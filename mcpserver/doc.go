@@ -9,13 +9,15 @@
 // tool result (structured content: the CLI --json shape; text: what a
 // model reads; isError for a refusal), a read whose answer would pass the
 // response bound being asked again for a smaller window (readFit). On the
-// reference profile (Options.Profile, stet mcp --tools reference) each of
-// the reference filesystem server's tools is translated into the facade
-// calls that do it (reference_call.go: a read, an edit, a listing, several
-// reads, a tree built from one bounded listing), its text shaped as that
-// server's, and its refusals reworded so that their next step names a
-// reference tool (reference_words.go). Tool names, descriptions, schemas
-// and annotations come from package tools.
+// reference profile (Options.Profile, stet mcp --tools reference) the
+// arguments of each of the reference filesystem server's tools are decoded
+// by package tools (tools.Reference, the decoder of stet's own tools) and
+// mapped onto the stet tool it is built on (reference_call.go: a read, an
+// edit, a listing, several reads, a tree built from one bounded listing),
+// its text shaped as that server's, and its refusals reworded so that
+// their next step names a reference tool (reference_words.go). Tool names,
+// descriptions, argument types, schemas and annotations of both profiles
+// come from package tools.
 //
 // What this package owns is the wire, file by file:
 //

@@ -98,9 +98,10 @@ func plainFrame(f string) string {
 const wholeFile = 1_000_000_000
 
 // callRef runs one call of the reference profile on sess: it decodes the
-// reference arguments, runs the facade methods they stand for and renders
-// the reference server's text. A refusal comes back as an Output with
-// Refused set; the error is for what broke.
+// reference arguments (tools.Reference, the decoder of stet's own tools),
+// maps them onto the stet tool's arguments, runs it and renders the
+// reference server's text. A refusal comes back as an Output with Refused
+// set; the error is for what broke.
 func (s *Server) callRef(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
 	// Every refusal is journaled for review, as the facade journals the
 	// refusals of stet's own tools; one the facade journaled already
@@ -112,28 +113,39 @@ func (s *Server) callRef(ctx context.Context, ws *stet.Workspace, sess *stet.Ses
 		}
 		return out
 	}
-	t, ok := refToolOf(name)
+	mutating, ok := tools.Reference.Mutating(name)
 	readOnly := ws.Effects() == policy.ReadOnly
 	if !ok {
 		return refused(&stet.Refusal{Kind: stet.KindInvalid, Tool: name,
 			Message: fmt.Sprintf("refused: there is no tool %q; the tools are %s", name, strings.Join(refNames(readOnly), ", "))}, false), nil
 	}
-	if m, _ := tools.Mutating(t.stet); m && readOnly {
+	if mutating && readOnly {
 		return refused(&stet.Refusal{Kind: stet.KindReadOnly, Tool: name,
 			Message: fmt.Sprintf("refused: %s is not available: this workspace is read-only (--effects read-only); report the change you would make instead", name)}, false), nil
 	}
-	out, err := s.runRef(ctx, ws, sess, name, raw)
-	if err != nil {
-		if r, ok := stet.AsRefusal(err); ok {
-			if r.Tool == "" {
-				r.Tool = name
-			}
-			var n notedRefusal
-			return refused(r, errors.As(err, &n)), nil
+	args, err := tools.Reference.Decode(name, raw)
+	if err == nil {
+		var out stet.Output
+		if out, err = s.runRef(ctx, ws, sess, name, args); err == nil {
+			return out, nil
 		}
-		return stet.Output{}, err
 	}
-	return out, nil
+	if r, ok := stet.AsRefusal(err); ok {
+		if r.Tool == "" {
+			r.Tool = name
+		}
+		var n notedRefusal
+		return refused(r, errors.As(err, &n)), nil
+	}
+	var ae *tools.ArgError
+	if errors.As(err, &ae) {
+		r := &stet.Refusal{Kind: stet.KindInvalid, Tool: name, Message: "refused: " + err.Error(), Err: err}
+		if ae.Suggest != "" {
+			r.With("suggest", ae.Suggest)
+		}
+		return refused(r, false), nil
+	}
+	return stet.Output{}, err
 }
 
 // notedRefusal is a refusal the facade journaled already.
@@ -142,122 +154,77 @@ type notedRefusal struct{ r *stet.Refusal }
 func (n notedRefusal) Error() string { return n.r.Error() }
 func (n notedRefusal) Unwrap() error { return n.r }
 
-// refArgs decodes a reference tool's arguments into dst, strictly: an
-// unknown key is refused with the nearest known one suggested, a wrong type
-// names the argument.
-func refArgs(tool string, raw json.RawMessage, dst any, known ...string) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return refInvalid(tool, "%s: the arguments must be a JSON object", tool)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !slices.Contains(known, k) {
-			r := refInvalid(tool, "%s: unknown argument %q", tool, k)
-			if near := tools.Nearest(k, known); near != "" {
-				r.Message += fmt.Sprintf("; did you mean %q?", near)
-				r.Details = map[string]any{"suggest": near}
-			} else {
-				r.Message += fmt.Sprintf("; the arguments are %s", strings.Join(known, ", "))
-			}
-			return r
+// runRef runs the decoded arguments of a reference tool (a pointer to a
+// tools.Reference argument type): the stet call they map onto, and the
+// reference server's text for its result.
+func (s *Server) runRef(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, args any) (stet.Output, error) {
+	switch a := args.(type) {
+	case *tools.ReadTextFileArgs: // read_text_file and read_file
+		return s.refReadText(ctx, sess, name, a)
+	case *tools.ReadMediaFileArgs:
+		return refReadMedia(ctx, ws, sess, a)
+	case *tools.ReadMultipleFilesArgs:
+		return refReadMultiple(ctx, sess, name, a)
+	case *tools.WriteFileArgs:
+		return refWriteFile(ctx, sess, a)
+	case *tools.EditFileArgs:
+		return refEditFile(ctx, sess, a)
+	case *tools.CreateDirectoryArgs:
+		r, err := sess.Mkdir(ctx, stet.MkdirArgs{Path: a.Path})
+		if err != nil {
+			return stet.Output{}, err
 		}
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
-			return refInvalid(tool, "%s: %s must be %s, not %s", tool, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		return refText("Successfully created directory "+a.Path, r.Created), nil
+	case *tools.ListDirectoryArgs:
+		res, err := sess.List(ctx, stet.ListArgs{Path: a.Path, NoIgnore: true, Limit: tools.MaxResults})
+		if err != nil {
+			return stet.Output{}, err
 		}
-		return refInvalid(tool, "%s: %s", tool, cause(err))
+		return refText(refListing(res), false), nil
+	case *tools.ListDirectoryWithSizesArgs:
+		res, err := sess.List(ctx, stet.ListArgs{Path: a.Path, NoIgnore: true, Limit: tools.MaxResults})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText(refSizes(res, a.SortBy == tools.ListSortSize), false), nil
+	case *tools.DirectoryTreeArgs:
+		res, err := sess.List(ctx, stet.ListArgs{Path: a.Path, Depth: treeDepth, Exclude: a.ExcludePatterns, NoIgnore: true, Limit: treeEntries})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refTreeOutput(a.Path, res)
+	case *tools.MoveFileArgs:
+		r, err := sess.Move(ctx, stet.MoveArgs{From: a.Source, To: a.Destination})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText(fmt.Sprintf("Successfully moved %s to %s", a.Source, a.Destination), changedBy(r)), nil
+	case *tools.SearchFilesArgs:
+		return refSearchFiles(ctx, ws, sess, a)
+	case *tools.GetFileInfoArgs:
+		r, err := sess.Info(ctx, stet.InfoArgs{Path: a.Path})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		return refText(refInfo(r), false), nil
+	case *tools.ListAllowedDirectoriesArgs:
+		r, err := sess.Roots(ctx, stet.RootsArgs{})
+		if err != nil {
+			return stet.Output{}, err
+		}
+		dirs := make([]string, len(r.Roots))
+		for i, root := range r.Roots {
+			dirs[i] = shown(root.Path)
+		}
+		return refText("Allowed directories:\n"+strings.Join(dirs, "\n"), false), nil
 	}
-	return nil
-}
-
-// jsonKind names a Go kind in JSON's words.
-func jsonKind(k string) string {
-	switch {
-	case k == "string":
-		return "a string"
-	case k == "bool":
-		return "true or false"
-	case strings.HasPrefix(k, "int") || strings.HasPrefix(k, "float"):
-		return "a whole number"
-	case k == "slice":
-		return "an array"
-	}
-	return "a " + k
-}
-
-// refInvalid is an invalid refusal of a reference tool's arguments.
-func refInvalid(tool, format string, args ...any) *stet.Refusal {
-	return &stet.Refusal{Kind: stet.KindInvalid, Tool: tool, Message: "refused: " + fmt.Sprintf(format, args...)}
-}
-
-// required refuses a missing required argument.
-func required(tool, arg string, missing bool) error {
-	if missing {
-		return refInvalid(tool, "%s needs %s", tool, arg)
-	}
-	return nil
-}
-
-// runRef is callRef for a known tool the workspace's effects allow.
-func (s *Server) runRef(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	switch name {
-	case "read_text_file", "read_file":
-		return s.refReadText(ctx, ws, sess, name, raw)
-	case "read_media_file":
-		return s.refReadMedia(ctx, ws, sess, name, raw)
-	case "read_multiple_files":
-		return s.refReadMultiple(ctx, ws, sess, name, raw)
-	case "write_file":
-		return s.refWriteFile(ctx, ws, sess, name, raw)
-	case "edit_file":
-		return s.refEditFile(ctx, ws, sess, name, raw)
-	case "create_directory":
-		return s.refCreateDirectory(ctx, ws, sess, name, raw)
-	case "list_directory", "list_directory_with_sizes":
-		return s.refListDirectory(ctx, ws, sess, name, raw)
-	case "directory_tree":
-		return s.refDirectoryTree(ctx, ws, sess, name, raw)
-	case "move_file":
-		return s.refMoveFile(ctx, ws, sess, name, raw)
-	case "search_files":
-		return s.refSearchFiles(ctx, ws, sess, name, raw)
-	case "get_file_info":
-		return s.refGetFileInfo(ctx, ws, sess, name, raw)
-	case "list_allowed_directories":
-		return s.refListAllowed(ctx, ws, sess, name, raw)
-	}
-	return stet.Output{}, fmt.Errorf("mcpserver: reference tool %s has no handler", name)
+	return stet.Output{}, fmt.Errorf("mcpserver: reference tool %s decoded as %T, which nothing runs", name, args)
 }
 
 // refReadText is read_text_file (and read_file): a read of the whole file,
 // or its head or tail, as the file's text.
-func (s *Server) refReadText(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct {
-		Path       *string
-		Head, Tail int
-	}
-	if err := refArgs(name, raw, &a, "path", "head", "tail"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path", a.Path == nil); err != nil {
-		return stet.Output{}, err
-	}
-	if a.Head < 0 || a.Tail < 0 {
-		return stet.Output{}, refInvalid(name, "%s: head and tail must be positive line counts", name)
-	}
-	if a.Head > 0 && a.Tail > 0 {
-		return stet.Output{}, refInvalid(name, "%s: cannot specify both head and tail; pass one of them", name)
-	}
-	ra := stet.ReadArgs{Path: *a.Path, Limit: wholeFile}
+func (s *Server) refReadText(ctx context.Context, sess *stet.Session, name string, a *tools.ReadTextFileArgs) (stet.Output, error) {
+	ra := stet.ReadArgs{Path: a.Path, Limit: wholeFile}
 	switch {
 	case a.Head > 0:
 		ra.Limit = a.Head
@@ -277,15 +244,8 @@ func (s *Server) refReadText(ctx context.Context, ws *stet.Workspace, sess *stet
 
 // refReadMedia is read_media_file: one image or audio block, or an embedded
 // resource for any other file.
-func (s *Server) refReadMedia(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct{ Path *string }
-	if err := refArgs(name, raw, &a, "path"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path", a.Path == nil); err != nil {
-		return stet.Output{}, err
-	}
-	rr, err := sess.ReadBytes(ctx, *a.Path)
+func refReadMedia(ctx context.Context, ws *stet.Workspace, sess *stet.Session, a *tools.ReadMediaFileArgs) (stet.Output, error) {
+	rr, err := sess.ReadBytes(ctx, a.Path)
 	if err != nil {
 		return stet.Output{}, err
 	}
@@ -301,7 +261,7 @@ func (s *Server) refReadMedia(ctx context.Context, ws *stet.Workspace, sess *ste
 		// Neither image nor audio: an embedded resource, named by its
 		// file:// URI, as the reference server sends it.
 		block = contentBlock{Type: "resource", Resource: &resourceBlob{
-			URI:      fileURL(absPath(ws, *a.Path, rr.Path)),
+			URI:      fileURL(absPath(ws, a.Path, rr.Path)),
 			MimeType: rr.MimeType,
 			Blob:     base64.StdEncoding.EncodeToString(rr.Data),
 		}}
@@ -312,14 +272,7 @@ func (s *Server) refReadMedia(ctx context.Context, ws *stet.Workspace, sess *ste
 
 // refReadMultiple is read_multiple_files: each file's text, or its refusal
 // in its place.
-func (s *Server) refReadMultiple(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct{ Paths []string }
-	if err := refArgs(name, raw, &a, "paths"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "paths", a.Paths == nil); err != nil {
-		return stet.Output{}, err
-	}
+func refReadMultiple(ctx context.Context, sess *stet.Session, name string, a *tools.ReadMultipleFilesArgs) (stet.Output, error) {
 	res, err := sess.ReadFiles(ctx, stet.ReadArgs{Paths: a.Paths, Limit: wholeFile})
 	if err != nil {
 		return stet.Output{}, err
@@ -347,159 +300,37 @@ func (s *Server) refReadMultiple(ctx context.Context, ws *stet.Workspace, sess *
 
 // refWriteFile is write_file: a write, saying where a replaced file's bytes
 // went.
-func (s *Server) refWriteFile(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct {
-		Path, Content *string
-		Overwrite     bool
-	}
-	if err := refArgs(name, raw, &a, "path", "content", "overwrite"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path and content", a.Path == nil || a.Content == nil); err != nil {
-		return stet.Output{}, err
-	}
-	r, err := sess.Write(ctx, stet.WriteArgs{Path: *a.Path, Content: *a.Content, Overwrite: a.Overwrite})
+func refWriteFile(ctx context.Context, sess *stet.Session, a *tools.WriteFileArgs) (stet.Output, error) {
+	r, err := sess.Write(ctx, stet.WriteArgs{Path: a.Path, Content: a.Content, Overwrite: a.Overwrite})
 	if err != nil {
 		return stet.Output{}, err
 	}
-	text := "Successfully wrote to " + *a.Path
+	text := "Successfully wrote to " + a.Path
 	if r.Receipt.Before != nil {
 		// What stet adds: the user's bytes are saved, and how to get
 		// them back.
-		text += "\n" + strings.Replace(r.Message, "undo brings it back", "stet undo "+*a.Path+" brings it back", 1)
+		text += "\n" + strings.Replace(r.Message, "undo brings it back", "stet undo "+a.Path+" brings it back", 1)
 	}
 	return refText(text, changedBy(r)), nil
 }
 
 // refEditFile is edit_file: an edit of literal replacements, answered with
 // its diff.
-func (s *Server) refEditFile(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct {
-		Path  *string
-		Edits []struct {
-			OldText *string `json:"oldText"`
-			NewText *string `json:"newText"`
-		}
-		DryRun bool `json:"dryRun"`
-	}
-	if err := refArgs(name, raw, &a, "path", "edits", "dryRun"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path and edits", a.Path == nil || a.Edits == nil); err != nil {
-		return stet.Output{}, err
-	}
-	if len(a.Edits) == 0 {
-		return stet.Output{}, refInvalid(name, "%s: edits is empty; give at least one {oldText, newText}", name)
-	}
+func refEditFile(ctx context.Context, sess *stet.Session, a *tools.EditFileArgs) (stet.Output, error) {
 	ops := make([]stet.EditOp, len(a.Edits))
 	for i, e := range a.Edits {
-		if e.OldText == nil || e.NewText == nil {
-			return stet.Output{}, refInvalid(name, "%s: edits[%d] needs oldText and newText", name, i)
-		}
-		ops[i] = stet.EditOp{OldString: *e.OldText, NewString: *e.NewText}
+		ops[i] = stet.EditOp{OldString: e.OldText, NewString: e.NewText}
 	}
-	r, err := sess.Edit(ctx, stet.EditArgs{Path: *a.Path, Edits: ops, DryRun: a.DryRun})
+	r, err := sess.Edit(ctx, stet.EditArgs{Path: a.Path, Edits: ops, DryRun: a.DryRun})
 	if err != nil {
 		return stet.Output{}, err
 	}
-	return refText(refDiff(*a.Path, r.Diff), changedBy(r)), nil
-}
-
-// refCreateDirectory is create_directory: a mkdir.
-func (s *Server) refCreateDirectory(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct{ Path *string }
-	if err := refArgs(name, raw, &a, "path"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path", a.Path == nil); err != nil {
-		return stet.Output{}, err
-	}
-	r, err := sess.Mkdir(ctx, stet.MkdirArgs{Path: *a.Path})
-	if err != nil {
-		return stet.Output{}, err
-	}
-	return refText("Successfully created directory "+*a.Path, r.Created), nil
-}
-
-// refListDirectory is list_directory and list_directory_with_sizes: a
-// listing of one directory.
-func (s *Server) refListDirectory(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct {
-		Path   *string
-		SortBy string `json:"sortBy"`
-	}
-	known := []string{"path"}
-	if name == "list_directory_with_sizes" {
-		known = append(known, "sortBy")
-	}
-	if err := refArgs(name, raw, &a, known...); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path", a.Path == nil); err != nil {
-		return stet.Output{}, err
-	}
-	if a.SortBy != "" && a.SortBy != "name" && a.SortBy != "size" {
-		return stet.Output{}, refInvalid(name, "%s: sortBy must be \"name\" or \"size\", not %q", name, a.SortBy)
-	}
-	res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, NoIgnore: true, Limit: tools.MaxResults})
-	if err != nil {
-		return stet.Output{}, err
-	}
-	if name == "list_directory" {
-		return refText(refListing(res), false), nil
-	}
-	return refText(refSizes(res, a.SortBy == "size"), false), nil
-}
-
-// refDirectoryTree is directory_tree: one bounded listing, shaped as a JSON
-// tree.
-func (s *Server) refDirectoryTree(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct {
-		Path    *string
-		Exclude []string `json:"excludePatterns"`
-	}
-	if err := refArgs(name, raw, &a, "path", "excludePatterns"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path", a.Path == nil); err != nil {
-		return stet.Output{}, err
-	}
-	res, err := sess.List(ctx, stet.ListArgs{Path: *a.Path, Depth: treeDepth, Exclude: a.Exclude, NoIgnore: true, Limit: treeEntries})
-	if err != nil {
-		return stet.Output{}, err
-	}
-	return refTreeOutput(*a.Path, res)
-}
-
-// refMoveFile is move_file: a move.
-func (s *Server) refMoveFile(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct{ Source, Destination *string }
-	if err := refArgs(name, raw, &a, "source", "destination"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "source and destination", a.Source == nil || a.Destination == nil); err != nil {
-		return stet.Output{}, err
-	}
-	r, err := sess.Move(ctx, stet.MoveArgs{From: *a.Source, To: *a.Destination})
-	if err != nil {
-		return stet.Output{}, err
-	}
-	return refText(fmt.Sprintf("Successfully moved %s to %s", *a.Source, *a.Destination), changedBy(r)), nil
+	return refText(refDiff(a.Path, r.Diff), changedBy(r)), nil
 }
 
 // refSearchFiles is search_files: a find, answered with absolute paths.
-func (s *Server) refSearchFiles(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct {
-		Path, Pattern *string
-		Exclude       []string `json:"excludePatterns"`
-	}
-	if err := refArgs(name, raw, &a, "path", "pattern", "excludePatterns"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path and pattern", a.Path == nil || a.Pattern == nil); err != nil {
-		return stet.Output{}, err
-	}
-	res, err := sess.Find(ctx, stet.FindArgs{Pattern: *a.Pattern, Path: *a.Path, Exclude: a.Exclude, NoIgnore: true, Limit: tools.MaxResults})
+func refSearchFiles(ctx context.Context, ws *stet.Workspace, sess *stet.Session, a *tools.SearchFilesArgs) (stet.Output, error) {
+	res, err := sess.Find(ctx, stet.FindArgs{Pattern: a.Pattern, Path: a.Path, Exclude: a.ExcludePatterns, NoIgnore: true, Limit: tools.MaxResults})
 	if err != nil {
 		return stet.Output{}, err
 	}
@@ -519,40 +350,6 @@ func (s *Server) refSearchFiles(ctx context.Context, ws *stet.Workspace, sess *s
 		text += fmt.Sprintf("\n(first %s matches; more exist: narrow the pattern or the path)", policy.Thousands(len(lines)))
 	}
 	return refText(text, false), nil
-}
-
-// refGetFileInfo is get_file_info: an info call.
-func (s *Server) refGetFileInfo(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct{ Path *string }
-	if err := refArgs(name, raw, &a, "path"); err != nil {
-		return stet.Output{}, err
-	}
-	if err := required(name, "path", a.Path == nil); err != nil {
-		return stet.Output{}, err
-	}
-	r, err := sess.Info(ctx, stet.InfoArgs{Path: *a.Path})
-	if err != nil {
-		return stet.Output{}, err
-	}
-	return refText(refInfo(r), false), nil
-}
-
-// refListAllowed is list_allowed_directories: the roots the session may
-// reach.
-func (s *Server) refListAllowed(ctx context.Context, ws *stet.Workspace, sess *stet.Session, name string, raw json.RawMessage) (stet.Output, error) {
-	var a struct{}
-	if err := refArgs(name, raw, &a); err != nil {
-		return stet.Output{}, err
-	}
-	r, err := sess.Roots(ctx, stet.RootsArgs{})
-	if err != nil {
-		return stet.Output{}, err
-	}
-	dirs := make([]string, len(r.Roots))
-	for i, root := range r.Roots {
-		dirs[i] = shown(root.Path)
-	}
-	return refText("Allowed directories:\n"+strings.Join(dirs, "\n"), false), nil
 }
 
 // treeDepth bounds directory_tree's walk; deeper trees are cut there.

@@ -44,11 +44,11 @@ func TestRefToolsList(t *testing.T) {
 				if !ok {
 					t.Fatalf("tools/list has %q, which the reference profile does not", tool.Name)
 				}
-				spec, _ := tools.Lookup(rt.stet)
+				spec, _ := tools.Lookup(rt.base)
 				a := tool.Annotations
 				if a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint || a.DestructiveHint == nil ||
 					*a.DestructiveHint != spec.Annotations.DestructiveHint || a.ReadOnlyHint != spec.Annotations.ReadOnlyHint {
-					t.Errorf("%s: annotations %+v are not those of %s", tool.Name, a, rt.stet)
+					t.Errorf("%s: annotations %+v are not those of %s", tool.Name, a, rt.base)
 				}
 				if tool.OutputSchema == nil || tool.InputSchema == nil {
 					t.Errorf("%s: missing a schema", tool.Name)
@@ -284,5 +284,40 @@ func TestRefWords(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("refWords(%s, %q)\n got %q\nwant %q", tc.tool, tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestRefArguments: the reference tools' arguments are decoded by the
+// decoder of stet's own tools (tools.Reference), so a bad call is refused
+// as invalid in its words, naming the reference tool, with the suggested
+// argument in the structured result.
+func TestRefArguments(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "a\n"}, stet.Options{})
+	cs, _ := connect(t, New(f.ws, Options{Version: "test", Profile: ProfileReference}), nil, nil)
+	for _, tc := range []struct {
+		tool    string
+		args    map[string]any
+		text    string
+		suggest string
+	}{
+		{"read_text_file", map[string]any{"path": "a.txt", "taill": 1}, `refused: read_text_file: unknown argument "taill"; did you mean "tail"?`, "tail"},
+		{"read_text_file", map[string]any{"head": 1}, `refused: read_text_file: missing required argument "path".`, ""},
+		{"write_file", map[string]any{"path": "a.txt", "content": 3}, "refused: write_file: content must be a string, not a number.", ""},
+		{"edit_file", map[string]any{"path": "a.txt", "edits": []any{}}, "refused: edit_file: edits is empty; give at least one {oldText, newText}.", ""},
+		{"edit_file", map[string]any{"path": "a.txt", "edits": []any{map[string]any{"oldText": "a"}}},
+			`refused: edit_file: edits[0] is missing "newText"; each edit needs oldText and newText ("" to delete).`, ""},
+		{"list_directory_with_sizes", map[string]any{"path": ".", "sortBy": "date"}, `refused: list_directory_with_sizes: sortBy must be "name" or "size", not "date".`, ""},
+		{"move_file", map[string]any{"from": "a.txt", "destination": "b.txt"}, `refused: move_file: unknown argument "from". move_file accepts source, destination.`, ""},
+	} {
+		r := mustRefuse(t, tc.tool, call(t, cs, tc.tool, tc.args), stet.KindInvalid)
+		if r.Text != tc.text {
+			t.Errorf("%s %v:\n got %q\nwant %q", tc.tool, tc.args, r.Text, tc.text)
+		}
+		if got, _ := r.Structured["suggest"].(string); got != tc.suggest {
+			t.Errorf("%s %v: suggest %q, want %q", tc.tool, tc.args, got, tc.suggest)
+		}
+	}
+	if got := f.read(t, "a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q after refused calls", got)
 	}
 }

@@ -59,20 +59,11 @@ func (e *ArgError) Is(target error) bool { return target == ErrInvalid }
 // It reads the input once to find the members, then decodes each known
 // value on its own, so a large content string is decoded by exactly one
 // encoding/json call.
-func Decode(tool string, raw []byte) (any, error) {
-	t, ok := lookupTool(tool)
-	if !ok {
-		if s := Nearest(tool, toolNames()); s != "" {
-			return nil, fmt.Errorf("%w %q; did you mean %q?", ErrUnknownTool, truncate(tool), s)
-		}
-		return nil, fmt.Errorf("%w %q; the tools are %s", ErrUnknownTool, truncate(tool), strings.Join(toolNames(), ", "))
-	}
-	return t.decode(raw)
-}
+func Decode(tool string, raw []byte) (any, error) { return Stet.Decode(tool, raw) }
 
 // topMembers parses the whole argument text. Empty input and null stand for
-// no arguments.
-func topMembers(tool string, raw []byte) ([]member, error) {
+// no arguments. example is the tool's (see tool.example).
+func topMembers(tool, example string, raw []byte) ([]member, error) {
 	s := newScanner(raw)
 	s.SkipSpace()
 	rest := raw[s.Pos():]
@@ -80,7 +71,7 @@ func topMembers(tool string, raw []byte) ([]member, error) {
 		return nil, nil
 	}
 	if rest[0] != '{' {
-		return nil, &ArgError{Tool: tool, Msg: fmt.Sprintf("the arguments must be a JSON object such as {%s}, not %s.", exampleArgs(tool), article(jsonType(rest)))}
+		return nil, &ArgError{Tool: tool, Msg: fmt.Sprintf("the arguments must be a JSON object such as {%s}, not %s.", example, article(jsonType(rest)))}
 	}
 	ms, err := parseObject(raw)
 	if err != nil {
@@ -101,21 +92,6 @@ func trimSpace(b []byte) []byte {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func exampleArgs(tool string) string {
-	switch tool {
-	case "patch":
-		return `"patch": "*** Begin Patch\n..."`
-	case "find", "grep":
-		return `"pattern": "..."`
-	case "move":
-		return `"from": "a.txt", "to": "b.txt"`
-	case "list":
-		return `"path": "src"`
-	default:
-		return `"path": "src/main.go"`
-	}
-}
-
 func article(typ string) string {
 	switch typ {
 	case "array", "object":
@@ -129,8 +105,9 @@ func article(typ string) string {
 
 // bind decodes the members ms into fields (pointers in the order of
 // params). prefix is "" for the top-level arguments, or "edits[i]" for an
-// element of edit's edits.
-func bind(tool, prefix string, params []param, fields []any, ms []member) *ArgError {
+// element of an array of objects (edit's edits); missing is then the
+// sentence a missing key adds (objects.missing).
+func bind(tool, prefix, missing string, params []param, fields []any, ms []member) *ArgError {
 	seen := make([]bool, len(params))
 	given := make([]bool, len(params))
 	index := make([]int, len(ms))
@@ -155,20 +132,20 @@ func bind(tool, prefix string, params []param, fields []any, ms []member) *ArgEr
 		i := index[j]
 		p := params[i]
 		field := qualify(prefix, p.name)
-		ok, err := decodeValue(tool, field, p.kind, m.val, fields[i])
+		ok, err := decodeValue(tool, field, p, m.val, fields[i])
 		if err != nil {
 			return err
 		}
 		given[i] = ok
 	}
-	var missing []string
+	var absent []string
 	for i, p := range params {
 		if p.required && !given[i] {
-			missing = append(missing, p.name)
+			absent = append(absent, p.name)
 		}
 	}
-	if len(missing) > 0 {
-		return missingError(tool, prefix, missing)
+	if len(absent) > 0 {
+		return missingError(tool, prefix, missing, absent)
 	}
 	return nil
 }
@@ -199,7 +176,8 @@ func unknownError(tool, prefix string, params []param, unknown []string) *ArgErr
 	if prefix != "" {
 		where = " in " + prefix
 		noun = "key"
-		accepts = fmt.Sprintf("Each element of edits takes %s.", strings.Join(known, ", "))
+		array, _, _ := strings.Cut(prefix, "[")
+		accepts = fmt.Sprintf("Each element of %s takes %s.", array, strings.Join(known, ", "))
 	}
 	first := suggest(unknown[0], known)
 	e := &ArgError{Tool: tool, Field: qualify(prefix, unknown[0]), Suggest: first}
@@ -228,7 +206,9 @@ func unknownError(tool, prefix string, params []param, unknown []string) *ArgErr
 	return e
 }
 
-func missingError(tool, prefix string, missing []string) *ArgError {
+// missingError refuses the absent required arguments; in an element of an
+// array of objects (prefix), adding the sentence elem.
+func missingError(tool, prefix, elem string, missing []string) *ArgError {
 	e := &ArgError{Tool: tool, Field: qualify(prefix, missing[0])}
 	quoted := make([]string, len(missing))
 	for i, m := range missing {
@@ -237,7 +217,7 @@ func missingError(tool, prefix string, missing []string) *ArgError {
 	list := strings.Join(quoted, " and ")
 	switch {
 	case prefix != "":
-		e.Msg = fmt.Sprintf("%s is missing %s; each edit needs old_string and new_string (\"\" to delete).", prefix, list)
+		e.Msg = fmt.Sprintf("%s is missing %s; %s", prefix, list, elem)
 	case len(missing) == 1:
 		e.Msg = fmt.Sprintf("missing required argument %s.", list)
 	default:
@@ -249,10 +229,10 @@ func missingError(tool, prefix string, missing []string) *ArgError {
 	return e
 }
 
-// decodeValue decodes v into field (a *string, **string, *int, *bool or
-// *[]EditOp). It reports false for null, which stands for an omitted
-// argument.
-func decodeValue(tool, field string, k kind, v []byte, dst any) (bool, *ArgError) {
+// decodeValue decodes v, the value of argument p, into dst (a *string,
+// **string, *int, *bool, *[]string, or a pointer to a slice that p.elem
+// fills). It reports false for null, which stands for an omitted argument.
+func decodeValue(tool, field string, p param, v []byte, dst any) (bool, *ArgError) {
 	typ := jsonType(v)
 	if typ == "null" {
 		return false, nil
@@ -260,7 +240,7 @@ func decodeValue(tool, field string, k kind, v []byte, dst any) (bool, *ArgError
 	bad := func(msg string, args ...any) *ArgError {
 		return &ArgError{Tool: tool, Field: field, Msg: fmt.Sprintf(msg, args...)}
 	}
-	switch k {
+	switch p.kind {
 	case kindString:
 		if typ != "string" {
 			return false, bad("%s must be a string, not %s.", field, article(typ))
@@ -323,12 +303,10 @@ func decodeValue(tool, field string, k kind, v []byte, dst any) (bool, *ArgError
 			list[i] = s
 		}
 		*dst.(*[]string) = list
-	case kindEdits:
-		ops, err := decodeEdits(tool, field, v)
-		if err != nil {
+	case kindObjects:
+		if err := decodeObjects(tool, field, p.elem, v, dst); err != nil {
 			return false, err
 		}
-		*dst.(*[]EditOp) = ops
 	}
 	return true, nil
 }
@@ -363,40 +341,61 @@ func quotedNumber(v []byte) (string, bool) {
 	return inner, true
 }
 
-func decodeEdits(tool, field string, v []byte) ([]EditOp, *ArgError) {
+// objects describes an argument that is an array of objects, such as
+// edit's edits: the keys of one element, the words refusals use for it,
+// and how a decoded array is filled (made by objectsOf).
+type objects struct {
+	params  []param
+	shape   string // one element as messages show it: "{old_string, new_string, replace_all?}"
+	empty   string // what to send instead of an empty array, a sentence
+	missing string // the sentence after "edits[i] is missing ..."
+	// fill decodes the elements into the slice dst points to.
+	fill func(tool, field string, elems [][]byte, dst any) *ArgError
+}
+
+// objectsOf completes o for elements of type E, whose fields (in the order
+// of o.params) fields returns.
+func objectsOf[E any](o objects, fields func(*E) []any) *objects {
+	o.fill = func(tool, field string, elems [][]byte, dst any) *ArgError {
+		list := make([]E, len(elems))
+		for i, e := range elems {
+			prefix := fmt.Sprintf("%s[%d]", field, i)
+			if jsonType(e) != "object" {
+				return &ArgError{Tool: tool, Field: prefix,
+					Msg: fmt.Sprintf("%s must be an object %s, not %s.", prefix, o.shape, article(jsonType(e)))}
+			}
+			ms, err := parseObject(e)
+			if err != nil {
+				return &ArgError{Tool: tool, Field: prefix, Msg: fmt.Sprintf("%s is not valid JSON: %v.", prefix, err)}
+			}
+			if err := bind(tool, prefix, o.missing, o.params, fields(&list[i]), ms); err != nil {
+				return err
+			}
+		}
+		*dst.(*[]E) = list
+		return nil
+	}
+	return &o
+}
+
+// decodeObjects decodes v, an array of objects o describes, into dst.
+func decodeObjects(tool, field string, o *objects, v []byte, dst any) *ArgError {
 	typ := jsonType(v)
 	if typ != "array" {
-		msg := fmt.Sprintf("%s must be an array of {old_string, new_string, replace_all?} objects, not %s.", field, article(typ))
+		msg := fmt.Sprintf("%s must be an array of %s objects, not %s.", field, o.shape, article(typ))
 		if typ == "string" {
 			msg += " Send the array itself, not JSON text inside a string."
 		}
-		return nil, &ArgError{Tool: tool, Field: field, Msg: msg}
+		return &ArgError{Tool: tool, Field: field, Msg: msg}
 	}
 	elems, err := parseArray(v)
 	if err != nil { // the whole input was scanned already; this is defensive
-		return nil, &ArgError{Tool: tool, Field: field, Msg: fmt.Sprintf("%s is not valid JSON: %v.", field, err)}
+		return &ArgError{Tool: tool, Field: field, Msg: fmt.Sprintf("%s is not valid JSON: %v.", field, err)}
 	}
 	if len(elems) == 0 {
-		return nil, &ArgError{Tool: tool, Field: field,
-			Msg: fmt.Sprintf("%s is empty; give at least one {old_string, new_string}, or leave %s out and pass old_string and new_string.", field, field)}
+		return &ArgError{Tool: tool, Field: field, Msg: fmt.Sprintf("%s is empty; %s", field, o.empty)}
 	}
-	ops := make([]EditOp, len(elems))
-	for i, e := range elems {
-		prefix := fmt.Sprintf("%s[%d]", field, i)
-		if jsonType(e) != "object" {
-			return nil, &ArgError{Tool: tool, Field: prefix,
-				Msg: fmt.Sprintf("%s must be an object {old_string, new_string, replace_all?}, not %s.", prefix, article(jsonType(e)))}
-		}
-		ms, err := parseObject(e)
-		if err != nil {
-			return nil, &ArgError{Tool: tool, Field: prefix, Msg: fmt.Sprintf("%s is not valid JSON: %v.", prefix, err)}
-		}
-		op := &ops[i]
-		if err := bind(tool, prefix, editOpParams, []any{&op.OldString, &op.NewString, &op.ReplaceAll}, ms); err != nil {
-			return nil, err
-		}
-	}
-	return ops, nil
+	return o.fill(tool, field, elems, dst)
 }
 
 // truncate shortens a value quoted back in a message.

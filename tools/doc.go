@@ -16,10 +16,19 @@
 //     unknown keys with the nearest known key, missing arguments, values
 //     no call could accept), and Validate (check.go) holds a Go caller's
 //     argument struct to the same bounds;
-//   - the names grep's type argument accepts (filetypes.go).
+//   - the names grep's type argument accepts (filetypes.go);
+//   - the profiles (profile.go): Stet, the catalog above, and Reference
+//     (reference.go), the tools of the reference filesystem server under
+//     its names and argument types (ReadTextFileArgs, EditFileArgs, ...),
+//     each built on one stet tool (Spec.Base), whose schemas are built
+//     from the same rows and whose arguments Profile.Decode reads with the
+//     same decoder.
 //
-// The facade, the MCP server and the CLI all decode through this package, so
-// a tool has one set of arguments and one set of words on every surface.
+// The facade, the MCP server (both profiles) and the CLI all decode
+// through this package, so a tool has one set of arguments and one set of
+// words on every surface. A new tool is its argument type and its row in
+// its profile's catalog (spec.go or reference.go), with its description;
+// never a decoder of its own.
 //
 // This package must not touch the disk or any other IO, and must not make
 // policy decisions: whether a path is inside the workspace, whether a file

@@ -3,7 +3,6 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -13,6 +12,11 @@ import (
 type Spec struct {
 	Name  string
 	Title string
+	// Base is the stet tool that does the work: Name itself for stet's own
+	// tools; for a tool of another profile (the reference filesystem
+	// server's read_text_file, ...), the stet tool it is built on, whose
+	// rules, annotations and mutability it shares.
+	Base string
 	// Description is written for models: what the tool does, its rules,
 	// and how to recover from each refusal it can return.
 	Description string
@@ -82,7 +86,7 @@ const (
 	kindString kind = iota
 	kindInt         // a whole number, 0 or more; integral floats such as 3.0 are accepted
 	kindBool
-	kindEdits   // edit's array of {old_string, new_string, replace_all?}
+	kindObjects // an array of objects (edit's edits), each read by param.elem
 	kindStrings // an array of strings (read's paths, search excludes)
 )
 
@@ -94,8 +98,13 @@ type param struct {
 	required bool
 	desc     string
 	dflt     string // the schema's default as JSON, "" for none
-	max      int    // for an integer: the largest value accepted (0: no bound beyond int)
-	enum     []string
+	max      int    // for an integer: the largest value accepted (0: no bound beyond int); for an array, its most items
+	// min is, for an integer, the minimum its schema states (Decode
+	// accepts 0, which stands for an omitted argument); for an array, the
+	// least items (0: no bound).
+	min  int
+	enum []string
+	elem *objects // for kindObjects: the keys of one element and how to read it
 }
 
 // tool is one entry of the catalog. decode, input and output are built by
@@ -104,15 +113,19 @@ type tool struct {
 	name     string
 	title    string
 	desc     string
+	base     string // the stet tool it is built on; "" for a stet tool itself
 	mutating bool
 	ann      Annotations
 	params   []param
+	// example is the arguments a refusal of a non-object shows, the inside
+	// of the braces; "" for a path (none for a tool without arguments).
+	example  string
 	decode   func(raw []byte) (any, error)
 	check    func(a any) *ArgError // rule 1 on a decoded *A: bounds, then the tool's own checks
 	input    func() (*jsonschema.Schema, error)
-	output   func() (*jsonschema.Schema, error)
-	outDesc  map[string]string // descriptions of the result's properties
-	outFiles bool              // the result may also be {files: [...]} (read with paths)
+	output   func() (*jsonschema.Schema, error) // the result's schema, ready to publish
+	outDesc  map[string]string                  // descriptions of the result's properties
+	outFiles bool                               // the result may also be {files: [...]} (read with paths)
 }
 
 // define completes t for argument type A and result type R. fields returns
@@ -134,13 +147,17 @@ func define[A, R any](t tool, fields func(*A) []any, check func(*A) *ArgError) t
 		return err
 	}
 	checkArgs := t.check
+	example := t.example
+	if example == "" && len(params) > 0 {
+		example = `"path": "src/main.go"`
+	}
 	t.decode = func(raw []byte) (any, error) {
-		ms, err := topMembers(name, raw)
+		ms, err := topMembers(name, example, raw)
 		if err != nil {
 			return nil, err
 		}
 		a := new(A)
-		if err := bind(name, "", params, fields(a), ms); err != nil {
+		if err := bind(name, "", "", params, fields(a), ms); err != nil {
 			return nil, err
 		}
 		if err := checkArgs(a); err != nil {
@@ -149,7 +166,14 @@ func define[A, R any](t tool, fields func(*A) []any, check func(*A) *ArgError) t
 		return a, nil
 	}
 	t.input = func() (*jsonschema.Schema, error) { return jsonschema.For[A](nil) }
-	t.output = func() (*jsonschema.Schema, error) { return jsonschema.For[R](nil) }
+	outDesc, outFiles := t.outDesc, t.outFiles
+	t.output = func() (*jsonschema.Schema, error) {
+		res, err := jsonschema.For[R](nil)
+		if err != nil {
+			return nil, err
+		}
+		return shapeOutput(res, outDesc, outFiles)
+	}
 	return t
 }
 
@@ -168,7 +192,7 @@ var catalog = []tool{
 			{name: "offset", kind: kindInt, max: MaxLines, dflt: "1", desc: "First line, 1-based: the trailer's `next: offset`."},
 			{name: "limit", kind: kindInt, max: MaxLines, desc: "Lines to show (default 2,000)."},
 			{name: "tail", kind: kindInt, max: MaxLines, desc: "Show the last N lines instead."},
-			{name: "paths", kind: kindStrings, max: MaxPaths, desc: "Several files, instead of path."},
+			{name: "paths", kind: kindStrings, min: 1, max: MaxPaths, desc: "Several files, instead of path."},
 		},
 		outDesc: map[string]string{
 			"path":      "The file read, as the call named it.",
@@ -214,9 +238,9 @@ var catalog = []tool{
 			{name: "path", kind: kindString, required: true, desc: "File to change."},
 			{name: "old_string", kind: kindString, desc: "Exact text to replace, without `NNNNN|` prefixes; once in the file unless replace_all (add lines to make it unique)."},
 			{name: "new_string", kind: kindString, desc: "Replacement text."},
-			{name: "replace_all", kind: kindBool, dflt: "false", desc: "Replace every occurrence."},
-			{name: "edits", kind: kindEdits, desc: "Several replacements, in order, all or nothing."},
-			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
+			{name: "replace_all", kind: kindBool, desc: "Replace every occurrence."},
+			{name: "edits", kind: kindObjects, elem: editOps, min: 1, desc: "Several replacements, in order, all or nothing."},
+			{name: "dry_run", kind: kindBool, desc: dryRunDesc},
 			{name: "expected_version", kind: kindString, desc: expectedVersionDesc},
 		},
 		outDesc: mutationOutDesc,
@@ -229,8 +253,8 @@ var catalog = []tool{
 		params: []param{
 			{name: "path", kind: kindString, required: true, desc: "File to create or replace."},
 			{name: "content", kind: kindString, required: true, desc: "The complete text, without `NNNNN|` prefixes."},
-			{name: "overwrite", kind: kindBool, dflt: "false", desc: "Replace the user's input file: only if the user asked for a rewrite."},
-			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
+			{name: "overwrite", kind: kindBool, desc: "Replace the user's input file: only if the user asked for a rewrite."},
+			{name: "dry_run", kind: kindBool, desc: dryRunDesc},
 			{name: "expected_version", kind: kindString, desc: expectedVersionDesc},
 		},
 		outDesc: mutationOutDesc,
@@ -240,9 +264,10 @@ var catalog = []tool{
 
 	define[PatchArgs, PatchResult](tool{
 		name: "patch", title: "Apply patch", desc: patchDesc, mutating: true, ann: destructiveAnn,
+		example: `"patch": "*** Begin Patch\n..."`,
 		params: []param{
 			{name: "patch", kind: kindString, required: true, desc: "The patch text."},
-			{name: "dry_run", kind: kindBool, dflt: "false", desc: dryRunDesc},
+			{name: "dry_run", kind: kindBool, desc: dryRunDesc},
 		},
 		outDesc: map[string]string{
 			"message":  "What changed, file by file, with any warning about replaced or deleted files.",
@@ -252,13 +277,13 @@ var catalog = []tool{
 	}, func(a *PatchArgs) []any { return []any{&a.Patch, &a.DryRun} }, checkPatch),
 
 	define[ListArgs, ListResult](tool{
-		name: "list", title: "List directory", desc: listDesc, ann: readOnlyAnn,
+		name: "list", title: "List directory", desc: listDesc, ann: readOnlyAnn, example: `"path": "src"`,
 		params: []param{
 			{name: "path", kind: kindString, desc: "Directory (default: the root)."},
 			{name: "depth", kind: kindInt, max: MaxDepth, dflt: "1", desc: "Levels to descend (default 1)."},
 			{name: "exclude", kind: kindStrings, desc: excludeDesc},
 			{name: "sort", kind: kindString, dflt: `"name"`, enum: []string{ListSortName, ListSortSize}, desc: "`size`: largest first."},
-			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
+			{name: "no_ignore", kind: kindBool, desc: noIgnoreDesc},
 			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
 		outDesc: map[string]string{
@@ -270,12 +295,12 @@ var catalog = []tool{
 	}, func(a *ListArgs) []any { return []any{&a.Path, &a.Depth, &a.Exclude, &a.Sort, &a.NoIgnore, &a.Limit} }, checkList),
 
 	define[FindArgs, FindResult](tool{
-		name: "find", title: "Find files", desc: findDesc, ann: readOnlyAnn,
+		name: "find", title: "Find files", desc: findDesc, ann: readOnlyAnn, example: `"pattern": "..."`,
 		params: []param{
 			{name: "pattern", kind: kindString, required: true, desc: "Glob, e.g. `**/*.go`."},
 			{name: "path", kind: kindString, desc: "Directory (default: the root)."},
 			{name: "exclude", kind: kindStrings, desc: excludeDesc},
-			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
+			{name: "no_ignore", kind: kindBool, desc: noIgnoreDesc},
 			{name: "limit", kind: kindInt, max: MaxResults, desc: limitDesc},
 		},
 		outDesc: map[string]string{
@@ -286,24 +311,24 @@ var catalog = []tool{
 	}, func(a *FindArgs) []any { return []any{&a.Pattern, &a.Path, &a.Exclude, &a.NoIgnore, &a.Limit} }, checkFind),
 
 	define[GrepArgs, GrepResult](tool{
-		name: "grep", title: "Search file contents", desc: grepDesc, ann: readOnlyAnn,
+		name: "grep", title: "Search file contents", desc: grepDesc, ann: readOnlyAnn, example: `"pattern": "..."`,
 		params: []param{
 			{name: "pattern", kind: kindString, required: true, desc: "RE2 regular expression (literal with fixed_strings)."},
 			{name: "path", kind: kindString, desc: "File or directory (default: the root)."},
 			{name: "glob", kind: kindString, desc: "Only paths matching this glob."},
 			{name: "type", kind: kindString, desc: "Only files of this type (go, py, ts, ...)."},
-			{name: "ignore_case", kind: kindBool, dflt: "false", desc: "Case-insensitive."},
-			{name: "fixed_strings", kind: kindBool, dflt: "false", desc: "Pattern is literal text."},
-			{name: "word", kind: kindBool, dflt: "false", desc: "Whole words only."},
-			{name: "multiline", kind: kindBool, dflt: "false", desc: "A match may span lines."},
+			{name: "ignore_case", kind: kindBool, desc: "Case-insensitive."},
+			{name: "fixed_strings", kind: kindBool, desc: "Pattern is literal text."},
+			{name: "word", kind: kindBool, desc: "Whole words only."},
+			{name: "multiline", kind: kindBool, desc: "A match may span lines."},
 			{name: "output_mode", kind: kindString, dflt: `"content"`, enum: []string{GrepContent, GrepFilesWithMatches, GrepCount}, desc: "Rows, paths, or counts per file."},
 			{name: "before", kind: kindInt, max: MaxContext, desc: "Lines before each match."},
 			{name: "after", kind: kindInt, max: MaxContext, desc: "Lines after each match."},
-			{name: "context", kind: kindInt, max: MaxContext, dflt: "0", desc: "Lines around each match."},
-			{name: "offset", kind: kindInt, max: MaxResults, dflt: "0", desc: "Results to skip, to page."},
+			{name: "context", kind: kindInt, max: MaxContext, desc: "Lines around each match."},
+			{name: "offset", kind: kindInt, max: MaxResults, desc: "Results to skip, to page."},
 			{name: "limit", kind: kindInt, max: MaxResults, desc: "Maximum results (default 200 rows, 1,000 files)."},
 			{name: "exclude", kind: kindStrings, desc: excludeDesc},
-			{name: "no_ignore", kind: kindBool, dflt: "false", desc: noIgnoreDesc},
+			{name: "no_ignore", kind: kindBool, desc: noIgnoreDesc},
 		},
 		outDesc: map[string]string{
 			"matches":   "content mode: rows of path, line number and the line's text, for matches and context lines (context: true).",
@@ -331,10 +356,11 @@ var catalog = []tool{
 
 	define[MoveArgs, MutationResult](tool{
 		name: "move", title: "Move file", desc: moveDesc, mutating: true, ann: destructiveAnn,
+		example: `"from": "a.txt", "to": "b.txt"`,
 		params: []param{
 			{name: "from", kind: kindString, required: true, desc: "File to move."},
 			{name: "to", kind: kindString, required: true, desc: "New path."},
-			{name: "overwrite", kind: kindBool, dflt: "false", desc: "Replace a file at to."},
+			{name: "overwrite", kind: kindBool, desc: "Replace a file at to."},
 		},
 		outDesc: mutationOutDesc,
 	}, func(a *MoveArgs) []any { return []any{&a.From, &a.To, &a.Overwrite} }, checkMove),
@@ -356,110 +382,22 @@ var catalog = []tool{
 	}, func(a *UndoArgs) []any { return []any{&a.Path} }, checkPath(func(a *UndoArgs) string { return a.Path })),
 }
 
-// editOpParams are the keys of one element of edit's edits array.
-var editOpParams = []param{
-	{name: "old_string", kind: kindString, required: true, desc: "Exact text to replace, as the edits before left the file."},
-	{name: "new_string", kind: kindString, required: true, desc: "Replacement text."},
-	{name: "replace_all", kind: kindBool, dflt: "false", desc: "Replace every occurrence."},
-}
+// editOps is one element of edit's edits array.
+var editOps = objectsOf(objects{
+	params: []param{
+		{name: "old_string", kind: kindString, required: true, desc: "Exact text to replace, as the edits before left the file."},
+		{name: "new_string", kind: kindString, required: true, desc: "Replacement text."},
+		{name: "replace_all", kind: kindBool, desc: "Replace every occurrence."},
+	},
+	shape:   "{old_string, new_string, replace_all?}",
+	empty:   "give at least one {old_string, new_string}, or leave edits out and pass old_string and new_string.",
+	missing: `each edit needs old_string and new_string ("" to delete).`,
+}, func(op *EditOp) []any { return []any{&op.OldString, &op.NewString, &op.ReplaceAll} })
 
 var mutationOutDesc = map[string]string{
 	"message": "What changed, for the model; warns when a user's file was replaced or deleted (its previous bytes are saved and undo brings them back).",
 	"receipt": "The record of the change: versions and sizes before and after, and every changed byte region.",
 	"diff":    "Unified diff of the change.",
-}
-
-func lookupTool(name string) (*tool, bool) {
-	for i := range catalog {
-		if catalog[i].name == name {
-			return &catalog[i], true
-		}
-	}
-	return nil, false
-}
-
-func toolNames() []string {
-	names := make([]string, len(catalog))
-	for i, t := range catalog {
-		names[i] = t.name
-	}
-	return names
-}
-
-// specs builds every Spec once; All and Lookup hand out copies.
-var specs = sync.OnceValues(func() ([]Spec, error) {
-	out := make([]Spec, 0, len(catalog))
-	for i := range catalog {
-		s, err := catalog[i].spec()
-		if err != nil {
-			return nil, fmt.Errorf("tools: schema of %s: %w", catalog[i].name, err)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-})
-
-func builtSpecs() []Spec {
-	s, err := specs()
-	if err != nil {
-		// The schemas come from this package's own types and tables; a
-		// failure is a programming error caught by the package tests.
-		panic(err)
-	}
-	return s
-}
-
-func (s Spec) clone() Spec {
-	s.Input = s.Input.CloneSchemas()
-	s.Output = s.Output.CloneSchemas()
-	return s
-}
-
-// All returns every tool in SPEC order: read, info, roots, edit, write,
-// patch, list, find, grep, mkdir, move, delete, undo. The schemas are
-// fresh copies the caller may keep or change.
-func All() []Spec {
-	built := builtSpecs()
-	out := make([]Spec, len(built))
-	for i, s := range built {
-		out[i] = s.clone()
-	}
-	return out
-}
-
-// Lookup returns the tool named name.
-func Lookup(name string) (Spec, bool) {
-	for _, s := range builtSpecs() {
-		if s.Name == name {
-			return s.clone(), true
-		}
-	}
-	return Spec{}, false
-}
-
-// Mutating reports whether the tool named name changes files; ok is false
-// for an unknown name. Unlike Lookup it builds no schema, so it is cheap
-// enough for every call.
-func Mutating(name string) (mutating, ok bool) {
-	for _, t := range catalog {
-		if t.name == name {
-			return t.mutating, true
-		}
-	}
-	return false, false
-}
-
-// Names returns the tool names in SPEC order; with readOnly, the mutating
-// tools are left out, as they are from a read-only server's tool list.
-func Names(readOnly bool) []string {
-	var names []string
-	for _, t := range catalog {
-		if readOnly && t.mutating {
-			continue
-		}
-		names = append(names, t.name)
-	}
-	return names
 }
 
 var receiptDesc = map[string]string{
@@ -485,38 +423,28 @@ func describeReceipt(s *jsonschema.Schema) error {
 	return describeProps(s, receiptDesc)
 }
 
-func (t *tool) spec() (Spec, error) {
+// spec builds t's Spec. nameOrder is the profile's (see Profile).
+func (t *tool) spec(nameOrder bool) (Spec, error) {
 	in, err := t.input()
 	if err != nil {
 		return Spec{}, err
 	}
-	if err := tuneInput(in, t.params); err != nil {
+	if err := tuneInput(in, t.params, nameOrder); err != nil {
 		return Spec{}, err
 	}
-	res, err := t.output()
+	out, err := t.output()
 	if err != nil {
 		return Spec{}, err
 	}
-	if err := describeProps(res, t.outDesc); err != nil {
-		return Spec{}, err
-	}
-	if r := res.Properties["receipt"]; r != nil {
-		err = describeReceipt(r)
-	} else if r := res.Properties["receipts"]; r != nil {
-		err = describeReceipt(r.Items)
-	}
-	if err != nil {
-		return Spec{}, err
-	}
-	slim(res)
-	out := outputSchema(res)
-	if t.outFiles {
-		out = filesOutput(out)
+	base := t.base
+	if base == "" {
+		base = t.name
 	}
 	return Spec{
 		Name:        t.name,
 		Title:       t.title,
 		Description: t.desc,
+		Base:        base,
 		Mutating:    t.mutating,
 		Annotations: t.ann,
 		Input:       in,
@@ -524,10 +452,38 @@ func (t *tool) spec() (Spec, error) {
 	}, nil
 }
 
+// shapeOutput makes the published result schema of a stet tool from the
+// schema inferred from its result type res: every property described
+// (outDesc, and the receipt's), then slimmed, and accepting a refusal too
+// (and read's several-files form when files).
+func shapeOutput(res *jsonschema.Schema, outDesc map[string]string, files bool) (*jsonschema.Schema, error) {
+	if err := describeProps(res, outDesc); err != nil {
+		return nil, err
+	}
+	var err error
+	if r := res.Properties["receipt"]; r != nil {
+		err = describeReceipt(r)
+	} else if r := res.Properties["receipts"]; r != nil {
+		err = describeReceipt(r.Items)
+	}
+	if err != nil {
+		return nil, err
+	}
+	slim(res)
+	out := outputSchema(res)
+	if files {
+		out = filesOutput(out)
+	}
+	return out, nil
+}
+
 // tuneInput replaces the inferred property schemas of s with the ones the
-// params describe: one JSON type (no null), description, default, minimum,
-// and the required list Decode enforces.
-func tuneInput(s *jsonschema.Schema, params []param) error {
+// params describe: one JSON type (no null), description, default, bounds
+// (an integer's minimum, an array's least and most items), and the
+// required list Decode enforces. The properties are listed in the order of
+// params, or in name order (with an empty properties object when there are
+// none) when nameOrder.
+func tuneInput(s *jsonschema.Schema, params []param, nameOrder bool) error {
 	if len(s.Properties) != len(params) {
 		return fmt.Errorf("%d properties inferred, %d described", len(s.Properties), len(params))
 	}
@@ -546,33 +502,41 @@ func tuneInput(s *jsonschema.Schema, params []param) error {
 				ps.Enum = append(ps.Enum, e)
 			}
 		}
-		// A default of false or 0 says nothing a model would not assume;
-		// upper bounds are Decode's, and its refusal names them.
-		if p.dflt != "" && p.dflt != "false" && p.dflt != "0" {
+		// Upper bounds of integers are Decode's, and its refusal names
+		// them.
+		if p.dflt != "" {
 			ps.Default = json.RawMessage(p.dflt)
 		}
 		switch p.kind {
 		case kindInt:
-			ps.Minimum = jsonschema.Ptr(0.0)
+			ps.Minimum = jsonschema.Ptr(float64(p.min))
 		case kindStrings:
-			if p.max > 0 {
-				ps.MinItems = jsonschema.Ptr(1)
-				ps.MaxItems = jsonschema.Ptr(p.max)
-			}
 			ps.Items = &jsonschema.Schema{Type: "string"}
-		case kindEdits:
-			ps.MinItems = jsonschema.Ptr(1)
+		case kindObjects:
 			if ps.Items == nil {
 				return fmt.Errorf("argument %q has no item schema", p.name)
 			}
-			if err := tuneInput(ps.Items, editOpParams); err != nil {
+			if err := tuneInput(ps.Items, p.elem.params, nameOrder); err != nil {
 				return fmt.Errorf("%s items: %w", p.name, err)
+			}
+		}
+		if p.kind == kindStrings || p.kind == kindObjects {
+			if p.min > 0 {
+				ps.MinItems = jsonschema.Ptr(p.min)
+			}
+			if p.max > 0 {
+				ps.MaxItems = jsonschema.Ptr(p.max)
 			}
 		}
 		if p.required {
 			s.Required = append(s.Required, p.name)
 		}
-		s.PropertyOrder = append(s.PropertyOrder, p.name)
+		if !nameOrder {
+			s.PropertyOrder = append(s.PropertyOrder, p.name)
+		}
+	}
+	if nameOrder && s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
 	}
 	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
 	return nil
@@ -584,7 +548,7 @@ func schemaType(k kind) string {
 		return "integer"
 	case kindBool:
 		return "boolean"
-	case kindEdits, kindStrings:
+	case kindObjects, kindStrings:
 		return "array"
 	default:
 		return "string"
