@@ -25,6 +25,9 @@ type dirHandle struct {
 }
 
 func (l *FS) openDir(rel string) (*dirHandle, error) {
+	if fd, ok := l.beneath.openDir(l.root, rel); ok {
+		return &dirHandle{fd: fd, rel: rel}, nil
+	}
 	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, err

@@ -63,6 +63,7 @@ type FS struct {
 	procStart func(pid int) (time.Time, bool)
 	locks     filelock.Table
 	bufPool   sync.Pool // *[]byte of chunkSize, for comparing swapped-out bytes
+	beneath   beneath   // directories opened by one system call where one can (opendir_linux.go)
 }
 
 var (
@@ -111,7 +112,10 @@ func Open(dir string, o Options) (*FS, error) {
 }
 
 // Close releases the root. Operations after Close fail.
-func (l *FS) Close() error { return l.root.Close() }
+func (l *FS) Close() error {
+	l.beneath.close()
+	return l.root.Close()
+}
 
 // Dir returns the absolute path of the root as opened. Absolute symlink
 // targets may use it or the root's real path (symlinks evaluated).
