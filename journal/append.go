@@ -156,6 +156,9 @@ func (j *Journal) append(recs []Record, durable bool, cond func(tail) (bool, err
 		return nil, 0, err
 	}
 	end := t.end + int64(buf.Len())
+	if durable {
+		j.durable = true
+	}
 	if !indexed {
 		// Behind another handle's lines: the watermark stays behind, and
 		// readers take these lines from the log until a flush completes

@@ -16,3 +16,9 @@ func FlushSynced(j *Journal) error { return j.flushWith(false) }
 // between its check and its calls of fn (0: none, every line is decoded
 // twice), so a test can run both paths.
 func SetKeptMax(j *Journal, n int64) { j.keptMax = n }
+
+// LagBytes is how far j's watermark is behind the log's end.
+func LagBytes(j *Journal) int64 { return j.lagBytes() }
+
+// CloseLagBytes is closeLagBytes.
+const CloseLagBytes = closeLagBytes

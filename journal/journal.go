@@ -97,6 +97,8 @@ type Journal struct {
 	// behind counts appends made while the index was behind another
 	// handle's lines, left for a flush to complete (guarded by mu).
 	behind int
+	// durable: this handle made a durable append (guarded by mu).
+	durable bool
 	// bg counts the background flushes running.
 	bg sync.WaitGroup
 	// fanMu guards fanReady: the object store's fan-out directories are
@@ -191,11 +193,14 @@ func (j *Journal) removeStaleTemps() {
 }
 
 // Close releases the journal's files. Calls after Close fail with
-// os.ErrClosed. It flushes nothing for a change: the index lines this
-// handle leaves unwritten, readers take from the log until a later flush
-// or completion indexes them (pending.go), so a process that made one
-// change (a CLI call, a hook) pays no fsync of the index for it. Only a
-// handle that leaves many lazy lines (closeSyncBytes) flushes them.
+// os.ErrClosed. It flushes no index for a change while the index lags the
+// log by less than closeLagBytes: the lines this handle leaves unwritten,
+// readers take from the log until a later flush or completion indexes
+// them (pending.go), so most processes that make one change (a CLI call, a
+// hook) pay no fsync of the index for it, and a reader never takes more
+// than about closeLagBytes of lines from the log. A handle that made a
+// durable append and finds the lag past that, or that leaves many lazy
+// lines (closeSyncBytes), flushes.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	if j.closed {
@@ -207,15 +212,21 @@ func (j *Journal) Close() error {
 	j.bg.Wait()
 	j.mu.Lock()
 	waiting := j.pend.to - j.pend.drained
+	durable := j.durable
 	j.mu.Unlock()
-	if waiting >= closeSyncBytes {
+	switch {
+	case waiting >= closeSyncBytes:
 		// Many lazy lines (a grep's observations): the next process
 		// would have to complete the index from the log before its first
 		// answer. One sync of the log here lets them be written now.
-		// Fewer lines (a change's intent, receipt and done record) are
-		// left: the index is derived data, and the lines cost the next
-		// reader a look at the log's tail, not an fsync.
 		j.flushWith(true)
+	case durable && j.lagBytes() >= closeLagBytes:
+		// The lines a sync covered, and the index completed where it is
+		// behind other handles' lines. Below the bound, a change's lines
+		// (its intent, receipt and done record) are left: the index is
+		// derived data, and they cost the next reader a look at the log's
+		// tail, not an fsync.
+		j.flushWith(false)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()

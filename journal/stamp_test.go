@@ -3,6 +3,7 @@ package journal_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +93,32 @@ func TestUnchangedStamp(t *testing.T) {
 	}
 	if a.Unchanged(st) {
 		t.Fatal("the log was rewritten in place at a later time, yet the stamp is unchanged")
+	}
+}
+
+// Processes that each make one change and close leave their index lines
+// to the next reader, but not without bound: a Close that finds the index
+// lagging the log by closeLagBytes or more flushes it, so a reader never
+// takes much more than that from the log's tail.
+func TestCloseBoundsTheIndexLag(t *testing.T) {
+	dir := t.TempDir()
+	payload := data(map[string]string{"x": strings.Repeat("y", 900)})
+	var most int64
+	for range 60 {
+		j := open(t, dir)
+		mustAppend(t, j, journal.Record{Type: "intent", Session: "stet:intents", Data: payload},
+			journal.Record{Type: "receipt", Session: "s", Data: payload})
+		if err := j.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r := open(t, dir)
+		most = max(most, journal.LagBytes(r))
+		r.Close()
+	}
+	if limit := int64(journal.CloseLagBytes + 4<<10); most > limit {
+		t.Fatalf("the index lagged the log by %d bytes after a Close, want at most %d", most, limit)
+	}
+	if most == 0 {
+		t.Fatal("every Close flushed the index")
 	}
 }
