@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -326,4 +327,63 @@ func TestHookSync(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestSyncVerifyFull: stet sync ships over TLS with sslmode=verify-full
+// (README, "Many machines"), to a server that takes TCP connections only
+// over TLS; a root that did not sign the server's certificate, or a name
+// the certificate does not hold, is refused before anything is shipped,
+// with the reason, and the local journal is untouched.
+func TestSyncVerifyFull(t *testing.T) {
+	w := newWS(t, map[string]string{"main.go": "package main\n"})
+	srv := pgtest.OwnTLS(t)
+	pgtest.Exec(t, srv.URL("postgres", pgtest.Superuser), "CREATE DATABASE fleet")
+	w.ok("read", "main.go")
+	w.ok("edit", "--old-string", "package main", "--new-string", "package main // shipped over TLS", "main.go")
+
+	other := t.TempDir()
+	if _, _, err := pgtest.NewCA(other, "other"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct{ host, ca, want string }{
+		{"localhost", filepath.Join(other, "other.crt"), "unknown authority"},
+		{"127.0.0.1", srv.CA(), "127.0.0.1"},
+	} {
+		r := w.run("", "sync", "--migrate", "--to", srv.TLSURL(bad.host, "fleet", pgtest.Superuser, bad.ca))
+		if r.code == 0 || !strings.Contains(r.stderr, bad.want) || !strings.Contains(r.stderr, "TLS certificate was not accepted") ||
+			!strings.Contains(r.stderr, "again with the URL fixed") {
+			t.Fatalf("sync to %s with root %s: exit %d, stderr %q", bad.host, bad.ca, r.code, r.stderr)
+		}
+	}
+	admin := srv.URL("fleet", pgtest.Superuser)
+	if n := countRows(t, admin, "SELECT count(*) FROM pg_namespace WHERE nspname = 'stet'"); n != 0 {
+		t.Fatalf("a refused connection made the schema (%d)", n)
+	}
+
+	good := srv.TLSURL("localhost", "fleet", pgtest.Superuser, srv.CA())
+	w.ok("sync", "--migrate", "--to", good)
+	r := w.ok("sync", "--to", good)
+	if !strings.Contains(r.stdout, "new lines to") {
+		t.Fatalf("stet sync over TLS said: %s", r.stdout)
+	}
+	if n := countRows(t, admin, "SELECT count(*) FROM stet.records"); n == 0 {
+		t.Fatal("nothing shipped over TLS")
+	}
+	w.ok("verify", "--all", "--journal", good)
+}
+
+// countRows runs a count query on url.
+func countRows(t *testing.T, url, sql string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
 }

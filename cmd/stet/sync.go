@@ -42,6 +42,9 @@ func cmdSync(e *env, args []string) error {
 	}
 	ctx := e.ctx
 	db, err := fleetdb.Open(ctx, to)
+	if fleetdb.CertificateRefused(err) {
+		return fmt.Errorf("%w; local work continues; run `stet sync --to URL` again with the URL fixed", err)
+	}
 	if err != nil {
 		return fmt.Errorf("%w; local work continues; run `stet sync --to URL` again later", err)
 	}

@@ -2,6 +2,7 @@ package fleetdb
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
@@ -26,7 +27,18 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
+	if CertificateRefused(e.Err) {
+		return fmt.Sprintf("cannot reach PostgreSQL at %s: its TLS certificate was not accepted (%v): the URL's sslrootcert must name the authority that signed it, and its host a name the certificate holds", e.Where, e.Err)
+	}
 	return fmt.Sprintf("cannot reach PostgreSQL at %s: %v", e.Where, e.Err)
+}
+
+// CertificateRefused reports whether err is a server's TLS certificate
+// that did not verify (sslmode=verify-ca or verify-full): a setting to
+// fix, not a database that is down for a while.
+func CertificateRefused(err error) bool {
+	var ve *tls.CertificateVerificationError
+	return errors.As(err, &ve)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -21,17 +21,29 @@ var ErrUnavailable = errors.New("PostgreSQL cannot be started here")
 // Superuser is the role initdb makes, trusted on the socket.
 const Superuser = "postgres"
 
-// port names the socket file (.s.PGSQL.<port>); nothing listens on TCP.
-const port = "5432"
+// port names the socket file (.s.PGSQL.<port>) of a cluster that listens
+// on no TCP port.
+const socketPort = "5432"
 
 // Server is one running throwaway cluster.
 type Server struct {
 	bin  string // the directory holding initdb and postgres
 	dir  string // the temporary directory: data/, the socket, the log
 	cred *credential
+	// tls is set for a cluster started by StartTLS: it also listens on a
+	// loopback port, and takes connections there only over TLS.
+	tls  *tlsSetup
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
+}
+
+// port is the port the server listens on (and names its socket by).
+func (s *Server) port() string {
+	if s.tls != nil {
+		return s.tls.port
+	}
+	return socketPort
 }
 
 // binDir finds a directory holding initdb, pg_ctl and postgres: the one of
@@ -77,7 +89,15 @@ func versionOf(dir string) int {
 }
 
 // Start makes a new cluster in a temporary directory and starts it.
-func Start(ctx context.Context) (*Server, error) {
+func Start(ctx context.Context) (*Server, error) { return start(ctx, false) }
+
+// StartTLS makes a new cluster that also listens on a loopback TCP port,
+// where it takes connections only over TLS, with a certificate for the
+// name localhost (not for the address 127.0.0.1) signed by a certificate authority of its own
+// (CA). Connections to it are made with TLSURL.
+func StartTLS(ctx context.Context) (*Server, error) { return start(ctx, true) }
+
+func start(ctx context.Context, withTLS bool) (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -94,6 +114,12 @@ func Start(ctx context.Context) (*Server, error) {
 	if err := s.init(ctx); err != nil {
 		os.RemoveAll(dir) // not a workspace path: the test cluster's own directory
 		return nil, err
+	}
+	if withTLS {
+		if s.tls, err = s.setupTLS(); err != nil {
+			os.RemoveAll(dir) // not a workspace path: the test cluster's own directory
+			return nil, err
+		}
 	}
 	if err := s.Start(ctx); err != nil {
 		os.RemoveAll(dir) // not a workspace path: the test cluster's own directory
@@ -134,9 +160,14 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(filepath.Join(s.bin, "postgres"), "-D", s.data(), "-k", s.dir, "-p", port,
+	args := []string{"-D", s.data(), "-k", s.dir, "-p", s.port(),
 		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=200", "-c", "shared_buffers=64MB")
+		"-c", "max_connections=200", "-c", "shared_buffers=64MB"}
+	if s.tls != nil {
+		args = append(args, "-c", "listen_addresses=127.0.0.1", "-c", "ssl=on",
+			"-c", "ssl_cert_file="+s.tls.cert, "-c", "ssl_key_file="+s.tls.key)
+	}
+	cmd := exec.Command(filepath.Join(s.bin, "postgres"), args...)
 	cmd.Dir = s.dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	s.cred.apply(cmd)
@@ -148,7 +179,7 @@ func (s *Server) Start(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); logf.Close(); close(done) }()
 	s.cmd, s.done = cmd, done
-	sock := filepath.Join(s.dir, ".s.PGSQL."+port)
+	sock := filepath.Join(s.dir, ".s.PGSQL."+s.port())
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, err := os.Stat(sock + ".lock"); err == nil { // not a workspace path: the test cluster's socket
@@ -205,6 +236,6 @@ func (s *Server) Close() {
 
 // URL is the connection string of database db as role.
 func (s *Server) URL(db, role string) string {
-	q := url.Values{"host": {s.dir}, "port": {port}, "sslmode": {"disable"}}
+	q := url.Values{"host": {s.dir}, "port": {s.port()}, "sslmode": {"disable"}}
 	return (&url.URL{Scheme: "postgres", User: url.User(role), Path: "/" + db, RawQuery: q.Encode()}).String()
 }

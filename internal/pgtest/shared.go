@@ -101,3 +101,21 @@ func ready(ctx context.Context, url string) error {
 	_, err = conn.Exec(ctx, "SELECT 1")
 	return err
 }
+
+// OwnTLS starts a cluster of the test's own with TLS (StartTLS), closed
+// when the test ends; where PostgreSQL cannot start it skips or fails as
+// Shared does.
+func OwnTLS(t testing.TB) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := StartTLS(ctx)
+	if err != nil {
+		if os.Getenv(RequireEnv) == "1" || !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("PostgreSQL: %v", err)
+		}
+		t.Skipf("skipped: %v (%s=1 makes this a failure)", err, RequireEnv)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
