@@ -16,6 +16,7 @@
 //	                      missing
 //	objects.layout        says those 256 directories exist and are durable
 //	workspace.json        the workspace the directory serves (Claim)
+//	deny-read.json        every deny-read glob it was opened with (RecordDenyRead)
 //	cursors/              the values of Cursor and SetCursor, and the lock
 //	                      files of Exclusive
 //	live/                 the liveness lock of each handle that asked for one

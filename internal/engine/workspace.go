@@ -186,6 +186,13 @@ func OpenWorkspace(roots []string, opts Options, face Face) (*Workspace, error) 
 		}
 		return nil, fmt.Errorf("stet: journal: %w", err)
 	}
+	// The deny-read globs are recorded beside the journal, so that shipping
+	// it (stet sync) keeps back what this workspace hides even when the
+	// shipper is not given the same flags.
+	if err := j.RecordDenyRead(opts.DenyRead); err != nil {
+		ws.Close()
+		return nil, fmt.Errorf("stet: %w", err)
+	}
 	ws.ruleRoots(state)
 	if opts.Effects != policy.ReadOnly {
 		if err := ws.recoverIntents(context.Background()); err != nil {

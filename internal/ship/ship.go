@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/stet-dev/stet/fsys"
@@ -19,8 +20,10 @@ import (
 type Options struct {
 	// Host names this machine in the database; os.Hostname when empty.
 	Host string
-	// DenyRead are the deny-read globs of the workspace (its
-	// --deny-read): lines about those files go redacted.
+	// DenyRead are deny-read globs of the workspace (its --deny-read):
+	// lines about those files go redacted. Every glob the state directory
+	// recorded (journal.RecordDenyRead: any process that opened it with
+	// one) is added to them.
 	DenyRead []string
 	// Batch is how many lines go in one transaction (500 when 0).
 	Batch int
@@ -110,7 +113,19 @@ func New(j *journal.Journal, o Options) (*Shipper, error) {
 	if owner.Workspace == "" {
 		owner.Workspace = "unclaimed"
 	}
-	return &Shipper{j: j, o: o, host: host, owner: owner, roots: newRoots(owner.Roots, j.Dir(), o.DenyRead), haveBlobs: map[string]bool{}}, nil
+	// What any process of this state directory hid stays back, whatever
+	// this shipper was given.
+	recorded, err := j.DenyRead()
+	if err != nil {
+		return nil, fmt.Errorf("ship: %w", err)
+	}
+	deny := slices.Clone(o.DenyRead)
+	for _, p := range recorded {
+		if !slices.Contains(deny, p) {
+			deny = append(deny, p)
+		}
+	}
+	return &Shipper{j: j, o: o, host: host, owner: owner, roots: newRoots(owner.Roots, j.Dir(), deny), haveBlobs: map[string]bool{}}, nil
 }
 
 // Once ships what the local journal holds now and returns what it added.

@@ -1,6 +1,8 @@
 package ship
 
 import (
+	"github.com/stet-dev/stet"
+
 	"context"
 	"errors"
 	"fmt"
@@ -244,6 +246,44 @@ func TestDenyReadNeverShipped(t *testing.T) {
 	}
 	if got := f2.query(t, "SELECT convert_from(line, 'UTF8') FROM stet.records WHERE convert_from(line, 'UTF8') LIKE '%A=1%'"); len(got) == 0 {
 		t.Fatal("without deny-read the edit's old bytes are not shipped: the check above proves nothing")
+	}
+}
+
+// TestRecordedDenyReadNeverShipped: a shipper given no --deny-read still
+// keeps back a file that a process of the same state directory hid (the
+// rule recorded beside the journal), as a stet sync run without the
+// server's flags would otherwise ship its bytes.
+func TestRecordedDenyReadNeverShipped(t *testing.T) {
+	f := newFleet(t)
+	const secret = "TOKEN=hunter2-the-secret"
+	h := newHost(t, map[string]string{"config/prod.env": secret + "\nA=1\n"})
+	h.edit(t, "config/prod.env", "A=1", "A=2")
+	// Later, a server of this workspace is started with the rule.
+	ws, err := stet.Open([]string{h.root}, stet.Options{State: h.state, DenyRead: []string{"config/*.env"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	s, err := New(h.journal(t), Options{Host: "host_a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Once(context.Background(), f.open(t, "host_a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Redacted == 0 {
+		t.Fatal("nothing was redacted")
+	}
+	for _, q := range []string{
+		"SELECT convert_from(line, 'UTF8') FROM stet.records WHERE line IS NOT NULL",
+		"SELECT convert_from(data, 'UTF8') FROM stet.blobs",
+	} {
+		for _, v := range f.query(t, q) {
+			if strings.Contains(v, "hunter2") || strings.Contains(v, "A=1") {
+				t.Fatalf("%s: the deny-read file's bytes are in the database: %.300s", q, v)
+			}
+		}
 	}
 }
 
