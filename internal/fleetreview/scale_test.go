@@ -109,13 +109,16 @@ func genHost(ctx context.Context, t testing.TB, db *fleetdb.DB, host string, cha
 	}
 }
 
-// TestReviewScale: the review's pages over many hosts' journals answer in
-// under 200 ms each. By default 10 hosts x 1,000 changes;
-// STET_FLEET_SCALE=1 runs the measured size, 100 hosts x 10,000 changes
-// (about a million receipts), as docs/benchmarks.md reports.
+// TestReviewScale: the review's pages over many hosts' journals answer,
+// rightly, and each one's time is logged. By default 10 hosts x 1,000
+// changes, and no time is asserted (the suite runs on busy machines);
+// STET_FLEET_SCALE=1 is the measurement docs/benchmarks.md reports: 100
+// hosts x 10,000 changes (about a million receipts), where a page over
+// 200 ms fails.
 func TestReviewScale(t *testing.T) {
 	hosts, changes := 10, 1000
-	if os.Getenv("STET_FLEET_SCALE") == "1" {
+	measured := os.Getenv("STET_FLEET_SCALE") == "1"
+	if measured {
 		hosts, changes = 100, 10000
 	}
 	srv, name := pgtest.NewDB(t)
@@ -177,7 +180,7 @@ func TestReviewScale(t *testing.T) {
 			best = min(best, time.Since(s))
 		}
 		t.Logf("%-55s %8.1f ms", p.name, float64(best.Microseconds())/1000)
-		if best > 200*time.Millisecond {
+		if measured && best > 200*time.Millisecond {
 			t.Errorf("%s took %v: over 200 ms", p.name, best)
 		}
 	}
