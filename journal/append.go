@@ -264,14 +264,14 @@ func (j *Journal) checkHome() error {
 
 // encode chains recs after the record numbered seq whose line hashes to
 // prev: the lines to append, the records as they will read back, and each
-// session's index lines.
+// session's index lines. The records and index lines share the returned
+// buffer's bytes, which must not be written to after.
 func (j *Journal) encode(recs []Record, seq int64, prev string) (*bytes.Buffer, []Record, map[string][]indexLine, error) {
 	now := j.now().UTC()
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf) // Encode ends each line with "\n"
-	enc.SetEscapeHTML(false)     // keep <, > and & readable in paths and payloads
+	var enc *json.Encoder // for a record appendLine leaves to it
 	out := make([]Record, len(recs))
-	bySession := map[string][]indexLine{}
+	ends := make([]int, len(recs))
 	for i, r := range recs {
 		seq++
 		r.Seq, r.Prev = seq, prev
@@ -280,19 +280,36 @@ func (j *Journal) encode(recs []Record, seq int64, prev string) (*bytes.Buffer, 
 		}
 		r.Time = r.Time.UTC()
 		start := buf.Len()
-		if err := enc.Encode(r); err != nil {
-			return nil, nil, nil, fmt.Errorf("record %d: %w", i, err)
+		if !appendLine(&buf, &r) {
+			if enc == nil {
+				enc = json.NewEncoder(&buf) // Encode ends each line with "\n"
+				enc.SetEscapeHTML(false)    // keep <, > and & readable in paths and payloads
+			}
+			if err := enc.Encode(r); err != nil {
+				return nil, nil, nil, fmt.Errorf("record %d: %w", i, err)
+			}
 		}
-		line := bytes.Clone(buf.Bytes()[start : buf.Len()-1])
+		out[i], ends[i] = r, buf.Len()
+		prev = hashName(buf.Bytes()[start : buf.Len()-1])
+	}
+	// The buffer holds every line now: they are sliced from it, not copied.
+	all := buf.Bytes()
+	bySession := map[string][]indexLine{}
+	start := 0
+	for i, r := range out {
+		line := all[start : ends[i]-1 : ends[i]-1]
+		start = ends[i]
 		if d, ok := asDecoded(r, line); ok {
 			out[i] = d
-		} else if err := json.Unmarshal(line, &out[i]); err != nil {
-			return nil, nil, nil, fmt.Errorf("record %d: %w", i, err)
+		} else {
+			out[i] = Record{}
+			if err := json.Unmarshal(line, &out[i]); err != nil {
+				return nil, nil, nil, fmt.Errorf("record %d: %w", i, err)
+			}
 		}
 		if r.Session != "" {
-			bySession[r.Session] = append(bySession[r.Session], indexLine{seq: seq, line: line})
+			bySession[r.Session] = append(bySession[r.Session], indexLine{seq: r.Seq, line: line})
 		}
-		prev = hashName(line)
 	}
 	return &buf, out, bySession, nil
 }

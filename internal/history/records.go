@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/stet-dev/stet/journal"
 	"github.com/stet-dev/stet/policy"
@@ -66,6 +67,42 @@ type Observation struct {
 func (o *Observation) Same(p *Observation) bool {
 	return o != nil && p != nil && o.Version == p.Version && o.Whole == p.Whole &&
 		o.Size == p.Size && o.Lines == p.Lines && slices.Equal(o.Seen, p.Seen)
+}
+
+// appendJSON appends o's JSON as json.Marshal writes it, without
+// reflection (a grep journals an observation per matching file), and
+// reports true; false, with dst as it was, when the version holds a byte
+// that json.Marshal escapes (never one of fsys.Version's), which Encode then
+// leaves to it. TestObservationJSONIsMarshal holds the two equal.
+func (o *Observation) appendJSON(dst []byte) ([]byte, bool) {
+	for i := 0; i < len(o.Version); i++ {
+		if c := o.Version[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return dst, false
+		}
+	}
+	b := append(dst, `{"version":"`...)
+	b = append(b, o.Version...)
+	b = append(b, '"')
+	if len(o.Seen) > 0 {
+		b = append(b, `,"seen":[`...)
+		for i, r := range o.Seen {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(r.Start), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(r.End), 10)
+		}
+		b = append(b, ']')
+	}
+	if o.Whole {
+		b = append(b, `,"whole":true`...)
+	}
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, int64(o.Size), 10)
+	b = append(b, `,"lines":`...)
+	b = strconv.AppendInt(b, int64(o.Lines), 10)
+	return append(b, '}'), true
 }
 
 // Turn is the payload of a turn record: the pinned request and declared
@@ -156,6 +193,11 @@ type Done struct {
 func Encode(payload any) (json.RawMessage, error) {
 	if payload == nil {
 		return nil, nil
+	}
+	if o, ok := payload.(*Observation); ok && o != nil {
+		if b, ok := o.appendJSON(nil); ok {
+			return b, nil
+		}
 	}
 	b, err := json.Marshal(payload)
 	if err != nil {
