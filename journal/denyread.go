@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 )
 
@@ -48,22 +47,12 @@ func (j *Journal) RecordDenyRead(patterns []string) error {
 		if err != nil {
 			return err
 		}
-		tmp := tempPrefix + denyReadName + "-" + randText(j.rand)
-		f, err := j.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		tmp, err := j.writeTemp(denyReadName, append(b, '\n'))
 		if err != nil {
-			return err
+			return fmt.Errorf("journal: recording the deny-read rules: %w", err)
 		}
 		defer j.root.Remove(tmp)
-		_, err = f.Write(append(b, '\n'))
-		if err == nil && !j.noSync {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = j.root.Rename(tmp, denyReadName)
-		}
+		err = j.root.Rename(tmp, denyReadName)
 		if err == nil {
 			err = j.syncDir(".")
 		}
@@ -94,11 +83,4 @@ func (j *Journal) DenyRead() ([]string, error) {
 		return nil, fmt.Errorf("journal: %s is not a list of globs (%d bytes): %w; remove it only after giving every command of this state directory its --deny-read", denyReadName, len(b), err)
 	}
 	return out, nil
-}
-
-// randText is 16 hex digits from r (j.rand), for a temp file's name.
-func randText(r io.Reader) string {
-	var b [8]byte
-	io.ReadFull(r, b[:])
-	return fmt.Sprintf("%x", b)
 }

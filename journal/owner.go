@@ -87,17 +87,28 @@ func (j *Journal) writeOwner(o Owner) error {
 	if err != nil {
 		return err
 	}
-	var rnd [8]byte
-	if _, err := io.ReadFull(j.rand, rnd[:]); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%sowner-%x", tempPrefix, rnd)
-	f, err := j.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp, err := j.writeTemp("owner", append(b, '\n'))
 	if err != nil {
 		return err
 	}
 	defer j.root.Remove(tmp)
-	_, err = f.Write(append(b, '\n'))
+	return j.root.Link(tmp, ownerName)
+}
+
+// writeTemp writes b to a new temp file of the state directory (named
+// after what, with a random tail), fsynced, and returns its name; the
+// caller links or renames it into place and removes the name.
+func (j *Journal) writeTemp(what string, b []byte) (string, error) {
+	var rnd [8]byte
+	if _, err := io.ReadFull(j.rand, rnd[:]); err != nil {
+		return "", err
+	}
+	tmp := fmt.Sprintf("%s%s-%x", tempPrefix, what, rnd)
+	f, err := j.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
 	if err == nil && !j.noSync {
 		err = f.Sync()
 	}
@@ -105,7 +116,8 @@ func (j *Journal) writeOwner(o Owner) error {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		j.root.Remove(tmp)
+		return "", err
 	}
-	return j.root.Link(tmp, ownerName)
+	return tmp, nil
 }

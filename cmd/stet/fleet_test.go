@@ -52,17 +52,7 @@ func (f *fleetDB) url(role string) string { return f.srv.URL(f.name, role+"_"+f.
 
 func (f *fleetDB) count(t *testing.T, sql string) int64 {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, f.admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
+	return countRows(t, f.admin, sql)
 }
 
 // TestFleetCommands: two hosts' journals shipped with stet sync, checked
