@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/internal/cfgedit"
+	"github.com/stet-dev/stet/internal/fleetdb"
 	"github.com/stet-dev/stet/tools"
 )
 
@@ -220,16 +223,20 @@ func (c *client) where() string {
 
 func cmdSetup(e *env, args []string) error {
 	var write, project, hooks, onlyStet bool
-	var file string
-	fs := e.newFlags("setup", "setup CLIENT [--root DIR ...] [--project] [--config FILE] [--hooks [--protect GLOB ...] [--deny-read GLOB ...] | --only-stet] [--write]")
+	var file, syncTo string
+	fs := e.newFlags("setup", "setup CLIENT [--root DIR ...] [--project] [--config FILE] [--hooks [--protect GLOB ...] [--deny-read GLOB ...] | --only-stet] [--sync URL] [--write]")
 	fs.BoolVar(&hooks, "hooks", false, "the client's hook configuration instead of its MCP entry: stet hook CLIENT guards the client's own file tools (claude-code, codex, cursor, gemini, vscode)")
 	fs.BoolVar(&onlyStet, "only-stet", false, "the MCP entry and the client's setting that makes stet's tools its file tools (Claude Code's permissions, a Zed profile, a VS Code custom agent, Goose's developer extension off), or, where the client has none, its instructions-file line")
 	fs.BoolVar(&write, "write", false, "merge the entry into the client's configuration file (the old file is saved beside it as FILE.bak and in the journal)")
 	fs.BoolVar(&project, "project", false, "use the project's configuration file (in the first --root) instead of the user's: claude-code .mcp.json, cursor .cursor/mcp.json, vscode .vscode/mcp.json")
 	fs.StringVar(&file, "config", "", "the configuration `FILE` to write (default: the client's own, for this OS)")
+	fs.StringVar(&syncTo, "sync", "", "the server (or hook) also ships the journal to the PostgreSQL `URL` (stet mcp --sync, stet hook --sync); no password in it: ~/.pgpass holds that")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return parseErr(err)
+	}
+	if err := syncForConfig(syncTo); err != nil {
+		return err
 	}
 	if len(pos) != 1 {
 		return usagef("expected one CLIENT: %s", strings.Join(clientNames(), ", "))
@@ -238,14 +245,14 @@ func cmdSetup(e *env, args []string) error {
 		return usagef("give --hooks or --only-stet, not both")
 	}
 	if hooks {
-		return setupHooks(e, pos[0], project, write, file)
+		return setupHooks(e, pos[0], project, write, file, syncTo)
 	}
 	c, err := findClient(pos[0])
 	if err != nil {
 		return err
 	}
 	if onlyStet {
-		return setupOnlyStet(e, c, project, write, file)
+		return setupOnlyStet(e, c, project, write, file, syncTo)
 	}
 	if project && c.projectFile == "" {
 		var have []string
@@ -263,10 +270,7 @@ func cmdSetup(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	mcpArgs := []string{"mcp"}
-	for _, r := range roots {
-		mcpArgs = append(mcpArgs, "--root", r)
-	}
+	mcpArgs := serverArgs(roots, syncTo)
 	target, err := configTarget(file, project, roots, d, c.title, c.projectFile, c.userFile)
 	if err != nil {
 		return err
@@ -287,6 +291,39 @@ func cmdSetup(e *env, args []string) error {
 		where: c.where(), what: "this stet entry", notes: c.notes,
 	})
 }
+
+// serverArgs are the arguments of the stet mcp a client's entry runs.
+func serverArgs(roots []string, syncTo string) []string {
+	args := []string{"mcp"}
+	for _, r := range roots {
+		args = append(args, "--root", r)
+	}
+	if syncTo != "" {
+		args = append(args, "--sync", syncTo)
+	}
+	return args
+}
+
+// syncForConfig refuses a --sync URL that holds a password: it would be
+// written into a client's configuration file, and be seen on the command
+// line of every process the client starts.
+func syncForConfig(syncTo string) error {
+	if syncTo == "" {
+		return nil
+	}
+	if u, err := url.Parse(syncTo); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return usagef("--sync %s holds a password, which would be written into the client's configuration file: drop it from the URL and put it in ~/.pgpass (or PGPASSWORD in the client's environment)", fleetdb.Where(syncTo))
+		}
+	}
+	if passwordWord.MatchString(syncTo) {
+		return usagef("--sync holds a password= setting, which would be written into the client's configuration file: drop it and put the password in ~/.pgpass (or PGPASSWORD in the client's environment)")
+	}
+	return nil
+}
+
+// passwordWord is a password in a key=value connection string.
+var passwordWord = regexp.MustCompile(`(^|\s)password\s*=`)
 
 // merger is what writeSetup merges into a configuration file: merge
 // returns the file with stet's part in it; where says where that goes,

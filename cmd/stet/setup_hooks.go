@@ -219,8 +219,9 @@ func isStetHook(command string) bool {
 
 // hookCommand is the command a client runs for stet hook: this binary's
 // absolute path (clients do not all inherit the shell's PATH), the client,
-// the roots, and the rules of this invocation's flags.
-func hookCommand(bin, client string, roots []string, g *globals) string {
+// the roots, the rules of this invocation's flags, and where it ships the
+// journal (--sync).
+func hookCommand(bin, client string, roots []string, g *globals, syncTo string) string {
 	words := []string{bin, "hook", client}
 	for _, r := range roots {
 		words = append(words, "--root", r)
@@ -245,12 +246,15 @@ func hookCommand(bin, client string, roots []string, g *globals) string {
 			words = append(words, "--state", abs)
 		}
 	}
+	if syncTo != "" {
+		words = append(words, "--sync", syncTo)
+	}
 	return shellLine(words)
 }
 
 // setupHooks prints, or with write merges, the hook configuration of a
 // client.
-func setupHooks(e *env, name string, project, write bool, file string) error {
+func setupHooks(e *env, name string, project, write bool, file, syncTo string) error {
 	h, err := findHookSetup(name)
 	if err != nil {
 		return err
@@ -275,7 +279,7 @@ func setupHooks(e *env, name string, project, write bool, file string) error {
 	if err != nil {
 		return err
 	}
-	command := hookCommand(bin, h.client, roots, e.g)
+	command := hookCommand(bin, h.client, roots, e.g, syncTo)
 	merge := func(old []byte) ([]byte, error) { return h.merge(old, command, h.events) }
 	var evs []string
 	for _, ev := range h.events {

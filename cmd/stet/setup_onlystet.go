@@ -69,7 +69,7 @@ func onlyStetProject(name string) bool {
 
 // setupOnlyStet prints, or with write merges, the files that make stet's
 // MCP tools client's file tools.
-func setupOnlyStet(e *env, c *client, project, write bool, file string) error {
+func setupOnlyStet(e *env, c *client, project, write bool, file, syncTo string) error {
 	if file != "" {
 		return usagef("--only-stet writes each file where %s keeps it; drop --config (or run setup %s --config FILE without --only-stet)", c.title, c.name)
 	}
@@ -89,7 +89,7 @@ func setupOnlyStet(e *env, c *client, project, write bool, file string) error {
 	if err != nil {
 		return err
 	}
-	p, err := planOnlyStet(c, project, d, roots, bin)
+	p, err := planOnlyStet(c, project, d, roots, bin, syncTo)
 	if err != nil {
 		return err
 	}
@@ -178,11 +178,8 @@ func entryPart(c *client, target, bin string, mcpArgs []string) onlyStetPart {
 }
 
 // planOnlyStet is the plan of --only-stet for c.
-func planOnlyStet(c *client, project bool, d hostDirs, roots []string, bin string) (*onlyStetPlan, error) {
-	mcpArgs := []string{"mcp"}
-	for _, r := range roots {
-		mcpArgs = append(mcpArgs, "--root", r)
-	}
+func planOnlyStet(c *client, project bool, d hostDirs, roots []string, bin, syncTo string) (*onlyStetPlan, error) {
+	mcpArgs := serverArgs(roots, syncTo)
 	userFile, err := c.userFile(d)
 	if err != nil {
 		return nil, fmt.Errorf("%s's configuration file: %w", c.title, err)

@@ -456,3 +456,38 @@ func TestSetupWriteWithProjectStateAndSymlinkedConfig(t *testing.T) {
 		t.Fatalf("the symlink was replaced: %v %v", fi, err)
 	}
 }
+
+// TestSetupSync: --sync URL goes into the server's arguments and into the
+// hook command (stet mcp --sync, stet hook --sync), and a URL holding a
+// password is refused, naming ~/.pgpass, with no file written.
+func TestSetupSync(t *testing.T) {
+	h := newHome(t)
+	const dbURL = "postgres://ann@db.example.com/stet?sslmode=verify-full"
+	if code, o, e := h.run("", "setup", "claude-code", "--project", "--write", "--sync", dbURL); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, o, e)
+	}
+	var v struct {
+		MCPServers map[string]struct{ Args []string } `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(h.get(filepath.Join(h.proj, ".mcp.json"))), &v); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(v.MCPServers["stet"].Args, " "); got != "mcp --root "+h.proj+" --sync "+dbURL {
+		t.Errorf(".mcp.json runs stet %s", got)
+	}
+	if code, o, e := h.run("", "setup", "claude-code", "--hooks", "--project", "--write", "--sync", dbURL); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, o, e)
+	}
+	if got := h.get(filepath.Join(h.proj, ".claude", "settings.json")); !strings.Contains(got, "hook claude-code --root "+h.proj+" --sync '"+dbURL+"'") {
+		t.Errorf("the hook command does not ship: %s", got)
+	}
+	for _, bad := range []string{"postgres://ann:secret@db.example.com/stet", "host=db.example.com user=ann password=secret"} {
+		code, _, e := h.run("", "setup", "cursor", "--project", "--write", "--sync", bad)
+		if code != 2 || !strings.Contains(e, "~/.pgpass") || strings.Contains(e, "secret") {
+			t.Errorf("--sync %q: exit %d, %q", bad, code, e)
+		}
+		if _, err := os.Stat(filepath.Join(h.proj, ".cursor", "mcp.json")); err == nil {
+			t.Fatalf("--sync %q wrote .cursor/mcp.json", bad)
+		}
+	}
+}
