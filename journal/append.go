@@ -269,6 +269,11 @@ func (j *Journal) checkHome() error {
 func (j *Journal) encode(recs []Record, seq int64, prev string) (*bytes.Buffer, []Record, map[string][]indexLine, error) {
 	now := j.now().UTC()
 	var buf bytes.Buffer
+	size := 0
+	for _, r := range recs {
+		size += len(r.Prev) + len(r.Type) + len(r.Session) + len(r.Path) + len(r.Data)
+	}
+	buf.Grow(size + 200*len(recs)) // the keys, seq, prev and time: one allocation for the batch
 	var enc *json.Encoder // for a record appendLine leaves to it
 	out := make([]Record, len(recs))
 	ends := make([]int, len(recs))

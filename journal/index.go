@@ -173,7 +173,11 @@ func (j *Journal) appendIndex(id string, lines []indexLine, durable bool) (newFi
 		}
 	}
 	lastSeq := lastSeqOf(t)
-	var buf []byte
+	size := 0
+	for _, l := range lines {
+		size += len(l.line) + 1
+	}
+	buf := make([]byte, 0, size) // a grep's observations: a megabyte, grown once
 	for _, l := range lines {
 		if l.seq > lastSeq {
 			buf = append(append(buf, l.line...), '\n')

@@ -80,6 +80,9 @@ func (o *Observation) appendJSON(dst []byte) ([]byte, bool) {
 			return dst, false
 		}
 	}
+	if dst == nil {
+		dst = make([]byte, 0, 64+len(o.Version)+16*len(o.Seen))
+	}
 	b := append(dst, `{"version":"`...)
 	b = append(b, o.Version...)
 	b = append(b, '"')
