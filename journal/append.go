@@ -274,7 +274,7 @@ func (j *Journal) encode(recs []Record, seq int64, prev string) (*bytes.Buffer, 
 		size += len(r.Prev) + len(r.Type) + len(r.Session) + len(r.Path) + len(r.Data)
 	}
 	buf.Grow(size + 200*len(recs)) // the keys, seq, prev and time: one allocation for the batch
-	var enc *json.Encoder // for a record appendLine leaves to it
+	var enc *json.Encoder          // for a record appendLine leaves to it
 	out := make([]Record, len(recs))
 	ends := make([]int, len(recs))
 	for i, r := range recs {
