@@ -11,6 +11,7 @@ import (
 
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/journal"
+	"github.com/stet-dev/stet/receipt"
 )
 
 // recordTypes returns every record type records.go declares (the Type*
@@ -112,3 +113,62 @@ func TestTransitions(t *testing.T) {
 }
 
 func snapEqual(a, b history.Snapshot) bool { return reflect.DeepEqual(a, b) }
+
+// TestMoveAndDeleteTransitions: a verified move frees the name it came
+// from (remembered as removed only when it was the user's file, forgotten
+// as created when the session made it); a move onto its own name frees
+// nothing; a delete of a created file is not remembered as the user's.
+func TestMoveAndDeleteTransitions(t *testing.T) {
+	before := &receipt.State{Version: "sha256:" + strings.Repeat("a", 64), Bytes: 1, Lines: 1}
+	after := &receipt.State{Version: "sha256:" + strings.Repeat("b", 64), Bytes: 1, Lines: 1}
+	start := func() history.State {
+		st := history.NewState()
+		for _, k := range []string{"0:user.txt", "0:made.txt"} {
+			st.Files[k] = &history.Observation{Version: before.Version}
+		}
+		st.Created["0:made.txt"] = true
+		return st
+	}
+	apply := func(st *history.State, key, from string, a *receipt.State) {
+		history.ApplyPayload(st, "receipt", key, &history.Receipt{FromKey: from,
+			Receipt: receipt.Receipt{Before: before, After: a, Verified: true}})
+	}
+
+	st := start()
+	apply(&st, "0:new.txt", "0:user.txt", after)
+	if _, ok := st.Files["0:user.txt"]; ok {
+		t.Error("a moved file is still observed under its old name")
+	}
+	if r, ok := st.Removed["0:user.txt"]; !ok || r.Version != before.Version {
+		t.Errorf("the user's moved file is not remembered as removed: %v", st.Removed)
+	}
+
+	st = start()
+	apply(&st, "0:new.txt", "0:made.txt", after)
+	if _, ok := st.Removed["0:made.txt"]; ok {
+		t.Error("a file the session made is remembered as the user's, removed")
+	}
+	if st.Created["0:made.txt"] {
+		t.Error("the old name of a created file that moved is still created")
+	}
+	if _, ok := st.Files["0:made.txt"]; ok {
+		t.Error("a moved created file is still observed under its old name")
+	}
+
+	st = start()
+	apply(&st, "0:user.txt", "0:user.txt", after)
+	if _, ok := st.Files["0:user.txt"]; !ok || len(st.Removed) != 0 {
+		t.Errorf("a move onto its own name freed it: files %v, removed %v", st.Files, st.Removed)
+	}
+
+	st = start()
+	apply(&st, "0:made.txt", "", nil)
+	if _, ok := st.Files["0:made.txt"]; ok || len(st.Removed) != 0 {
+		t.Errorf("a created file deleted: files %v, removed %v", st.Files, st.Removed)
+	}
+	st = start()
+	apply(&st, "0:user.txt", "", nil)
+	if r, ok := st.Removed["0:user.txt"]; !ok || r.Version != before.Version {
+		t.Errorf("the user's deleted file is not remembered as removed: %v", st.Removed)
+	}
+}
