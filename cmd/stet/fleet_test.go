@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/internal/pgtest"
 	"github.com/stet-dev/stet/journal"
@@ -52,7 +50,7 @@ func (f *fleetDB) url(role string) string { return f.srv.URL(f.name, role+"_"+f.
 
 func (f *fleetDB) count(t *testing.T, sql string) int64 {
 	t.Helper()
-	return countRows(t, f.admin, sql)
+	return pgtest.Count(t, f.admin, sql)
 }
 
 // TestFleetCommands: two hosts' journals shipped with stet sync, checked
@@ -346,7 +344,7 @@ func TestSyncVerifyFull(t *testing.T) {
 		}
 	}
 	admin := srv.URL("fleet", pgtest.Superuser)
-	if n := countRows(t, admin, "SELECT count(*) FROM pg_namespace WHERE nspname = 'stet'"); n != 0 {
+	if n := pgtest.Count(t, admin, "SELECT count(*) FROM pg_namespace WHERE nspname = 'stet'"); n != 0 {
 		t.Fatalf("a refused connection made the schema (%d)", n)
 	}
 
@@ -356,24 +354,8 @@ func TestSyncVerifyFull(t *testing.T) {
 	if !strings.Contains(r.stdout, "new lines to") {
 		t.Fatalf("stet sync over TLS said: %s", r.stdout)
 	}
-	if n := countRows(t, admin, "SELECT count(*) FROM stet.records"); n == 0 {
+	if n := pgtest.Count(t, admin, "SELECT count(*) FROM stet.records"); n == 0 {
 		t.Fatal("nothing shipped over TLS")
 	}
 	w.ok("verify", "--all", "--journal", good)
-}
-
-// countRows runs a count query on url.
-func countRows(t *testing.T, url, sql string) int64 {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
 }

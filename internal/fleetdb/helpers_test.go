@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stet-dev/stet/internal/history"
 	"github.com/stet-dev/stet/internal/pgtest"
 	"github.com/stet-dev/stet/journal"
@@ -118,17 +117,7 @@ func journalLines(t *testing.T, session string, n int) []Row {
 
 func count(t *testing.T, url, sql string, args ...any) int64 {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
+	return pgtest.Count(t, url, sql, args...)
 }
 
 // record builds a journal record with payload as its data.

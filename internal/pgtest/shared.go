@@ -119,3 +119,21 @@ func OwnTLS(t testing.TB) *Server {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// Count runs a query of one integer (a count) on url, failing the test on
+// an error.
+func Count(t testing.TB, url, sql string, args ...any) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}

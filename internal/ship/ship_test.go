@@ -205,18 +205,7 @@ func TestDenyReadNeverShipped(t *testing.T) {
 	h.edit(t, "config/prod.env", "A=1", "A=2")
 	h.write(t, "notes.txt", "public notes\n")
 	h.edit(t, "main.go", "package main", "package main // edited")
-	s, err := New(h.journal(t), Options{Host: "host_a", DenyRead: []string{"config/*.env"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := s.Once(context.Background(), f.open(t, "host_a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Redacted == 0 {
-		t.Fatal("nothing was redacted")
-	}
-	noSecret(t, f)
+	rep := shipRedacted(t, f, h, Options{Host: "host_a", DenyRead: []string{"config/*.env"}})
 	if got := f.query(t, "SELECT count(*)::text FROM stet.records WHERE line IS NULL AND path LIKE '%prod.env'"); got[0] == "0" {
 		t.Fatal("the deny-read file's lines are not in the chain")
 	}
@@ -254,7 +243,14 @@ func TestRecordedDenyReadNeverShipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws.Close()
-	s, err := New(h.journal(t), Options{Host: "host_a"})
+	shipRedacted(t, f, h, Options{Host: "host_a"})
+}
+
+// shipRedacted ships h's journal to f with o once, and fails unless some
+// line went redacted and no byte of the deny-read file reached f.
+func shipRedacted(t *testing.T, f *fleet, h *host, o Options) Report {
+	t.Helper()
+	s, err := New(h.journal(t), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,6 +262,7 @@ func TestRecordedDenyReadNeverShipped(t *testing.T) {
 		t.Fatal("nothing was redacted")
 	}
 	noSecret(t, f)
+	return rep
 }
 
 // noSecret fails when the deny-read file's bytes of the tests above (its
