@@ -275,6 +275,16 @@ func connectStdio(t *testing.T, srv *Server, copts *mcp.ClientOptions, sopts *mc
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A call read before the server's session is bound and initialized
+	// goes the SDK's way, rightly; on a busy machine the test's first call
+	// can come that soon, so the test waits for the fast path to be open.
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if c := lt.conn; c != nil {
+			if ss := c.ss.Load(); ss != nil && ss.InitializeParams() != nil {
+				break
+			}
+		}
+	}
 	t.Cleanup(func() {
 		cs.Close()
 		inW.Close()
