@@ -279,6 +279,17 @@ func (s *Server) toolHandler(ctx context.Context, req *mcp.CallToolRequest) (*mc
 func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
+		case "initialize":
+			// The connection is numbered when its handshake is answered:
+			// the client waits for that answer, and not for its
+			// initialized notification, so two clients connecting one
+			// after the other get the first and second ids in that order
+			// (over HTTP the two notifications may race).
+			res, err := next(ctx, method, req)
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && err == nil && !statelessReq(req) {
+				s.connOf(ss)
+			}
+			return res, err
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				if statelessReq(r) {
