@@ -292,14 +292,12 @@ func TestStdioCancel(t *testing.T) {
 		t.Fatalf("read beside a stuck write = %s", res)
 	}
 
-	start := time.Now()
+	// The write stays stuck in its hook until the test ends, so an answer
+	// at all is the answer "at once".
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
 	m := c.recv()
 	if string(m.ID) != "2" || m.Error == nil {
 		t.Fatalf("cancelled call answered with %+v, want an error for id 2", m)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("cancellation answered after %v", d)
 	}
 	c.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	c.wantResult("4")
