@@ -78,7 +78,10 @@ func (r *roots) denied(p string) bool {
 // current is what a file holds now, as the host sees it.
 type current struct {
 	exists, dir bool
-	b           []byte // nil: unreadable, too large, or not to be shipped (several hard links)
+	// kept: the name now leads, through a symlink, to a file deny-read
+	// hides; nothing of that file is read.
+	kept bool
+	b    []byte // nil: unreadable, too large, or not to be shipped (several hard links)
 }
 
 // read returns what display path p holds now; hidden reports a name
@@ -102,7 +105,21 @@ func (r *roots) read(p string) (c current, hidden bool) {
 	if r.fs[i] == nil {
 		return c, false
 	}
-	info, err := r.fs[i].Stat(rel)
+	// The name is resolved once and held: every symlink on the way and
+	// the file it leads to are asked of deny-read, as the tools ask them,
+	// and what is read is what was asked.
+	h, err := fsys.Hold(r.fs[i], rel)
+	if err != nil {
+		return c, false // a link out of the root: nothing of the workspace
+	}
+	defer h.Close()
+	for _, hop := range h.Trace() {
+		if _, ok := r.rules[i].Denied(hop); ok {
+			c.exists, c.kept = true, true
+			return c, false
+		}
+	}
+	info, err := h.Stat()
 	if err != nil {
 		return c, false
 	}
@@ -116,7 +133,7 @@ func (r *roots) read(p string) (c current, hidden bool) {
 	if info.Type != fsys.TypeFile || info.Links > 1 {
 		return c, false
 	}
-	b, err := fsys.ReadFileMax(r.fs[i], rel, maxFileBytes)
+	b, err := fsys.ReadHeldMax(h, rel, maxFileBytes)
 	if err == nil || !errors.Is(err, fsys.ErrTooLarge) {
 		c.b = b
 	}

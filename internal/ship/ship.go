@@ -426,6 +426,8 @@ func (s *Shipper) state(c *change, cur current) (string, string) {
 			return "stands", p + " is still there"
 		}
 		return "gone", p + " is no longer a directory"
+	case cur.kept:
+		return "changed", p + " now leads to a file deny-read keeps on its host"
 	case !cur.exists || cur.dir:
 		return "gone", p + " is no longer there"
 	case cur.b == nil:

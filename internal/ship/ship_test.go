@@ -265,6 +265,48 @@ func TestRecordedDenyReadNeverShipped(t *testing.T) {
 	shipRedacted(t, f, h, Options{Host: "host_a"})
 }
 
+// TestLinkToDenyReadNeverRead: a changed file that is a symlink now, or
+// lies under a directory that is one, is not followed into a file deny-read
+// hides when the host reports whether the change stands: neither its bytes
+// nor their size and line count (what a "changed since" line shows) leave.
+func TestLinkToDenyReadNeverRead(t *testing.T) {
+	f := newFleet(t)
+	const secret = "TOKEN=hunter2-the-secret\nA=1\n"
+	h := newHost(t, map[string]string{"config/prod.env": secret}, "config/*.env")
+	h.write(t, "notes.txt", "public notes\n")
+	h.write(t, "pub/prod.env", "PUBLIC=1\n")
+	// Later the names are turned into links to the hidden file.
+	if err := os.Remove(filepath.Join(h.root, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("config", "prod.env"), filepath.Join(h.root, "notes.txt")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if err := os.RemoveAll(filepath.Join(h.root, "pub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("config", filepath.Join(h.root, "pub")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(h.journal(t), Options{Host: "host_a", DenyRead: []string{"config/*.env"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Once(context.Background(), f.open(t, "host_a")); err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, f)
+	msgs := f.query(t, "SELECT message FROM stet.stands")
+	if len(msgs) != 2 {
+		t.Fatalf("sightings: %q, want one for each of the two changes", msgs)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m, fmt.Sprint(len(secret))) || !strings.Contains(m, "deny-read") {
+			t.Errorf("a change whose name now leads to the hidden file is reported as %q: want it said that deny-read keeps it, without its size", m)
+		}
+	}
+}
+
 // shipRedacted ships h's journal to f with o once, and fails unless some
 // line went redacted and no byte of the deny-read file reached f.
 func shipRedacted(t *testing.T, f *fleet, h *host, o Options) Report {
