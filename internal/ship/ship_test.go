@@ -377,3 +377,76 @@ func TestFork(t *testing.T) {
 		t.Fatalf("%s lines after the fork, %s before", after, before)
 	}
 }
+
+// TestShipAfterCompaction: after stet gc rewrites the journal (a new
+// generation that carries the kept records over), the next sync ships the
+// new generation, and the records it carried from a generation already in
+// the database are marked carried, so the review counts each change once;
+// carried from a generation never shipped, they are the only copy and
+// count.
+func TestShipAfterCompaction(t *testing.T) {
+	for _, shippedBefore := range []bool{true, false} {
+		t.Run(fmt.Sprint("shipped before: ", shippedBefore), func(t *testing.T) {
+			f := newFleet(t)
+			h := newHost(t, map[string]string{"a.txt": "v0\n"})
+			h.edit(t, "a.txt", "v0", "v1")
+			h.edit(t, "a.txt", "v1", "v2")
+			s, err := New(h.journal(t), Options{Host: "host_a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			db := f.open(t, "host_a")
+			if shippedBefore {
+				if _, err := s.Once(ctx, db); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := h.ws.GC(time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			h.edit(t, "a.txt", "v2", "v3")
+			if _, err := s.Once(ctx, db); err != nil {
+				t.Fatal(err)
+			}
+			all := f.query(t, "SELECT receipt FROM stet.records WHERE type = 'receipt' ORDER BY generation, seq")
+			counted := f.query(t, "SELECT receipt FROM stet.records WHERE type = 'receipt' AND NOT carried ORDER BY generation, seq")
+			gens := f.query(t, "SELECT DISTINCT generation::text FROM stet.records ORDER BY 1")
+			want := 2
+			if shippedBefore {
+				want = 4 // two receipts, shipped again as carried by generation 1
+			}
+			if len(gens) != 1+btoi(shippedBefore) || len(all) != want+1 {
+				t.Fatalf("generations %q, receipts %q: want the compacted generation shipped beside what was there", gens, all)
+			}
+			if len(counted) != 3 || counted[0] == counted[1] || counted[1] == counted[2] || counted[0] == counted[2] {
+				t.Fatalf("receipts the review counts: %q, want the three changes once each (all rows: %q)", counted, all)
+			}
+			// Exactly the carried-over lines are marked: not the
+			// checkpoint before them, not the new line after them.
+			v, err := h.journal(t).View()
+			if err != nil {
+				t.Fatal(err)
+			}
+			marked := f.query(t, "SELECT coalesce(min(seq), 0)::text || '-' || coalesce(max(seq), 0)::text || '/' || count(*)::text FROM stet.records WHERE carried")
+			wantMarked := "0-0/0"
+			if kept := v.Head().Kept; shippedBefore {
+				wantMarked = fmt.Sprintf("2-%d/%d", kept+1, kept)
+			}
+			if marked[0] != wantMarked {
+				t.Fatalf("carried rows (first-last/count) %s, want %s", marked[0], wantMarked)
+			}
+			vr, err := f.open(t, "reader").Verify(ctx)
+			if err != nil || !vr.OK() {
+				t.Fatalf("verify: %+v, %v", vr, err)
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
