@@ -1,7 +1,6 @@
 package ship
 
 import (
-	"errors"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -133,8 +132,8 @@ func (r *roots) read(p string) (c current, hidden bool) {
 	if info.Type != fsys.TypeFile || info.Links > 1 {
 		return c, false
 	}
-	b, err := fsys.ReadHeldMax(h, rel, maxFileBytes)
-	if err == nil || !errors.Is(err, fsys.ErrTooLarge) {
+	// Too large or unreadable: seen, not read (c.b stays nil).
+	if b, err := fsys.ReadHeldMax(h, rel, maxFileBytes); err == nil {
 		c.b = b
 	}
 	return c, false
