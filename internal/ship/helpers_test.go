@@ -94,6 +94,12 @@ type host struct {
 
 func newHost(t *testing.T, files map[string]string, denyRead ...string) *host {
 	t.Helper()
+	return newHostWith(t, files, stet.Options{DenyRead: denyRead})
+}
+
+// newHostWith is newHost with the workspace's options (State is set).
+func newHostWith(t *testing.T, files map[string]string, o stet.Options) *host {
+	t.Helper()
 	h := &host{root: t.TempDir(), state: t.TempDir()}
 	for name, body := range files {
 		p := filepath.Join(h.root, filepath.FromSlash(name))
@@ -102,7 +108,8 @@ func newHost(t *testing.T, files map[string]string, denyRead ...string) *host {
 			t.Fatal(err)
 		}
 	}
-	ws, err := stet.Open([]string{h.root}, stet.Options{State: h.state, DenyRead: denyRead})
+	o.State = h.state
+	ws, err := stet.Open([]string{h.root}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -390,7 +390,29 @@ func TestShipAfterCompaction(t *testing.T) {
 	for _, shippedBefore := range []bool{true, false} {
 		t.Run(fmt.Sprint("shipped before: ", shippedBefore), func(t *testing.T) {
 			f := newFleet(t)
-			h := newHost(t, map[string]string{"a.txt": "v0\n"})
+			var mu sync.Mutex
+			clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+			files := map[string]string{"a.txt": "v0\n"}
+			for i := range 20 {
+				files[fmt.Sprintf("b%02d.txt", i)] = "b\n"
+			}
+			h := newHostWith(t, files, stet.Options{Now: now})
+			// An older session's many lines, which gc drops: the new
+			// generation's lines then come at seqs the old one had
+			// already followed.
+			old, err := h.ws.Session("older")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 20 {
+				if _, err := old.Read(context.Background(), stet.ReadArgs{Path: fmt.Sprintf("b%02d.txt", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mu.Lock()
+			clock = clock.Add(3 * time.Hour)
+			mu.Unlock()
 			h.edit(t, "a.txt", "v0", "v1")
 			h.edit(t, "a.txt", "v1", "v2")
 			s, err := New(h.journal(t), Options{Host: "host_a"})
@@ -423,6 +445,13 @@ func TestShipAfterCompaction(t *testing.T) {
 			}
 			if len(counted) != 3 || counted[0] == counted[1] || counted[1] == counted[2] || counted[0] == counted[2] {
 				t.Fatalf("receipts the review counts: %q, want the three changes once each (all rows: %q)", counted, all)
+			}
+			// The same shipper follows the changes of the new generation:
+			// the newest change stands, the two before it were changed.
+			for i, want := range []string{"changed", "changed", "stands"} {
+				if got := f.query(t, "SELECT state FROM stet.standing WHERE receipt = $1", counted[i]); len(got) != 1 || got[0] != want {
+					t.Errorf("change %d (%s) is seen as %q, want %s", i+1, counted[i], got, want)
+				}
 			}
 			// Exactly the carried-over lines are marked: not the
 			// checkpoint before them, not the new line after them.
