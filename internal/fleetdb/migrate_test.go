@@ -3,6 +3,8 @@ package fleetdb
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -87,5 +89,21 @@ func TestMigrate(t *testing.T) {
 	}
 	if err := openDB(t, old.url("host_a")).CheckVersion(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMigrateNewer: a database a newer stet migrated is left as it is by
+// this one's Migrate, which says to use a newer stet; its steps are not
+// run again.
+func TestMigrateNewer(t *testing.T) {
+	ctx := context.Background()
+	f := newFleet(t, SchemaVersion)
+	pgtest_exec(t, f.admin, fmt.Sprintf("INSERT INTO stet.schema_version (version) VALUES (%d)", SchemaVersion+1))
+	from, to, err := openDB(t, f.admin).Migrate(ctx)
+	if !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), "use a newer stet") || from != SchemaVersion+1 || to != from {
+		t.Fatalf("Migrate of a newer schema: %d -> %d, %v; want it refused, unchanged, naming the next step", from, to, err)
+	}
+	if n := count(t, f.admin, "SELECT count(*) FROM stet.schema_version"); n != int64(SchemaVersion+1) {
+		t.Fatalf("%d steps recorded, want %d", n, SchemaVersion+1)
 	}
 }
