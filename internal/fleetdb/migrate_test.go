@@ -74,6 +74,9 @@ func TestMigrate(t *testing.T) {
 	if v, _ := adm.Version(ctx); v != SchemaVersion {
 		t.Fatalf("version %d after Migrate, want %d", v, SchemaVersion)
 	}
+	if from, to, err := adm.Migrate(ctx); err != nil || from != SchemaVersion || to != SchemaVersion {
+		t.Fatalf("Migrate of a current schema: %d -> %d, %v; want nothing to do", from, to, err)
+	}
 	if n := count(t, old.admin, "SELECT count(*) FROM stet.schema_version"); n != int64(SchemaVersion) {
 		t.Fatalf("%d steps recorded, want %d", n, SchemaVersion)
 	}
