@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stet-dev/stet/internal/fleetdb"
+	"github.com/stet-dev/stet/internal/pgtest"
 )
 
 // TestTwoHostsAtOnce: two hosts (two workspaces and state directories,
@@ -480,4 +481,36 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestVerifyMissingBlob: a saved preimage a shipped line names, removed
+// from the database behind the triggers' back, is named by verify.
+func TestVerifyMissingBlob(t *testing.T) {
+	f := newFleet(t)
+	h := newHost(t, map[string]string{"a.txt": "the old bytes\n"})
+	if _, err := h.s.Read(context.Background(), stet.ReadArgs{Path: "a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	h.write(t, "a.txt", "new bytes\n") // the old bytes are kept: a blob
+	s, err := New(h.journal(t), Options{Host: "host_a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Once(context.Background(), f.open(t, "host_a"))
+	if err != nil || rep.Blobs == 0 {
+		t.Fatalf("ship: %+v, %v; want the old bytes' blob sent", rep, err)
+	}
+	blob := f.query(t, "SELECT hash FROM stet.blobs WHERE convert_from(data, 'UTF8') = 'the old bytes\n'")
+	if len(blob) != 1 {
+		t.Fatalf("the old bytes' blob: %q", blob)
+	}
+	reader := f.open(t, "reader")
+	if vr, err := reader.Verify(context.Background()); err != nil || !vr.OK() || len(vr.Warnings) != 0 {
+		t.Fatalf("before: %+v, %v", vr, err)
+	}
+	pgtest.Exec(t, f.admin, "SET session_replication_role = replica; DELETE FROM stet.blobs WHERE hash = '"+blob[0]+"'")
+	vr, err := reader.Verify(context.Background())
+	if err != nil || len(vr.Warnings) != 1 || vr.Warnings[0].Blob != blob[0] || !strings.Contains(vr.Warnings[0].Msg, "not in the database") {
+		t.Fatalf("after the blob was removed: %+v, %v; want it named", vr, err)
+	}
 }
