@@ -317,6 +317,60 @@ func TestHookSync(t *testing.T) {
 	}
 }
 
+// TestHookSyncFailureReported: a background sync a hook started that
+// fails has no one to tell; its error goes to sync.log in the state
+// directory and the next hook says it on standard error, while answering
+// its client as ever. A sync that goes well empties the log, and the hooks
+// say nothing more.
+func TestHookSyncFailureReported(t *testing.T) {
+	root, state := hookTree(t)
+	hookRun := func(url string) (stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(bin, "hook", "codex", "--root", root, "--state", state, "--sync", url)
+		cmd.Stdin = strings.NewReader(fixture(t, "codex/PostToolUse-apply_patch.json", root))
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("hook: %v\n%s%s", err, o.String(), e.String())
+		}
+		return o.String(), e.String()
+	}
+	logPath := filepath.Join(state, "sync.log")
+	waitLog := func(ok func(string) bool, what string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			b, _ := os.ReadFile(logPath)
+			if ok(string(b)) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("sync.log after 30 s: %q, want %s", b, what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	// Port 1 of the loopback: nothing listens there.
+	down := "postgres://nobody@127.0.0.1:1/none?connect_timeout=5"
+	if _, stderr := hookRun(down); strings.Contains(stderr, "failed") {
+		t.Fatalf("the first hook reports a failure before any sync ran: %q", stderr)
+	}
+	waitLog(func(s string) bool { return strings.Contains(s, "cannot reach PostgreSQL") }, "the sync's error")
+	if fi, err := os.Stat(logPath); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("sync.log: %v, %v; want it readable by its owner only", fi, err)
+	}
+	_, stderr := hookRun(down)
+	if !strings.Contains(stderr, "the last background sync failed") || !strings.Contains(stderr, "cannot reach PostgreSQL") || !strings.Contains(stderr, logPath) {
+		t.Fatalf("the next hook said %q, want the failure and where its log is", stderr)
+	}
+	f := newFleetDB(t, newWS(t, nil))
+	hookRun(f.url("host_a")) // reports the old failure, then ships
+	waitLog(func(s string) bool { return s == "" }, "it emptied by a sync that went well")
+	if _, stderr := hookRun(f.url("host_a")); strings.Contains(stderr, "failed") {
+		t.Fatalf("after a sync that went well the hook said %q", stderr)
+	}
+}
+
 // TestSyncVerifyFull: stet sync ships over TLS with sslmode=verify-full
 // (README, "Many machines"), to a server that takes TCP connections only
 // over TLS; a root that did not sign the server's certificate, or a name

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/hook"
@@ -73,6 +74,11 @@ func cmdHook(e *env, args []string) error {
 	reply := hook.Handle(e.ctx, c, in, open, logf)
 	e.stdout.Write(reply.Stdout)
 	if syncTo != "" && stateDir != "" {
+		// The previous background sync's failure, if it failed: it
+		// had no one to tell.
+		if msg := lastSyncFailure(stateDir); msg != "" {
+			logf("stet hook %s: the last background sync failed: %s (its log: %s)", c.Name, msg, filepath.Join(stateDir, syncLogName))
+		}
 		// After the answer is written: the client never waits for the
 		// network.
 		if err := spawnSync(stateDir, syncTo, e.g.denyRead); err != nil {

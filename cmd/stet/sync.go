@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/stet-dev/stet/internal/fleetdb"
@@ -18,6 +19,20 @@ import (
 // URL goes through the environment, never a command line (any local user
 // can read those), since it may hold a password.
 const syncEnv = "STET_SYNC"
+
+// syncLogName is the file in the state directory where the background
+// syncs a hook starts write their errors: empty after a sync that went
+// well, so anything in it is the failure of the newest one (see
+// spawnSync, lastSyncFailure).
+const syncLogName = "sync.log"
+
+// syncLogEnv tells a stet sync that its standard error is the state
+// directory's sync.log, to be emptied when the sync goes well.
+const syncLogEnv = "STET_SYNC_LOG"
+
+// maxSyncLog bounds sync.log: past it, the next background sync starts
+// it again.
+const maxSyncLog = 64 << 10
 
 // cmdSync is stet sync: ship this state directory's journal to PostgreSQL
 // and return (--migrate: create or migrate the schema instead).
@@ -73,13 +88,21 @@ func cmdSync(e *env, args []string) error {
 	start := time.Now()
 	rep, err := s.Drain(ctx, db, ifIdle)
 	if errors.Is(err, journal.ErrBusy) {
-		return nil
+		err, rep = nil, ship.Report{}
+		quiet = true
 	}
 	if err != nil {
 		if fleetdb.Down(err) {
 			return fmt.Errorf("%w; local work continues; run `stet sync --to URL` again later", &fleetdb.UnreachableError{Where: db.Where(), Err: err})
 		}
 		return err
+	}
+	if os.Getenv(syncLogEnv) == "1" {
+		// A background sync that went well (or found another at work)
+		// empties its log: what a hook reports is only a current failure.
+		if f, ok := e.stderr.(*os.File); ok {
+			_ = f.Truncate(0)
+		}
 	}
 	if !quiet || rep.Lines > 0 && !ifIdle {
 		fmt.Fprintf(e.stdout, "stet sync: %s: %s to %s (journal %d, generation %d, through seq %d; %d redacted by deny-read), %s (%s), %s seen, in %s\n",
@@ -154,12 +177,55 @@ func spawnSync(stateDir, url string, denyRead []string) error {
 	}
 	args = append(args, "sync", "--if-idle", "--quiet")
 	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), syncEnv+"="+url)
+	cmd.Env = append(os.Environ(), syncEnv+"="+url, syncLogEnv+"=1")
+	// Its errors go to sync.log in the state directory (opened through
+	// the directory, never through a link out of it): the hook that
+	// started it has answered and gone, and the next one reports them.
+	root, err := os.OpenRoot(stateDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	log, err := root.OpenFile(syncLogName, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	if fi, err := log.Stat(); err == nil && fi.Size() > maxSyncLog {
+		_ = log.Truncate(0)
+	}
+	cmd.Stderr = log
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// lastSyncFailure returns the newest error line of the background syncs
+// of stateDir ("" when the newest went well, or none ran).
+func lastSyncFailure(stateDir string) string {
+	root, err := os.OpenRoot(stateDir)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	f, err := root.Open(syncLogName)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSyncLog+4096))
+	if err != nil {
+		return ""
+	}
+	// The newest message starts at the last line stet began (a driver's
+	// error may run over several lines); it is said on one.
+	text := strings.TrimSpace(string(b))
+	if i := strings.LastIndex("\n"+text, "\nstet"); i >= 0 {
+		text = text[i:]
+	}
+	return strings.Join(strings.Fields(text), " ")
 }
 
 // verifyFleet is stet verify --all --journal URL.
