@@ -181,7 +181,7 @@ func spawnSync(stateDir, url string, denyRead []string) error {
 	// Its errors go to sync.log in the state directory (opened through
 	// the directory, never through a link out of it): the hook that
 	// started it has answered and gone, and the next one reports them.
-	root, err := os.OpenRoot(stateDir)
+	root, err := os.OpenRoot(stateDir) // the state directory: stet's own, not a workspace path
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func spawnSync(stateDir, url string, denyRead []string) error {
 // lastSyncFailure returns the newest error line of the background syncs
 // of stateDir ("" when the newest went well, or none ran).
 func lastSyncFailure(stateDir string) string {
-	root, err := os.OpenRoot(stateDir)
+	root, err := os.OpenRoot(stateDir) // the state directory: not a workspace path
 	if err != nil {
 		return ""
 	}
