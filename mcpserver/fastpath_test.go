@@ -89,13 +89,7 @@ func (sc scriptCase) run(t *testing.T, general bool) []string {
 	c.recv()
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	if !general {
-		// The connection is bound to its session once go-sdk's Connect has
-		// returned, which a busy machine may delay past the first call:
-		// that call then goes through go-sdk, answered the same. Which path
-		// a step takes is what this test checks, so it waits for the bind.
-		for end := time.Now().Add(10 * time.Second); lt.conn.ss.Load() == nil && time.Now().Before(end); {
-			time.Sleep(time.Millisecond)
-		}
+		waitFastPath(lt)
 	}
 	var roots []string
 	if sc.roots != nil {
@@ -286,6 +280,7 @@ func TestFastPathCancel(t *testing.T) {
 		lt := &lineTransport{general: general}
 		c := startTransport(t, New(f.ws, Options{}), lt)
 		c.initialize()
+		waitFastPath(lt)
 		c.send(callLine(1, "list", map[string]any{}, nil))
 		c.wantResult("1")
 		c.send(callLine(2, "write", map[string]any{"path": "slow.txt", "content": "slow\n"}, nil))
@@ -328,8 +323,10 @@ func TestFastPathDuplicateID(t *testing.T) {
 			<-release
 		}},
 	})
-	c := startTransport(t, New(f.ws, Options{}), &lineTransport{})
+	lt := &lineTransport{}
+	c := startTransport(t, New(f.ws, Options{}), lt)
 	c.initialize()
+	waitFastPath(lt)
 	c.send(callLine(1, "list", map[string]any{}, nil))
 	c.wantResult("1")
 	c.send(callLine(2, "write", map[string]any{"path": "slow.txt", "content": "slow\n"}, nil))

@@ -275,16 +275,7 @@ func connectStdio(t *testing.T, srv *Server, copts *mcp.ClientOptions, sopts *mc
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A call read before the server's session is bound and initialized
-	// goes the SDK's way, rightly; on a busy machine the test's first call
-	// can come that soon, so the test waits for the fast path to be open.
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
-		if c := lt.conn; c != nil {
-			if ss := c.ss.Load(); ss != nil && ss.InitializeParams() != nil {
-				break
-			}
-		}
-	}
+	waitFastPath(lt)
 	t.Cleanup(func() {
 		cs.Close()
 		inW.Close()
@@ -298,4 +289,18 @@ func connectStdio(t *testing.T, srv *Server, copts *mcp.ClientOptions, sopts *mc
 		}
 	})
 	return cs, client
+}
+
+// waitFastPath waits (10 s at most) until lt's connection is bound to its
+// initialized session. A call read before that goes the SDK's way, rightly
+// and answered the same; on a busy machine a test's first call can come
+// that soon, so a test that checks which path a call takes waits first.
+func waitFastPath(lt *lineTransport) {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if c := lt.conn; c != nil {
+			if ss := c.ss.Load(); ss != nil && ss.InitializeParams() != nil {
+				return
+			}
+		}
+	}
 }
