@@ -11,8 +11,6 @@ import (
 	"github.com/stet-dev/stet/internal/pgtest"
 )
 
-func pgtest_exec(t *testing.T, url, sql string) { t.Helper(); pgtest.Exec(t, url, sql) }
-
 // TestMigrate: a database at version 1 holding shipped lines is brought
 // to the current version by Migrate, the review's tables filled from
 // those lines exactly as a shipper filling a new database would; a second
@@ -101,7 +99,7 @@ func TestMigrate(t *testing.T) {
 func TestMigrateNewer(t *testing.T) {
 	ctx := context.Background()
 	f := newFleet(t, SchemaVersion)
-	pgtest_exec(t, f.admin, fmt.Sprintf("INSERT INTO stet.schema_version (version) VALUES (%d)", SchemaVersion+1))
+	pgtest.Exec(t, f.admin, fmt.Sprintf("INSERT INTO stet.schema_version (version) VALUES (%d)", SchemaVersion+1))
 	from, to, err := openDB(t, f.admin).Migrate(ctx)
 	if !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), "use a newer stet") || from != SchemaVersion+1 || to != from {
 		t.Fatalf("Migrate of a newer schema: %d -> %d, %v; want it refused, unchanged, naming the next step", from, to, err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stet-dev/stet/internal/pgtest"
 )
 
 // TestRoles: a shipping role adds to its own journals only, sees no other
@@ -79,7 +80,7 @@ func TestRoles(t *testing.T) {
 
 	// Without row-level security the same insert by host_b lands: the
 	// refusal above is the policy's.
-	pgtest_exec(t, f.admin, "ALTER TABLE stet.records DISABLE ROW LEVEL SECURITY")
+	pgtest.Exec(t, f.admin, "ALTER TABLE stet.records DISABLE ROW LEVEL SECURITY")
 	if _, err := b.Put(ctx, ja.ID, 0, nil, rows[6:7]); err != nil {
 		t.Fatalf("without row-level security: %v", err)
 	}

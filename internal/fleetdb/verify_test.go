@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/stet-dev/stet/internal/pgtest"
 )
 
 // TestVerifyFindsTampering: rows changed behind the triggers' back (as
@@ -39,7 +41,7 @@ func TestVerifyFindsTampering(t *testing.T) {
 			if err != nil || !rep.OK() || rep.Lines != int64(len(rows)) || rep.Blobs != 1 || rep.Chains != 1 {
 				t.Fatalf("before tampering: %+v, %v", rep, err)
 			}
-			pgtest_exec(t, f.admin, "SET session_replication_role = replica; "+c.sql)
+			pgtest.Exec(t, f.admin, "SET session_replication_role = replica; "+c.sql)
 			rep, err = reader.Verify(ctx)
 			if err != nil {
 				t.Fatal(err)

@@ -74,8 +74,9 @@ func NewDB(t testing.TB) (*Server, string) {
 	return s, name
 }
 
-// Exec runs sql on url, failing the test on an error.
-func Exec(t testing.TB, url string, sql string, args ...any) {
+// with runs do on a connection of its own to url (a minute at most),
+// failing the test when the connection or do fails.
+func with(t testing.TB, url, sql string, do func(ctx context.Context, conn *pgx.Conn) error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -84,9 +85,18 @@ func Exec(t testing.TB, url string, sql string, args ...any) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
+	if err := do(ctx, conn); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
+}
+
+// Exec runs sql on url, failing the test on an error.
+func Exec(t testing.TB, url string, sql string, args ...any) {
+	t.Helper()
+	with(t, url, sql, func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, sql, args...)
+		return err
+	})
 }
 
 // ready reports nil once url accepts a connection and a query.
@@ -124,16 +134,25 @@ func OwnTLS(t testing.TB) *Server {
 // an error.
 func Count(t testing.TB, url, sql string, args ...any) int64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	var n int64
-	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
+	with(t, url, sql, func(ctx context.Context, conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, sql, args...).Scan(&n)
+	})
 	return n
+}
+
+// Strings runs a query on url and returns the first column of every row
+// (of type text), failing the test on an error.
+func Strings(t testing.TB, url, sql string, args ...any) []string {
+	t.Helper()
+	var out []string
+	with(t, url, sql, func(ctx context.Context, conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return out
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stet-dev/stet"
 	"github.com/stet-dev/stet/internal/fleetdb"
 	"github.com/stet-dev/stet/internal/pgtest"
@@ -68,21 +67,7 @@ func (f *fleet) open(t testing.TB, role string) *fleetdb.DB {
 // query returns the first column of every row of sql, as text.
 func (f *fleet) query(t *testing.T, sql string, args ...any) []string {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, f.admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, sql, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return out
+	return pgtest.Strings(t, f.admin, sql, args...)
 }
 
 // host is one machine: a workspace, its state directory, a session.
