@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -320,14 +321,17 @@ func TestHookSync(t *testing.T) {
 // TestHookSyncFailureReported: a background sync a hook started that
 // fails has no one to tell; its error goes to sync.log in the state
 // directory and the next hook says it on standard error, while answering
-// its client as ever. A sync that goes well empties the log, and the hooks
-// say nothing more.
+// its client as ever. Each sync's log is made new, so a sync that went
+// well leaves nothing to say, and a sync.log turned into a link (here to
+// the journal) is replaced, never written through.
 func TestHookSyncFailureReported(t *testing.T) {
 	root, state := hookTree(t)
+	event := "codex/PreToolUse-apply_patch.json"
 	hookRun := func(url string) (stdout, stderr string) {
 		t.Helper()
 		cmd := exec.Command(bin, "hook", "codex", "--root", root, "--state", state, "--sync", url)
-		cmd.Stdin = strings.NewReader(fixture(t, "codex/PostToolUse-apply_patch.json", root))
+		cmd.Env = append(os.Environ(), "STET_HOST=hooked-host")
+		cmd.Stdin = strings.NewReader(fixture(t, event, root))
 		var o, e strings.Builder
 		cmd.Stdout, cmd.Stderr = &o, &e
 		if err := cmd.Run(); err != nil {
@@ -336,16 +340,16 @@ func TestHookSyncFailureReported(t *testing.T) {
 		return o.String(), e.String()
 	}
 	logPath := filepath.Join(state, "sync.log")
-	waitLog := func(ok func(string) bool, what string) {
+	waitLog := func() {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			b, _ := os.ReadFile(logPath)
-			if ok(string(b)) {
+			if strings.Contains(string(b), "cannot reach PostgreSQL") {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("sync.log after 30 s: %q, want %s", b, what)
+				t.Fatalf("sync.log after 30 s: %q, want the sync's error", b)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -355,17 +359,50 @@ func TestHookSyncFailureReported(t *testing.T) {
 	if _, stderr := hookRun(down); strings.Contains(stderr, "failed") {
 		t.Fatalf("the first hook reports a failure before any sync ran: %q", stderr)
 	}
-	waitLog(func(s string) bool { return strings.Contains(s, "cannot reach PostgreSQL") }, "the sync's error")
-	if fi, err := os.Stat(logPath); err != nil || fi.Mode().Perm()&0o077 != 0 {
+	waitLog()
+	// The change the hook allowed, as Codex makes it, and its report.
+	os.WriteFile(filepath.Join(root, "src", "a.txt"), []byte("ALPHA\nbeta\ngamma\n"), 0o644)
+	event = "codex/PostToolUse-apply_patch.json"
+	if fi, err := os.Lstat(logPath); err != nil || fi.Mode().Perm()&0o077 != 0 {
 		t.Fatalf("sync.log: %v, %v; want it readable by its owner only", fi, err)
 	}
 	_, stderr := hookRun(down)
 	if !strings.Contains(stderr, "the last background sync failed") || !strings.Contains(stderr, "cannot reach PostgreSQL") || !strings.Contains(stderr, logPath) {
 		t.Fatalf("the next hook said %q, want the failure and where its log is", stderr)
 	}
+	waitLog()
+
+	// sync.log made a link to the journal: the next sync writes a log of
+	// its own beside it, and the journal keeps its bytes.
+	journalPath := filepath.Join(state, "journal.jsonl")
+	before, err := os.ReadFile(journalPath)
+	if err != nil || !bytes.Contains(before, []byte(`"receipt"`)) {
+		t.Fatalf("the journal holds no receipt of the change: %v\n%s", err, before)
+	}
+	os.Remove(logPath)
+	if err := os.Symlink("journal.jsonl", logPath); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	hookRun(down)
+	waitLog()
+	if fi, err := os.Lstat(logPath); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("sync.log after the hook: %v, %v; want a file of its own", fi, err)
+	}
+	if after, err := os.ReadFile(journalPath); err != nil || !bytes.HasPrefix(after, before) || bytes.Contains(after, []byte("cannot reach")) {
+		t.Fatalf("the journal was written through the link: %v\n%s", err, after)
+	}
+
+	// A sync that goes well leaves nothing for the next hook to say.
 	f := newFleetDB(t, newWS(t, nil))
-	hookRun(f.url("host_a")) // reports the old failure, then ships
-	waitLog(func(s string) bool { return s == "" }, "it emptied by a sync that went well")
+	hookRun(f.url("host_a")) // says the old failure, then ships
+	deadline := time.Now().Add(30 * time.Second)
+	for f.count(t, "SELECT count(*) FROM stet.records r JOIN stet.journals j ON j.id = r.journal WHERE j.host = 'hooked-host' AND r.type = 'receipt'") != 1 {
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("the change was not shipped in 30 s; sync.log: %q", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if _, stderr := hookRun(f.url("host_a")); strings.Contains(stderr, "failed") {
 		t.Fatalf("after a sync that went well the hook said %q", stderr)
 	}

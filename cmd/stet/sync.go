@@ -20,19 +20,14 @@ import (
 // can read those), since it may hold a password.
 const syncEnv = "STET_SYNC"
 
-// syncLogName is the file in the state directory where the background
-// syncs a hook starts write their errors: empty after a sync that went
-// well, so anything in it is the failure of the newest one (see
-// spawnSync, lastSyncFailure).
+// syncLogName is the file in the state directory where the newest
+// background sync a hook started writes its errors: made afresh for each,
+// so it is empty while that sync runs and after it went well, and holds
+// its failure otherwise (see spawnSync, lastSyncFailure).
 const syncLogName = "sync.log"
 
-// syncLogEnv tells a stet sync that its standard error is the state
-// directory's sync.log, to be emptied when the sync goes well.
-const syncLogEnv = "STET_SYNC_LOG"
-
-// maxSyncLog bounds sync.log: past it, the next background sync starts
-// it again.
-const maxSyncLog = 64 << 10
+// maxSyncLog bounds what is read of sync.log.
+const maxSyncLog = 4 << 10
 
 // cmdSync is stet sync: ship this state directory's journal to PostgreSQL
 // and return (--migrate: create or migrate the schema instead).
@@ -88,21 +83,13 @@ func cmdSync(e *env, args []string) error {
 	start := time.Now()
 	rep, err := s.Drain(ctx, db, ifIdle)
 	if errors.Is(err, journal.ErrBusy) {
-		err, rep = nil, ship.Report{}
-		quiet = true
+		return nil
 	}
 	if err != nil {
 		if fleetdb.Down(err) {
 			return fmt.Errorf("%w; local work continues; run `stet sync --to URL` again later", &fleetdb.UnreachableError{Where: db.Where(), Err: err})
 		}
 		return err
-	}
-	if os.Getenv(syncLogEnv) == "1" {
-		// A background sync that went well (or found another at work)
-		// empties its log: what a hook reports is only a current failure.
-		if f, ok := e.stderr.(*os.File); ok {
-			_ = f.Truncate(0)
-		}
 	}
 	if !quiet || rep.Lines > 0 && !ifIdle {
 		fmt.Fprintf(e.stdout, "stet sync: %s: %s to %s (journal %d, generation %d, through seq %d; %d redacted by deny-read), %s (%s), %s seen, in %s\n",
@@ -177,24 +164,20 @@ func spawnSync(stateDir, url string, denyRead []string) error {
 	}
 	args = append(args, "sync", "--if-idle", "--quiet")
 	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), syncEnv+"="+url, syncLogEnv+"=1")
-	// Its errors go to sync.log in the state directory (opened through
-	// the directory, never through a link out of it): the hook that
-	// started it has answered and gone, and the next one reports them.
-	root, err := os.OpenRoot(stateDir) // the state directory: stet's own, not a workspace path
-	if err != nil {
-		return err
+	cmd.Env = append(os.Environ(), syncEnv+"="+url)
+	// Its errors go to a sync.log of its own in the state directory: the
+	// hook that started it has answered and gone, and the next one
+	// reports them. The old name is removed and the file made new
+	// (O_EXCL), so what is written is never a link's target, the journal
+	// least of all. Where that cannot be done, the sync runs without a log.
+	if root, err := os.OpenRoot(stateDir); err == nil { // the state directory: stet's own, not a workspace path
+		_ = root.Remove(syncLogName)
+		if log, err := root.OpenFile(syncLogName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			defer log.Close()
+			cmd.Stderr = log
+		}
+		root.Close()
 	}
-	defer root.Close()
-	log, err := root.OpenFile(syncLogName, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	defer log.Close()
-	if fi, err := log.Stat(); err == nil && fi.Size() > maxSyncLog {
-		_ = log.Truncate(0)
-	}
-	cmd.Stderr = log
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return err
@@ -202,30 +185,25 @@ func spawnSync(stateDir, url string, denyRead []string) error {
 	return cmd.Process.Release()
 }
 
-// lastSyncFailure returns the newest error line of the background syncs
-// of stateDir ("" when the newest went well, or none ran).
+// lastSyncFailure returns, on one line, the error of the newest
+// background sync of stateDir: "" while it runs, when it went well, or
+// when none ran.
 func lastSyncFailure(stateDir string) string {
 	root, err := os.OpenRoot(stateDir) // the state directory: not a workspace path
 	if err != nil {
 		return ""
 	}
 	defer root.Close()
+	if fi, err := root.Lstat(syncLogName); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
 	f, err := root.Open(syncLogName)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSyncLog+4096))
-	if err != nil {
-		return ""
-	}
-	// The newest message starts at the last line stet began (a driver's
-	// error may run over several lines); it is said on one.
-	text := strings.TrimSpace(string(b))
-	if i := strings.LastIndex("\n"+text, "\nstet"); i >= 0 {
-		text = text[i:]
-	}
-	return strings.Join(strings.Fields(text), " ")
+	b, _ := io.ReadAll(io.LimitReader(f, maxSyncLog))
+	return strings.Join(strings.Fields(string(b)), " ")
 }
 
 // verifyFleet is stet verify --all --journal URL.
