@@ -161,9 +161,6 @@ func New(ws *stet.Workspace, o Options) *Server {
 		// stall withdraws (see stall.go).
 		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.StallSteps > 0}},
 		RootsListChangedHandler: s.rootsChanged,
-		// A connection counts toward MaxSessions from its handshake on,
-		// whether or not it ever calls a tool.
-		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { s.connOf(req.Session) },
 	})
 	readOnly := s.effects() == policy.ReadOnly
 	if s.reference() {
@@ -280,11 +277,13 @@ func (s *Server) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "initialize":
-			// The connection is numbered when its handshake is answered:
-			// the client waits for that answer, and not for its
-			// initialized notification, so two clients connecting one
-			// after the other get the first and second ids in that order
-			// (over HTTP the two notifications may race).
+			// The connection is numbered, and counts toward MaxSessions,
+			// from its handshake on, whether or not it ever calls a tool.
+			// Numbered when the handshake is answered: the client waits
+			// for that answer, and not for its initialized notification,
+			// so two clients connecting one after the other get the first
+			// and second ids in that order (over HTTP the two
+			// notifications may race).
 			res, err := next(ctx, method, req)
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && err == nil && !statelessReq(req) {
 				s.connOf(ss)
