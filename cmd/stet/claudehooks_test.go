@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -568,6 +569,61 @@ func TestClaudeCodeHooks(t *testing.T) {
 		r.journaledRefusal("a.txt", "changed")
 	})
 
+	t.Run("sync", func(t *testing.T) {
+		// Hooks set up with --sync, as a user would, inside Claude Code:
+		// with the database down every edit lands all the same and the
+		// failure is kept in the state directory's sync.log; with it up
+		// the change is shipped.
+		const orig = "alpha\nbeta\ngamma\n"
+		down := newHookRig(t, claudeBin, map[string]string{"b.txt": orig}, "--sync", "postgres://nobody@127.0.0.1:1/none?connect_timeout=5")
+		file := down.path("b.txt")
+		f := down.claude("Capitalize beta, then gamma, in b.txt",
+			useTool("Read", map[string]any{"file_path": file}),
+			useTool("Edit", map[string]any{"file_path": file, "old_string": "beta", "new_string": "BETA"}),
+			useTool("Edit", map[string]any{"file_path": file, "old_string": "gamma", "new_string": "GAMMA"}),
+			say("Done."))
+		for i := 1; i <= 2; i++ {
+			if res := f.mustResult(i); res.IsError {
+				t.Errorf("edit %d with the database down: the model saw an error: %q", i, res.Text)
+			}
+		}
+		if got := down.h.get(file); got != "alpha\nBETA\nGAMMA\n" {
+			t.Fatalf("b.txt = %q after two Edits with the database down", got)
+		}
+		if rs := down.receipts("b.txt"); len(rs) != 2 {
+			t.Errorf("stet log --path b.txt: %v; want two receipts", rs)
+		}
+		logs := findFiles(t, down.h.dir, "sync.log")
+		deadline := time.Now().Add(30 * time.Second)
+		for !anyHolds(logs, "cannot reach PostgreSQL") && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			logs = findFiles(t, down.h.dir, "sync.log")
+		}
+		if !anyHolds(logs, "cannot reach PostgreSQL") {
+			t.Errorf("no sync.log under the home says the database could not be reached: %q", logs)
+		}
+
+		// Claude Code takes the hooks' report as a success's stderr (its
+		// debug log), not as something for the model.
+		if d, err := os.ReadFile(down.debug); err != nil || !strings.Contains(string(d), `success:\nstderr:\nstet hook claude-code: the last background sync failed`) {
+			t.Errorf("Claude Code's debug log does not show a hook reporting the failed sync as a success's stderr (%v)", err)
+		}
+		db := newFleetDB(t, newWS(t, nil))
+		up := newHookRig(t, claudeBin, map[string]string{"b.txt": orig}, "--sync", db.url("host_a"))
+		file = up.path("b.txt")
+		up.claude("Change beta to BETA in b.txt",
+			useTool("Read", map[string]any{"file_path": file}),
+			useTool("Edit", map[string]any{"file_path": file, "old_string": "beta", "new_string": "BETA"}),
+			say("Done."))
+		deadline = time.Now().Add(30 * time.Second)
+		for db.count(t, "SELECT count(*) FROM stet.records WHERE type = 'receipt' AND tool = 'Edit'") != 1 {
+			if time.Now().After(deadline) {
+				t.Fatal("the Edit's receipt was not shipped in 30 s")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+
 	t.Run("edit-lands", func(t *testing.T) {
 		const orig = "alpha\nbeta\ngamma\n"
 		r := newHookRig(t, claudeBin, map[string]string{"b.txt": orig})
@@ -788,4 +844,27 @@ func TestClaudeCodeHooks(t *testing.T) {
 		}
 		r.journaledRefusal("secret.env", "")
 	})
+}
+
+// findFiles returns every file called name under dir.
+func findFiles(t *testing.T, dir, name string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == name {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// anyHolds reports whether any of files holds text.
+func anyHolds(files []string, text string) bool {
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), text) {
+			return true
+		}
+	}
+	return false
 }
